@@ -38,11 +38,13 @@ STAMP="$VENV/.installed-$(echo "${EXTRAS:-base}" | tr ',' '-')"
 WANT="$(cat "$ROOT/pyproject.toml" | sha256sum | cut -c1-16)"
 if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$WANT" ]; then
     echo "bootstrap: installing the project into $VENV${EXTRAS:+ with [$EXTRAS]}" >&2
-    "$VENV/bin/python" -m pip install -q --upgrade pip >/dev/null
-    if [ -n "$EXTRAS" ]; then
-        "$VENV/bin/python" -m pip install -q -e "$ROOT[$EXTRAS]"
-    else
-        "$VENV/bin/python" -m pip install -q -e "$ROOT"
+    LOG="$VENV/install.log"
+    target="$ROOT${EXTRAS:+[$EXTRAS]}"
+    if ! { "$VENV/bin/python" -m pip install -q --upgrade pip &&
+           "$VENV/bin/python" -m pip install -q -e "$target"; } >"$LOG" 2>&1; then
+        cat "$LOG" >&2
+        echo "bootstrap: installing $target failed (log above, kept in $LOG)" >&2
+        exit 1
     fi
     echo "$WANT" > "$STAMP"
 fi
