@@ -1,0 +1,223 @@
+"""Alpha Sign Communications Protocol codec, host and sign sides (sans-I/O).
+
+Wire format (the public protocol; docs/protocols/alpha-sign.md)::
+
+    NUL x5 | SOH | TYPE | ADDR(2) | STX CMD DATA ETX CHECKSUM(4) [STX ... ] | EOT
+
+- ``TYPE`` ``Z`` = all sign types; ``ADDR`` two hex digits, ``00`` broadcast.
+- ``CHECKSUM``: 16-bit sum of the bytes from STX through ETX inclusive, as
+  four uppercase ASCII hex digits. A sign drops a packet whose checksum is wrong.
+- Commands used: ``A`` write TEXT file (label, then ESC position mode, then
+  text; byte 0x10 + label calls a STRING file), ``G`` write STRING file (at
+  most 125 bytes), ``E$`` write memory configuration (entries of label, type
+  ``A`` TEXT / ``B`` STRING, lock ``U``/``L``, size as 4 hex digits, and
+  ``FF00`` for a TEXT's run time or ``0000`` for a STRING), ``H`` read STRING.
+- With ACK/NAK enabled the sign answers each packet with ACK (0x06), or NAK
+  (0x15) and a status byte: bit 0 checksum, 1 buffer overflow, 2 serial
+  timeout, 3 framing error, 4 parity error.
+
+The host side builds packets and reads responses; the sign side (used by the
+simulator) parses packets and builds responses. One command per packet: the
+protocol's nested packets need 100 ms pauses after STX, which a single
+command avoids.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+NUL, SOH, STX, ETX, EOT, ESC = 0x00, 0x01, 0x02, 0x03, 0x04, 0x1B
+ACK, NAK = 0x06, 0x15
+CALL_STRING = 0x10
+MAX_STRING = 125
+MAX_PACKET = 4096
+NAK_CHECKSUM, NAK_OVERFLOW, NAK_TIMEOUT, NAK_FRAMING, NAK_PARITY = 1, 2, 4, 8, 16
+NAK_BITS = {NAK_CHECKSUM: "checksum", NAK_OVERFLOW: "buffer overflow", NAK_TIMEOUT: "serial timeout",
+            NAK_FRAMING: "framing error", NAK_PARITY: "parity error"}
+
+
+class AlphaEncodeError(ValueError):
+    """A command we cannot send (bad label, string too long, byte the sign reserves)."""
+
+
+def checksum(block: bytes) -> bytes:
+    return f"{sum(block) & 0xFFFF:04X}".encode("ascii")
+
+
+def _label(label: str) -> bytes:
+    if len(label) != 1 or not 0x20 <= ord(label) <= 0x7E or label in "0?":
+        raise AlphaEncodeError(f"file label {label!r}: one printable character, not '0' or '?'")
+    return label.encode("ascii")
+
+
+def _text(text: str | bytes, what: str) -> bytes:
+    raw = text.encode("ascii") if isinstance(text, str) else text
+    bad = [b for b in raw if b in (NUL, SOH, STX, ETX, EOT)]
+    if bad:
+        raise AlphaEncodeError(f"{what}: control byte 0x{bad[0]:02x} would end the packet")
+    return raw
+
+
+def packet(command: bytes, address: str = "00", type_code: str = "Z") -> bytes:
+    if len(address) != 2 or any(c not in "0123456789ABCDEFabcdef" for c in address):
+        raise AlphaEncodeError(f"sign address {address!r}: two hex digits")
+    block = bytes((STX,)) + command + bytes((ETX,))
+    return (bytes(5) + bytes((SOH,)) + type_code.encode("ascii") + address.upper().encode("ascii")
+            + block + checksum(block) + bytes((EOT,)))
+
+
+def write_text(label: str, text: str | bytes, *, position: str = " ", mode: str = "b") -> bytes:
+    """Command A: a TEXT file; ``position`` ' ' middle line, ``mode`` 'b' hold."""
+    return b"A" + _label(label) + bytes((ESC,)) + position.encode() + mode.encode() + _text(text, "TEXT")
+
+
+def call_string(label: str) -> bytes:
+    return bytes((CALL_STRING,)) + _label(label)
+
+
+def write_string(label: str, text: str) -> bytes:
+    raw = _text(text, f"STRING {label}")
+    if len(raw) > MAX_STRING:
+        raise AlphaEncodeError(f"STRING {label}: {len(raw)} bytes, at most {MAX_STRING}")
+    return b"G" + _label(label) + raw
+
+
+@dataclass(frozen=True)
+class FileEntry:
+    label: str
+    kind: str           # "A" TEXT, "B" STRING, "D" DOTS
+    size: int           # bytes
+    locked: bool = False
+
+    def encode(self) -> bytes:
+        tail = b"FF00" if self.kind == "A" else b"0000"
+        return (_label(self.label) + self.kind.encode() + (b"L" if self.locked else b"U")
+                + f"{self.size:04X}".encode() + tail)
+
+
+def memory_config(entries: list[FileEntry]) -> bytes:
+    return b"E$" + b"".join(e.encode() for e in entries)
+
+
+def read_string(label: str) -> bytes:
+    return b"H" + _label(label)
+
+
+# --- host side: responses ------------------------------------------------------
+
+@dataclass(frozen=True)
+class SignAck:
+    pass
+
+
+@dataclass(frozen=True)
+class SignNak:
+    status: int
+
+    @property
+    def reasons(self) -> list[str]:
+        return [name for bit, name in NAK_BITS.items() if self.status & bit] or [f"status 0x{self.status:02x}"]
+
+
+class ResponseDecoder:
+    """ACK/NAK bytes from a sign with responses enabled; other bytes are ignored and counted."""
+
+    def __init__(self) -> None:
+        self._nak_pending = False
+        self.ignored = 0
+
+    def feed(self, data: bytes) -> list[SignAck | SignNak]:
+        out: list[SignAck | SignNak] = []
+        for b in data:
+            if self._nak_pending:
+                self._nak_pending = False
+                out.append(SignNak(b))
+            elif b == ACK:
+                out.append(SignAck())
+            elif b == NAK:
+                self._nak_pending = True
+            else:
+                self.ignored += 1
+        return out
+
+
+# --- sign side: packets ----------------------------------------------------------
+
+@dataclass(frozen=True)
+class SignCommand:
+    """One command block of a packet, as the sign received it."""
+    type_code: str
+    address: str
+    code: str           # "A", "G", "E", "H", ...
+    data: bytes         # after the command code
+
+
+@dataclass(frozen=True)
+class PacketError:
+    reason: str
+    raw: bytes
+    status: int = NAK_FRAMING
+
+
+class PacketDecoder:
+    """Bytes in, commands out: what a sign does with the serial line."""
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+
+    def feed(self, data: bytes) -> list[SignCommand | PacketError]:
+        self._buf += data
+        out: list[SignCommand | PacketError] = []
+        while True:
+            start = self._buf.find(SOH)
+            if start < 0:
+                self._buf.clear()                         # NUL padding or noise before a packet
+                return out
+            del self._buf[:start]
+            end = self._buf.find(EOT)
+            if end < 0:
+                if len(self._buf) > MAX_PACKET:
+                    out.append(PacketError(f"no EOT within {MAX_PACKET} bytes", bytes(self._buf[:64]),
+                                           NAK_OVERFLOW))
+                    del self._buf[:1]
+                    continue
+                return out
+            raw = bytes(self._buf[:end + 1])
+            nested_soh = raw.find(SOH, 1)
+            if nested_soh > 0:                            # a packet cut short, then a new one
+                out.append(PacketError("packet interrupted by a new SOH", raw[:nested_soh]))
+                del self._buf[:nested_soh]
+                continue
+            del self._buf[:end + 1]
+            out.extend(self._parse(raw))
+
+    @staticmethod
+    def _parse(raw: bytes) -> list[SignCommand | PacketError]:
+        if len(raw) < 5:
+            return [PacketError("packet too short", raw)]
+        type_code = chr(raw[1])
+        address = raw[2:4].decode("ascii", "replace")
+        i = 4
+        commands: list[SignCommand | PacketError] = []
+        while i < len(raw) - 1:
+            if raw[i] != STX:
+                return [PacketError(f"expected STX at byte {i}", raw)]
+            etx = raw.find(ETX, i)
+            if etx < 0 or etx + 5 > len(raw):
+                return [PacketError("block without ETX and checksum", raw)]
+            block = raw[i:etx + 1]
+            given = raw[etx + 1:etx + 5]
+            if given != checksum(block):
+                return [PacketError(f"checksum {given!r} != {checksum(block)!r}", raw, NAK_CHECKSUM)]
+            body = block[1:-1]
+            if not body:
+                return [PacketError("empty command block", raw)]
+            commands.append(SignCommand(type_code, address, chr(body[0]), body[1:]))
+            i = etx + 5
+        if not commands:
+            return [PacketError("packet holds no command", raw)]
+        return commands
+
+
+def response(ok: bool, status: int = 0) -> bytes:
+    return bytes((ACK,)) if ok else bytes((NAK, status))

@@ -1,0 +1,214 @@
+"""Driver base: one device, its transport, its I/O thread, reconnection with backoff.
+
+Owns the device's life cycle. The I/O thread opens the transport, reads,
+feeds the protocol and runs its timers; commands from the controller thread
+take the same lock, so protocol state has one writer at a time. Everything the
+controller learns arrives through ``post`` (the controller's queue), never by
+callbacks into game state.
+
+Failure handling: a port that will not open, vanishes or errors is closed
+and reopened with exponential backoff; one ``DeviceOffline`` is posted per
+outage (naming device, URL and reason), and ``DeviceOnline`` when the device
+has answered the handshake again. Nothing here raises into the controller.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import structlog
+
+from .events import CommandFailed, DeviceFault, DeviceMessage, DeviceOffline, DeviceOnline
+from .link import Delivered, Link, LinkFault, PeerAlive, PeerSilent, Refused, SendFailed
+from .messages import Catalog
+from .transport import Transport, TransportError
+
+Post = Callable[[Any], None]
+
+
+class DeviceDriver:
+    def __init__(self, name: str, transport: Transport, post: Post, *,
+                 clock: Callable[[], float] = time.monotonic,
+                 backoff: tuple[float, float] = (0.2, 5.0)):
+        self.name = name
+        self.transport = transport
+        self.url = transport.url
+        self.post = post
+        self.clock = clock
+        self.backoff = backoff
+        self.online = False
+        self.connected = False
+        self._reported_offline = False
+        self._lock = threading.RLock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.log = structlog.get_logger("drivers").bind(device=name, url=self.url)
+
+    # --- life cycle --------------------------------------------------------------
+
+    def start(self) -> None:
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, name=f"driver-{self.name}", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 2.0) -> None:
+        self._stop.set()
+        if self._thread:
+            self._thread.join(timeout)
+        with self._lock:
+            self.transport.close()
+            self.connected = False
+
+    def _run(self) -> None:
+        delay = self.backoff[0]
+        while not self._stop.is_set():
+            if not self.connected:
+                try:
+                    with self._lock:
+                        self.transport.open()
+                        self.connected = True
+                        self.log.info("device.opened")
+                        self._write(self.on_open(self.clock()))
+                    delay = self.backoff[0]
+                except TransportError as err:
+                    self._lost(str(err))
+                    self._stop.wait(delay)
+                    delay = min(delay * 2, self.backoff[1])
+                    continue
+            try:
+                data = self.transport.read()
+                now = self.clock()
+                with self._lock:
+                    if data:
+                        self.on_bytes(data, now)
+                    self.on_tick(now)
+            except TransportError as err:
+                self._lost(str(err))
+                self._stop.wait(delay)
+                delay = min(delay * 2, self.backoff[1])
+
+    def _lost(self, reason: str) -> None:
+        with self._lock:
+            self.transport.close()
+            self.connected = False
+        self.went_offline(reason)
+
+    # --- state reporting -----------------------------------------------------------
+
+    def went_online(self, info: dict) -> None:
+        self._reported_offline = False
+        if not self.online:
+            self.online = True
+            self.log.info("device.online", **info)
+            self.post(DeviceOnline(self.name, self.url, info))
+
+    def went_offline(self, reason: str) -> None:
+        if self.online or not self._reported_offline:
+            self.online = False
+            self._reported_offline = True
+            self.log.warning("device.offline", reason=reason)
+            self.post(DeviceOffline(self.name, self.url, reason))
+
+    def fault(self, reason: str, raw: bytes = b"") -> None:
+        raw_hex = raw[:64].hex(" ")
+        self.log.warning("device.bad_input", reason=reason, bytes=raw_hex)
+        self.post(DeviceFault(self.name, self.url, reason, raw_hex))
+
+    def _write(self, data: bytes) -> None:
+        if data:
+            self.transport.write(data)
+
+    # --- protocol hooks (called with the lock held) -----------------------------------
+
+    def on_open(self, now: float) -> bytes:
+        return b""
+
+    def on_bytes(self, data: bytes, now: float) -> None:
+        raise NotImplementedError
+
+    def on_tick(self, now: float) -> None:
+        pass
+
+
+class FramedDriver(DeviceDriver):
+    """A device speaking the shared framed protocol (shoe, sensors)."""
+
+    catalog: Catalog
+    decode: Callable
+    hello: Any
+    protocol_version: int
+
+    def __init__(self, name: str, transport: Transport, post: Post, *,
+                 heartbeat_every: float = 1.0, silence_after: float = 3.0,
+                 retransmit_after: float = 0.25, **kwargs):
+        super().__init__(name, transport, post, **kwargs)
+        self.link = Link(type(self).decode, retransmit_after=retransmit_after,
+                         heartbeat_every=heartbeat_every, silence_after=silence_after)
+
+    def send(self, message: Any) -> bool:
+        """Queue a command for the device; False (and CommandFailed) while disconnected."""
+        with self._lock:
+            if not self.connected:
+                self.post(CommandFailed(self.name, type(message).__name__, "device not connected"))
+                return False
+            type_code, payload = self.catalog.encode(message)
+            self.log.debug("device.command", command=type(message).__name__)
+            try:
+                self._write(self.link.send(type_code, payload, self.clock()))
+            except TransportError as err:
+                self.post(CommandFailed(self.name, type(message).__name__, str(err)))
+                return False
+            return True
+
+    def on_open(self, now: float) -> bytes:
+        self.link.reset(now)
+        type_code, payload = self.catalog.encode(self.hello)
+        return self.link.send(type_code, payload, now)
+
+    def on_bytes(self, data: bytes, now: float) -> None:
+        events, out = self.link.receive(data, now)
+        self._write(out)
+        self._handle(events, now)
+
+    def on_tick(self, now: float) -> None:
+        events, out = self.link.poll(now)
+        self._write(out)
+        self._handle(events, now)
+
+    def _handle(self, events: list, now: float) -> None:
+        for event in events:
+            if isinstance(event, Delivered):
+                self._delivered(event.message, now)
+            elif isinstance(event, LinkFault):
+                self.fault(event.reason, event.raw)
+            elif isinstance(event, Refused):
+                self.post(CommandFailed(self.name, f"type 0x{event.message_type:02x}", event.reason))
+            elif isinstance(event, SendFailed):
+                self.post(CommandFailed(self.name, f"type 0x{event.message_type:02x}",
+                                        f"no acknowledgement after {event.attempts} attempts"))
+            elif isinstance(event, PeerSilent):
+                self.went_offline(f"silent for {event.seconds:.1f} s (heartbeat timeout)")
+            elif isinstance(event, PeerAlive):
+                type_code, payload = self.catalog.encode(self.hello)
+                self._write(self.link.send(type_code, payload, now))    # handshake again
+
+    def _delivered(self, message: Any, now: float) -> None:
+        if type(message).__name__ == "HelloReply":
+            if message.protocol_version != self.protocol_version:
+                self.fault(f"protocol version {message.protocol_version} unsupported "
+                           f"(expected {self.protocol_version})")
+                return
+            self.went_online({k: v for k, v in vars(message).items()})
+            self.on_handshake(message, now)
+            return
+        self.log.info("device.event", message=type(message).__name__)
+        self.on_message(message, now)
+
+    def on_handshake(self, reply: Any, now: float) -> None:
+        pass
+
+    def on_message(self, message: Any, now: float) -> None:
+        self.post(DeviceMessage(self.name, message))

@@ -1,0 +1,142 @@
+"""Frame codec shared by the shoe and bet-sensor protocols (sans-I/O).
+
+Wire format (docs/protocols/framing.md)::
+
+    00 | COBS( VER | SEQ | TYPE | PAYLOAD... | CRC16 ) | 00
+
+- ``VER`` protocol version (1 byte, currently 1); ``SEQ`` sequence number
+  (1 byte, 0-255, wrapping); ``TYPE`` message type (1 byte); ``PAYLOAD``
+  0-1000 bytes, multi-byte integers big-endian.
+- ``CRC16`` is CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection,
+  no final XOR) over VER..PAYLOAD, big-endian.
+- The body is COBS-encoded so it holds no 0x00; 0x00 delimits frames. A
+  sender writes a 0x00 before and after every frame, so line noise before a
+  frame is cut off by the frame's leading delimiter and the decoder
+  resynchronises on the very next frame.
+
+Decoding never raises on peer bytes: it yields ``Frame`` or ``FrameError``
+(with the raw bytes, for the log). ``FrameEncodeError`` is for our own
+misuse (a payload too long, a field out of range).
+"""
+
+from __future__ import annotations
+
+from binascii import crc_hqx
+from dataclasses import dataclass
+
+VERSION = 1
+MAX_PAYLOAD = 1000
+MAX_BODY = 3 + MAX_PAYLOAD + 2
+MAX_ENCODED = MAX_BODY + MAX_BODY // 254 + 2
+
+
+class FrameEncodeError(ValueError):
+    """We asked for a frame that cannot be sent (a bug on our side, not the peer's)."""
+
+
+@dataclass(frozen=True)
+class Frame:
+    seq: int
+    type: int
+    payload: bytes = b""
+
+
+@dataclass(frozen=True)
+class FrameError:
+    """Bytes from the peer that were not a valid frame."""
+    reason: str
+    raw: bytes
+
+    @property
+    def hex(self) -> str:
+        return self.raw[:64].hex(" ") + (" ..." if len(self.raw) > 64 else "")
+
+
+def crc16(data: bytes) -> int:
+    return crc_hqx(data, 0xFFFF)
+
+
+def cobs_encode(data: bytes) -> bytes:
+    out = bytearray()
+    blocks = data.split(b"\0")
+    for block in blocks:
+        while len(block) >= 254:
+            out.append(0xFF)
+            out += block[:254]
+            block = block[254:]
+        out.append(len(block) + 1)
+        out += block
+    return bytes(out)
+
+
+def cobs_decode(data: bytes) -> bytes | None:
+    """The decoded bytes, or None if ``data`` is not valid COBS."""
+    out = bytearray()
+    i, n = 0, len(data)
+    while i < n:
+        code = data[i]
+        end = i + code
+        if code == 0 or end > n:
+            return None
+        out += data[i + 1:end]
+        i = end
+        if code != 0xFF and i < n:
+            out.append(0)
+    return bytes(out)
+
+
+def encode_frame(seq: int, type_: int, payload: bytes = b"") -> bytes:
+    if not 0 <= seq <= 255 or not 0 <= type_ <= 255:
+        raise FrameEncodeError(f"seq {seq} / type {type_} must be 0..255")
+    if len(payload) > MAX_PAYLOAD:
+        raise FrameEncodeError(f"payload of {len(payload)} bytes exceeds {MAX_PAYLOAD}")
+    body = bytes((VERSION, seq, type_)) + payload
+    body += crc16(body).to_bytes(2, "big")
+    return b"\0" + cobs_encode(body) + b"\0"
+
+
+class FrameDecoder:
+    """Bytes in, frames out. Keeps at most one partial frame between calls."""
+
+    def __init__(self) -> None:
+        self._pending = bytearray()
+        self.errors = 0
+
+    def feed(self, data: bytes) -> list[Frame | FrameError]:
+        if b"\0" not in data:
+            self._pending += data
+            if len(self._pending) > MAX_ENCODED:
+                raw = bytes(self._pending)
+                self._pending.clear()
+                self.errors += 1
+                return [FrameError(f"no delimiter within {MAX_ENCODED} bytes", raw)]
+            return []
+        self._pending += data
+        *chunks, rest = bytes(self._pending).split(b"\0")
+        self._pending = bytearray(rest)
+        out: list[Frame | FrameError] = []
+        for chunk in chunks:
+            if chunk:
+                out.append(self._decode(chunk))
+        return out
+
+    def _decode(self, chunk: bytes) -> Frame | FrameError:
+        result = self._check(chunk)
+        if isinstance(result, FrameError):
+            self.errors += 1
+        return result
+
+    @staticmethod
+    def _check(chunk: bytes) -> Frame | FrameError:
+        if len(chunk) > MAX_ENCODED:
+            return FrameError(f"frame of {len(chunk)} bytes exceeds {MAX_ENCODED}", chunk)
+        body = cobs_decode(chunk)
+        if body is None:
+            return FrameError("bad COBS encoding", chunk)
+        if len(body) < 5:
+            return FrameError(f"frame of {len(body)} bytes is shorter than 5", chunk)
+        if crc16(body[:-2]) != int.from_bytes(body[-2:], "big"):
+            return FrameError("CRC mismatch", chunk)
+        if body[0] != VERSION:
+            return FrameError(f"protocol version {body[0]} unsupported (expected {VERSION})", chunk)
+        return Frame(body[1], body[2], body[3:-2])

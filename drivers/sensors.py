@@ -1,0 +1,66 @@
+"""Bet-spot sensor driver (host side), over serial.
+
+Owns the host's picture of every spot and turns raw readings into
+``SpotChanged`` events (placed, changed, removed). A reading that repeats
+what is known changes nothing. After every (re)connection it asks for a
+snapshot, so chips moved while the link was down are seen.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import sensor_protocol as proto
+from .device import FramedDriver
+from .events import DeviceMessage, SpotChanged
+
+
+class SensorDriver(FramedDriver):
+    catalog = proto.catalog
+    decode = proto.host_decode
+    hello = proto.Hello(proto.PROTOCOL_VERSION)
+    protocol_version = proto.PROTOCOL_VERSION
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.spots: dict[tuple[int, int], int | None] = {}   # (position, spot) -> value; absent = empty
+
+    def lock(self, position: int = proto.ALL_POSITIONS, spots: int = proto.ALL_SPOTS,
+             locked: bool = True) -> bool:
+        return self.send(proto.Lock(position, spots, int(locked)))
+
+    def lamp(self, position: int, spot: str, mode: int) -> bool:
+        return self.send(proto.Lamp(position, proto.SPOTS.index(spot), mode))
+
+    def on_handshake(self, reply: Any, now: float) -> None:
+        type_code, payload = self.catalog.encode(proto.SnapshotRequest())
+        self._write(self.link.send(type_code, payload, now))
+
+    def on_message(self, message: Any, now: float) -> None:
+        if isinstance(message, proto.SpotReading):
+            self._reading(message)
+        elif isinstance(message, proto.Snapshot):
+            for reading in message.readings():
+                self._reading(reading)
+        else:
+            self.post(DeviceMessage(self.name, message))
+
+    def _reading(self, r: proto.SpotReading) -> None:
+        key = (r.position, r.spot)
+        value = None if r.value == proto.UNKNOWN_VALUE else r.value
+        known = key in self.spots
+        previous = self.spots.get(key)
+        if r.state == proto.EMPTY:
+            if not known:
+                return
+            del self.spots[key]
+            change = "removed"
+            value = None
+        else:
+            if known and previous == value:
+                return
+            self.spots[key] = value
+            change = "changed" if known else "placed"
+        self.log.info("sensor.spot", position=r.position, spot=proto.SPOTS[r.spot], change=change,
+                      value=value, previous=previous)
+        self.post(SpotChanged(self.name, r.position, proto.SPOTS[r.spot], change, value, previous))
