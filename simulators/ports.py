@@ -1,0 +1,99 @@
+"""Where a simulated device sits: a pty (the controller opens its slave path
+like /dev/ttyUSB0) or a TCP socket (the controller opens socket://HOST:PORT).
+
+Owns the device end of the byte stream: ``read(timeout)`` and ``write``.
+Both ends are raw byte pipes; nothing protocol-specific lives here.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import socket
+import threading
+import tty
+
+
+class PtyPort:
+    """A pseudo-terminal pair; the device holds the master, the controller opens ``path``."""
+
+    def __init__(self) -> None:
+        self.master, self._slave = os.openpty()
+        tty.setraw(self._slave)          # no echo, no line discipline: bytes pass as they are
+        self.path = os.ttyname(self._slave)
+        self.url = self.path
+        self._closed = False
+
+    def read(self, timeout: float) -> bytes:
+        ready, _, _ = select.select([self.master], [], [], timeout)
+        if not ready:
+            return b""
+        try:
+            return os.read(self.master, 4096)
+        except OSError:                  # EIO while no process has the slave open
+            return b""
+
+    def write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            written = os.write(self.master, view)
+            view = view[written:]
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            os.close(self.master)
+            os.close(self._slave)
+
+
+class TcpPort:
+    """A listening socket on 127.0.0.1 accepting one controller connection at a time."""
+
+    def __init__(self, port: int = 0) -> None:
+        self._server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._server.bind(("127.0.0.1", port))
+        self._server.listen(1)
+        self.port = self._server.getsockname()[1]
+        self.url = f"socket://127.0.0.1:{self.port}"
+        self._conn: socket.socket | None = None
+        self._lock = threading.Lock()
+
+    def read(self, timeout: float) -> bytes:
+        if self._conn is None:
+            ready, _, _ = select.select([self._server], [], [], timeout)
+            if ready:
+                conn, _ = self._server.accept()
+                conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                with self._lock:
+                    self._conn = conn
+            return b""
+        ready, _, _ = select.select([self._conn], [], [], timeout)
+        if not ready:
+            return b""
+        try:
+            data = self._conn.recv(4096)
+        except OSError:
+            data = b""
+        if not data:                     # the controller went away: wait for the next one
+            self.drop()
+        return data
+
+    def write(self, data: bytes) -> None:
+        with self._lock:
+            conn = self._conn
+        if conn is not None:
+            try:
+                conn.sendall(data)
+            except OSError:
+                self.drop()
+
+    def drop(self) -> None:
+        with self._lock:
+            conn, self._conn = self._conn, None
+        if conn is not None:
+            conn.close()
+
+    def close(self) -> None:
+        self.drop()
+        self._server.close()
