@@ -18,8 +18,9 @@ Rules (docs/protocols/framing.md):
 - A receiver ACKs each message frame it accepts, ACKs again without
   re-delivering a repeat of the last SEQ (a lost ACK), and NAKs a frame it
   cannot read (reason 1) or a message it cannot decode (2) or does not know (3).
-- The hello message type resets duplicate detection: a peer that restarted
-  begins again at SEQ 0.
+- The hello message type starts a new session: duplicate detection is reset
+  (a peer that restarted begins again at SEQ 0) and anything still queued for
+  the old session is dropped.
 - Either side sends a heartbeat after ``heartbeat_every`` seconds without
   sending; a peer heard from for ``silence_after`` seconds is reported
   ``PeerSilent``, and ``PeerAlive`` when it is heard again.
@@ -179,7 +180,11 @@ class Link:
             events.append(LinkFault(f"reserved frame type 0x{frame.type:02x}", frame.payload))
             return b""
         if frame.type == self._hello_type:
+            # The peer (re)started a session: forget its old SEQ and drop what we
+            # still had queued for the old session.
             self._last_seq = None
+            self._queue.clear()
+            self._in_flight = None
         ack = self._wire(encode_frame(frame.seq, ACK, bytes((frame.seq,))), now)
         if frame.seq == self._last_seq:
             return ack                                   # our ACK was lost; the peer repeated itself

@@ -25,6 +25,8 @@ class PtyPort:
         self._closed = False
 
     def read(self, timeout: float) -> bytes:
+        if self._closed:
+            return b""
         ready, _, _ = select.select([self.master], [], [], timeout)
         if not ready:
             return b""
@@ -58,8 +60,11 @@ class TcpPort:
         self.url = f"socket://127.0.0.1:{self.port}"
         self._conn: socket.socket | None = None
         self._lock = threading.Lock()
+        self._closed = False
 
     def read(self, timeout: float) -> bytes:
+        if self._closed:
+            return b""
         if self._conn is None:
             ready, _, _ = select.select([self._server], [], [], timeout)
             if ready:
@@ -68,11 +73,12 @@ class TcpPort:
                 with self._lock:
                     self._conn = conn
             return b""
-        ready, _, _ = select.select([self._conn], [], [], timeout)
+        conn = self._conn                # drop() may clear it from another thread
+        ready, _, _ = select.select([conn], [], [], timeout)
         if not ready:
             return b""
         try:
-            data = self._conn.recv(4096)
+            data = conn.recv(4096)
         except OSError:
             data = b""
         if not data:                     # the controller went away: wait for the next one
@@ -95,5 +101,6 @@ class TcpPort:
             conn.close()
 
     def close(self) -> None:
+        self._closed = True
         self.drop()
         self._server.close()
