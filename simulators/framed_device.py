@@ -20,25 +20,18 @@ from drivers.link import Delivered, Link
 from drivers.messages import Catalog
 
 
-class FramedDevice:
-    catalog: Catalog
-    decode: Callable
+class PortDevice:
+    """A simulated device's I/O thread on a port: ``step(data, now)`` every 10 ms or on input."""
 
-    def __init__(self, port, *, clock: Callable[[], float] = time.monotonic,
-                 heartbeat_every: float = 1.0) -> None:
+    def __init__(self, port, *, clock: Callable[[], float] = time.monotonic) -> None:
         self.port = port
         self.clock = clock
-        self.link = Link(type(self).decode, heartbeat_every=heartbeat_every, silence_after=3600)
         self.lock = threading.RLock()
         self.silent = False
-        self.corrupt_next = 0
-        self.delay = 0.0
-        self.received: list[Any] = []
-        self._delayed: list[tuple[float, bytes]] = []
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
-    def start(self) -> "FramedDevice":
+    def start(self):
         self._thread = threading.Thread(target=self._run, name=f"sim-{type(self).__name__}", daemon=True)
         self._thread.start()
         return self
@@ -52,19 +45,38 @@ class FramedDevice:
     def _run(self) -> None:
         while not self._stop.is_set():
             data = self.port.read(0.01)
-            now = self.clock()
             with self.lock:
-                if data and not self.silent:
-                    events, out = self.link.receive(data, now)
-                    self._send(out, now)
-                    for event in events:
-                        if isinstance(event, Delivered):
-                            self.received.append(event.message)
-                            self.handle(event.message, now)
-                if not self.silent:
-                    _, out = self.link.poll(now)
-                    self._send(out, now)
-                self._flush_delayed(now)
+                self.step(data, self.clock())
+
+    def step(self, data: bytes, now: float) -> None:
+        raise NotImplementedError
+
+
+class FramedDevice(PortDevice):
+    catalog: Catalog
+    decode: Callable
+
+    def __init__(self, port, *, clock: Callable[[], float] = time.monotonic,
+                 heartbeat_every: float = 1.0) -> None:
+        super().__init__(port, clock=clock)
+        self.link = Link(type(self).decode, heartbeat_every=heartbeat_every, silence_after=3600)
+        self.corrupt_next = 0
+        self.delay = 0.0
+        self.received: list[Any] = []
+        self._delayed: list[tuple[float, bytes]] = []
+
+    def step(self, data: bytes, now: float) -> None:
+        if data and not self.silent:
+            events, out = self.link.receive(data, now)
+            self._send(out, now)
+            for event in events:
+                if isinstance(event, Delivered):
+                    self.received.append(event.message)
+                    self.handle(event.message, now)
+        if not self.silent:
+            _, out = self.link.poll(now)
+            self._send(out, now)
+        self._flush_delayed(now)
 
     def emit(self, message: Any) -> None:
         """Send a message to the host (reliably, through the link)."""

@@ -8,45 +8,27 @@ enabled it answers every packet. Faults: NAK the next N packets, go silent
 
 from __future__ import annotations
 
-import threading
-
 from drivers import alpha
 
+from .framed_device import PortDevice
 
-class SimulatedSign:
-    def __init__(self, port, *, acks: bool = True):
-        self.port = port
+
+class SimulatedSign(PortDevice):
+    def __init__(self, port, *, acks: bool = True, **kwargs):
+        super().__init__(port, **kwargs)
         self.acks = acks
         self.decoder = alpha.PacketDecoder()
         self.memory: dict[str, tuple[str, int]] = {}
         self.texts: dict[str, bytes] = {}
         self.strings: dict[str, bytes] = {}
         self.nak_next = 0
-        self.silent = False
         self.packets = 0
         self.errors: list[alpha.PacketError] = []
-        self.lock = threading.RLock()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
 
-    def start(self) -> "SimulatedSign":
-        self._thread = threading.Thread(target=self._run, name="sim-sign", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread:
-            self._thread.join(2)
-        self.port.close()
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            data = self.port.read(0.01)
-            if data and not self.silent:
-                with self.lock:
-                    for item in self.decoder.feed(data):
-                        self._answer(item)
+    def step(self, data: bytes, now: float) -> None:
+        if data and not self.silent:
+            for item in self.decoder.feed(data):
+                self._answer(item)
 
     def _answer(self, item) -> None:
         if isinstance(item, alpha.PacketError):
