@@ -7,7 +7,6 @@ repeats on the same fixed, seeded inputs.
 
 from __future__ import annotations
 
-import io
 import json
 import random
 import subprocess
@@ -103,7 +102,7 @@ def main() -> None:
 
     for name in preset_names():
         preset = load_preset(name)
-        best = min(_timed(lambda: par_sheet(preset)) for _ in range(3))
+        best = min(_timed(lambda p=preset: par_sheet(p)) for _ in range(3))
         print(f"par sheet {name}: {best:.3f} s")
 
 

@@ -93,8 +93,3 @@ def describe3(score: int) -> str:
         return f"{RANK_NAMES[r1]} high"
     label = category.name.replace("_", " ").capitalize()
     return f"{label}, {RANK_NAMES[r1]} high"
-
-
-def high_card_name(score: int) -> str:
-    """The top card's rank name (for "Dealer plays with a Queen")."""
-    return RANK_NAMES[(score >> 8) & 15]

@@ -139,6 +139,7 @@ class FramedDriver(DeviceDriver):
     catalog: Catalog
     decode: Callable
     hello: Any
+    hello_reply: type
     protocol_version: int
 
     def __init__(self, name: str, transport: Transport, post: Post, *,
@@ -154,10 +155,9 @@ class FramedDriver(DeviceDriver):
             if not self.connected:
                 self.post(CommandFailed(self.name, type(message).__name__, "device not connected"))
                 return False
-            type_code, payload = self.catalog.encode(message)
             self.log.debug("device.command", command=type(message).__name__)
             try:
-                self._write(self.link.send(type_code, payload, self.clock()))
+                self._write(self.queue(message, self.clock()))
             except TransportError as err:
                 self.post(CommandFailed(self.name, type(message).__name__, str(err)))
                 return False
@@ -165,7 +165,11 @@ class FramedDriver(DeviceDriver):
 
     def on_open(self, now: float) -> bytes:
         self.link.reset(now)
-        type_code, payload = self.catalog.encode(self.hello)
+        return self.queue(self.hello, now)
+
+    def queue(self, message: Any, now: float) -> bytes:
+        """Hand a message to the link; returns the bytes to write now (lock held)."""
+        type_code, payload = self.catalog.encode(message)
         return self.link.send(type_code, payload, now)
 
     def on_bytes(self, data: bytes, now: float) -> None:
@@ -192,11 +196,10 @@ class FramedDriver(DeviceDriver):
             elif isinstance(event, PeerSilent):
                 self.went_offline(f"silent for {event.seconds:.1f} s (heartbeat timeout)")
             elif isinstance(event, PeerAlive):
-                type_code, payload = self.catalog.encode(self.hello)
-                self._write(self.link.send(type_code, payload, now))    # handshake again
+                self._write(self.queue(self.hello, now))               # handshake again
 
     def _delivered(self, message: Any, now: float) -> None:
-        if type(message).__name__ == "HelloReply":
+        if isinstance(message, self.hello_reply):
             if message.protocol_version != self.protocol_version:
                 self.fault(f"protocol version {message.protocol_version} unsupported "
                            f"(expected {self.protocol_version})")

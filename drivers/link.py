@@ -231,12 +231,3 @@ class Link:
             self._silent = True
             events.append(PeerSilent(round(now - self._last_rx, 3)))
         return events, bytes(out)
-
-    def next_deadline(self) -> float:
-        """The latest time ``poll`` must be called again."""
-        times = [self._last_tx + self.heartbeat_every]
-        if self._in_flight:
-            times.append(self._sent_at + self.retransmit_after)
-        if not self._silent:
-            times.append(self._last_rx + self.silence_after)
-        return min(times)

@@ -19,6 +19,7 @@ class SensorDriver(FramedDriver):
     catalog = proto.catalog
     decode = proto.host_decode
     hello = proto.Hello(proto.PROTOCOL_VERSION)
+    hello_reply = proto.HelloReply
     protocol_version = proto.PROTOCOL_VERSION
 
     def __init__(self, *args, **kwargs):
@@ -33,8 +34,7 @@ class SensorDriver(FramedDriver):
         return self.send(proto.Lamp(position, proto.SPOTS.index(spot), mode))
 
     def on_handshake(self, reply: Any, now: float) -> None:
-        type_code, payload = self.catalog.encode(proto.SnapshotRequest())
-        self._write(self.link.send(type_code, payload, now))
+        self._write(self.queue(proto.SnapshotRequest(), now))
 
     def on_message(self, message: Any, now: float) -> None:
         if isinstance(message, proto.SpotReading):

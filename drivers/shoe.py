@@ -15,6 +15,7 @@ class ShoeDriver(FramedDriver):
     catalog = proto.catalog
     decode = proto.host_decode
     hello = proto.Hello(proto.PROTOCOL_VERSION)
+    hello_reply = proto.HelloReply
     protocol_version = proto.PROTOCOL_VERSION
 
     def shuffle(self, deck: int = 1) -> bool:

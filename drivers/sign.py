@@ -59,8 +59,7 @@ class SignDriver(DeviceDriver):
     def show_values(self, mega: int, major: int, minor: int) -> None:
         with self._lock:
             self.values = {"mega": mega, "major": major, "minor": minor}
-            for key, label in LABELS.items():
-                self._enqueue(f"STRING {key}", alpha.write_string(label, format_cents(self.values[key])))
+            self._enqueue_values()
             self._pump(self.clock())
 
     def show_message(self, text: str) -> None:
@@ -86,13 +85,16 @@ class SignDriver(DeviceDriver):
         self._enqueue("memory configuration", alpha.memory_config(entries))
         self._enqueue("layout", alpha.write_text(LAYOUT_LABEL, layout))
         if self.values:
-            for key, label in LABELS.items():
-                self._enqueue(f"STRING {key}", alpha.write_string(label, format_cents(self.values[key])))
+            self._enqueue_values()
         self._enqueue("STRING message", alpha.write_string(MESSAGE_LABEL, self.message))
         if not self.acks:
             self.went_online({"acks": False})
         self._pump(now)
         return b""
+
+    def _enqueue_values(self) -> None:
+        for key, label in LABELS.items():
+            self._enqueue(f"STRING {key}", alpha.write_string(label, format_cents(self.values[key])))
 
     def _enqueue(self, what: str, command: bytes) -> None:
         self._queue.append((what, alpha.packet(command, self.address)))
@@ -146,8 +148,6 @@ class SignDriver(DeviceDriver):
         self._in_flight = None
         self.post(CommandFailed(self.name, what, f"{reason} after {self._attempts} attempts"))
         if reason.startswith("no answer"):
-            self.went_offline(f"sign silent: {reason}")
+            # Treated as a lost connection: reopened with backoff, then rewritten in full.
             self._queue.clear()
-            # Keep trying to reach it: the next heartbeat rewrites everything from a fresh open.
-            self.transport.close()
-            self.connected = False
+            self._lost(f"sign silent: {reason}")

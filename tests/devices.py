@@ -45,6 +45,18 @@ class Events:
 
 
 @contextmanager
+def driver_alone(name: str, driver: str, url: str, **settings):
+    """A driver on a URL with no simulated device behind it (a bad port, a loopback)."""
+    events = Events()
+    drv = registry.build(name, driver, url, events.post, **settings)
+    drv.start()
+    try:
+        yield drv, events
+    finally:
+        drv.stop()
+
+
+@contextmanager
 def running(device_factory, transport: str, name: str, driver: str, **driver_settings):
     port = PORTS[transport]()
     device = device_factory(port).start()

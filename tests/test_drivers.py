@@ -10,7 +10,7 @@ from simulators.sensors import SimulatedSensors
 from simulators.shoe import SimulatedShoe
 from simulators.sign import SimulatedSign
 
-from .devices import Events, running
+from .devices import driver_alone, running
 
 TRANSPORTS = ["pty", "tcp"]
 FAST = dict(heartbeat_every=0.2, silence_after=0.8, backoff=(0.05, 0.2))
@@ -110,12 +110,9 @@ def test_sensors_report_placed_changed_removed():
 
 
 def test_chips_on_the_felt_before_connecting_are_seen_by_the_snapshot():
-    port_device = {}
-
     def factory(port):
         dev = SimulatedSensors(port, heartbeat_every=0.2, reads_values=False)
         dev.spots[(4, 4)] = 1000                       # already on the felt
-        port_device["d"] = dev
         return dev
     with running(factory, "tcp", "sensors", "sensors-framed", **FAST) as (device, drv, events):
         change = events.of(SpotChanged)
@@ -123,29 +120,19 @@ def test_chips_on_the_felt_before_connecting_are_seen_by_the_snapshot():
 
 
 def test_port_that_will_not_open_is_reported_and_retried():
-    events = Events()
-    drv = registry.build("shoe", "shoe-framed", "/dev/ttyNOSUCHTABLE0", events.post, **FAST)
-    drv.start()
-    try:
+    with driver_alone("shoe", "shoe-framed", "/dev/ttyNOSUCHTABLE0", **FAST) as (drv, events):
         offline = events.of(DeviceOffline)
         assert offline.device == "shoe" and "/dev/ttyNOSUCHTABLE0" in offline.reason
         assert not drv.send(shoe.StatusRequest())
         assert events.of(CommandFailed).reason == "device not connected"
-    finally:
-        drv.stop()
     assert sum(isinstance(e, DeviceOffline) for e in events.seen) == 1    # one report per outage
 
 
 def test_a_looped_back_line_is_not_mistaken_for_a_shoe():
-    events = Events()
-    drv = registry.build("shoe", "shoe-framed", "loop://", events.post, **FAST)
-    drv.start()
-    try:
+    with driver_alone("shoe", "shoe-framed", "loop://", **FAST) as (drv, events):
         fault = events.of(DeviceFault)
         assert "unknown message type 0x10" in fault.reason
         assert not drv.online
-    finally:
-        drv.stop()
 
 
 def test_link_dropped_goes_offline_and_reconnects():
@@ -203,15 +190,10 @@ def test_silent_sign_is_reported_and_rewritten_when_it_returns():
 
 
 def test_sign_without_acks_over_loop():
-    events = Events()
-    drv = registry.build("sign", "sign-alpha", "loop://", events.post, acks=False, backoff=(0.05, 0.2))
-    drv.start()
-    try:
+    with driver_alone("sign", "sign-alpha", "loop://", acks=False, backoff=(0.05, 0.2)) as (drv, events):
         events.of(DeviceOnline)
         drv.show_values(1, 2, 3)
         events.of(SignShowing, values={"mega": 1, "major": 2, "minor": 3})
-    finally:
-        drv.stop()
 
 
 def _eventually(check, timeout=3.0):
