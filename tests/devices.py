@@ -8,8 +8,9 @@ from contextlib import contextmanager
 
 from drivers import registry
 from simulators.ports import PtyPort, TcpPort
+from simulators.usb import UsbPort
 
-PORTS = {"pty": PtyPort, "tcp": TcpPort}
+PORTS = {"pty": PtyPort, "tcp": TcpPort, "usb": UsbPort}
 
 
 class Events:
@@ -61,7 +62,10 @@ def running(device_factory, transport: str, name: str, driver: str, **driver_set
     port = PORTS[transport]()
     device = device_factory(port).start()
     events = Events()
-    drv = registry.build(name, driver, port.url, events.post, **driver_settings)
+    # a USB gadget is reached through its bus, handed to pyusb as the backend (as libusb would be)
+    transport_settings = {"backend": port.backend} if isinstance(port, UsbPort) else {}
+    drv = registry.build(name, driver, port.url, events.post, transport_settings=transport_settings,
+                         **driver_settings)
     drv.start()
     try:
         yield device, drv, events

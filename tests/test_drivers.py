@@ -1,4 +1,4 @@
-"""Real drivers against simulated devices on ptys and TCP sockets (nothing patched)."""
+"""Real drivers against simulated devices on ptys, TCP sockets and a simulated USB bus (nothing patched)."""
 
 import pytest
 
@@ -12,7 +12,7 @@ from simulators.sign import SimulatedSign
 
 from .devices import driver_alone, running
 
-TRANSPORTS = ["pty", "tcp"]
+TRANSPORTS = ["pty", "tcp", "usb"]
 FAST = dict(heartbeat_every=0.2, silence_after=0.8, backoff=(0.05, 0.2))
 
 
@@ -135,13 +135,14 @@ def test_a_looped_back_line_is_not_mistaken_for_a_shoe():
         assert not drv.online
 
 
-def test_link_dropped_goes_offline_and_reconnects():
-    with running(lambda p: SimulatedShoe(p, heartbeat_every=0.2), "tcp", "shoe", "shoe-framed",
+@pytest.mark.parametrize("transport", ["tcp", "usb"])
+def test_link_dropped_goes_offline_and_reconnects(transport):
+    with running(lambda p: SimulatedShoe(p, heartbeat_every=0.2), transport, "shoe", "shoe-framed",
                  **FAST) as (device, drv, events):
         events.of(DeviceOnline)
-        device.port.drop()                                      # the link is cut
+        device.port.drop()                                      # the link is cut (socket closed, USB bounced)
         offline = events.of(DeviceOffline)
-        assert offline.device == "shoe" and offline.url.startswith("socket://127.0.0.1:")
+        assert offline.device == "shoe" and offline.url == device.port.url
         assert events.of(DeviceOnline).device == "shoe"         # reopened with backoff
         drv.request_status()
         events.of(shoe.Status)
