@@ -55,7 +55,37 @@ def build_parser() -> argparse.ArgumentParser:
                    help="posted jackpot values in cents, to include them in the Super 6 return")
     p.add_argument("--json", action="store_true", help="machine-readable output with exact fractions")
     p.set_defaults(func=cmd_par_sheet)
+
+    p = sub.add_parser("run", help="run the table (simulated devices when no configuration is given)")
+    p.add_argument("--config", metavar="FILE", help="table configuration (TOML); default: the embedded "
+                   "one, on simulated devices")
+    p.add_argument("--simulate", action="store_true",
+                   help="put simulated devices on ptys in place of the configured ones")
+    p.add_argument("--autoplay", action="store_true",
+                   help="scripted players and dealer play whole rounds (needs simulated devices)")
+    p.add_argument("--rounds", type=int, metavar="N", help="with --autoplay: stop after N rounds")
+    p.add_argument("--seed", type=int, default=1, help="seed of the simulated shoe and players")
+    p.add_argument("--strategy", choices=("optimal", "always"), default="optimal",
+                   help="how the scripted players decide")
+    p.add_argument("--shoe-usb", action="store_true", help="attach the simulated shoe by USB")
+    p.add_argument("--data-dir", metavar="DIR", help="journal and audit files (overrides data.dir)")
+    p.add_argument("--log-format", choices=("json", "console"), help="overrides log.format")
+    p.set_defaults(func=cmd_run)
     return parser
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from .config import ConfigError
+    from .journal import JournalError
+    from .run import RunOptions, run
+    try:
+        return run(RunOptions(config=args.config, simulate=args.simulate, autoplay=args.autoplay,
+                              rounds=args.rounds, seed=args.seed, data_dir=args.data_dir,
+                              log_format=args.log_format, shoe_usb=args.shoe_usb,
+                              strategy=args.strategy))
+    except (ConfigError, JournalError) as err:
+        print(f"table-controller: {err}", file=sys.stderr)
+        return 2
 
 
 # --- presets ---------------------------------------------------------------

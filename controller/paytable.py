@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
@@ -23,6 +22,7 @@ from typing import Any
 from .cards import RANKS
 from .hand3 import Hand3
 from .hand6 import Hand6, Super6
+from .tomlcheck import TomlChecker
 
 JACKPOTS = ("mega", "major", "minor")
 WAGER_SPOTS = ("ante", "pair_plus", "six_card_bonus", "super6")
@@ -121,71 +121,8 @@ RULE_KEYS = {"dealer_qualifies_with", "fold_loses_pair_plus", "side_bets_stay_af
 SUPER6_JACKPOT_HANDS = {Super6.SUPER_ROYAL_DIAMONDS, Super6.SUPER_ROYAL, Super6.ROYAL_FLUSH}
 
 
-class _Checker:
-    """Walks a parsed TOML document, raising errors that name file, key and line."""
-
-    def __init__(self, text: str, source: str):
-        self.lines = text.splitlines()
-        self.source = source
-
-    def fail(self, key: str, problem: str) -> PayTableError:
-        line = self._line_of(key)
-        where = f"{self.source}, line {line}" if line else self.source
-        return PayTableError(f"{where}: key '{key}': {problem}")
-
-    def _line_of(self, dotted: str) -> int | None:
-        """Best-effort line of a dotted key: the key under its [table], else the table."""
-        parts = dotted.split(".")
-        leaf = re.sub(r"\[\d+\]$", "", parts[-1])
-        table = ".".join(re.sub(r"\[\d+\]$", "", p) for p in parts[:-1])
-        current = ""
-        table_line = None
-        for number, raw in enumerate(self.lines, 1):
-            line = raw.split("#", 1)[0].strip()
-            header = re.fullmatch(r"\[\[?\s*([^\]]+?)\s*\]\]?", line)
-            if header:
-                current = header.group(1)
-                if current == dotted or current == table:
-                    table_line = table_line or number
-                continue
-            if current == table and re.match(rf"{re.escape(leaf)}\s*=", line):
-                return number
-            if table and current == table.split(".")[0] and re.match(
-                    rf"{re.escape(table.split('.')[-1])}\s*=.*\b{re.escape(leaf)}\b", line):
-                return number
-            if not table and current == "" and re.match(rf"{re.escape(leaf)}\s*=", line):
-                return number
-        return table_line
-
-    def table(self, doc: dict, key: str, allowed: set[str], *, required: bool = True) -> dict:
-        value = doc.get(key.split(".")[-1])
-        if value is None:
-            if required:
-                raise self.fail(key, "missing")
-            return {}
-        if not isinstance(value, dict):
-            raise self.fail(key, "must be a table")
-        for name in value:
-            if name not in allowed:
-                raise self.fail(f"{key}.{name}", f"unknown key (allowed: {', '.join(sorted(allowed))})")
-        return value
-
-    def cents(self, value: Any, key: str, *, positive: bool = False) -> int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise self.fail(key, f"must be a whole number of cents, not {value!r}")
-        if value < 0 or (positive and value == 0):
-            raise self.fail(key, f"must be {'positive' if positive else 'zero or more'}, not {value}")
-        return value
-
-    def flag(self, value: Any, key: str) -> bool:
-        if not isinstance(value, bool):
-            raise self.fail(key, f"must be true or false, not {value!r}")
-        return value
-
-    def text(self, value: Any, key: str) -> str:
-        if not isinstance(value, str) or not value.strip():
-            raise self.fail(key, "must be non-empty text")
-        return value
+class _Checker(TomlChecker):
+    error = PayTableError
 
     def pays(self, doc: dict, key: str, hands: type, *, required: tuple = ()) -> dict:
         names = {h.key: h for h in hands}

@@ -64,6 +64,9 @@ class FramedDevice(PortDevice):
         self.delay = 0.0
         self.received: list[Any] = []
         self._delayed: list[tuple[float, bytes]] = []
+        # Callbacks (direction, message) for what the device took and sent: how scripted
+        # players "see" the felt and the shoe. Called on the device's thread.
+        self.listeners: list[Callable[[str, Any], None]] = []
 
     def step(self, data: bytes, now: float) -> None:
         if data and not self.silent:
@@ -73,6 +76,8 @@ class FramedDevice(PortDevice):
                 if isinstance(event, Delivered):
                     self.received.append(event.message)
                     self.handle(event.message, now)
+                    for listener in self.listeners:
+                        listener("received", event.message)
         if not self.silent:
             _, out = self.link.poll(now)
             self._send(out, now)
@@ -84,6 +89,8 @@ class FramedDevice(PortDevice):
             now = self.clock()
             type_code, payload = self.catalog.encode(message)
             self._send(self.link.send(type_code, payload, now), now)
+        for listener in self.listeners:
+            listener("sent", message)
 
     def write_raw(self, data: bytes) -> None:
         """Put bytes on the line as they are (line noise, a hand-made bad frame)."""

@@ -1,0 +1,263 @@
+"""The one owner of game state: a queue of events and the thread that drains it.
+
+Owns the order in which things happen. Device reader threads, the dealer's
+page and the timers only ``post`` events here; one thread takes them one at
+a time, hands each to the table (controller/table.py), lets the round move
+on by itself where it can (``machine.AUTOMATIC``), then publishes an
+immutable snapshot for readers (``snapshot``/``wait_snapshot``). Timers are
+deadlines kept by this thread; an expired timer is one more event.
+
+Dealer actions carry a reply slot: ``act`` posts the action and waits for
+the verdict (done, or refused with the reason), so the page can say why.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+from transitions import MachineError
+
+from drivers.events import (CommandFailed, DeviceFault, DeviceMessage, DeviceOffline, DeviceOnline,
+                            SpotChanged)
+
+from . import machine as procedure
+from .journal import JournalError
+from .snapshot import build_snapshot
+from .table import Table
+
+
+@dataclass
+class DealerAction:
+    action: str
+    args: dict[str, Any] = field(default_factory=dict)
+    role: str = "dealer"
+    reply: queue.Queue | None = None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    ok: bool
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class TimerExpired:
+    name: str
+    token: int
+
+
+class Stop:
+    pass
+
+
+class Engine:
+    def __init__(self, config, journal, devices, *, events: queue.Queue | None = None,
+                 clock: Callable[[], float] = time.monotonic):
+        self.config = config
+        self.clock = clock
+        self.queue: queue.Queue = events if events is not None else queue.Queue()
+        self._timers: list[tuple[float, int, str]] = []
+        self._live_timers: dict[str, int] = {}
+        self._tokens = itertools.count(1)
+        self.log = structlog.get_logger("engine").bind(table=config.table_id)
+        self.table = Table(config, journal, devices, schedule=self.schedule, cancel=self.cancel)
+        self.observers: list[Callable[[dict], None]] = []
+        self._snapshot: dict = {}
+        self._version = 0
+        self._published = threading.Condition()
+        self._thread: threading.Thread | None = None
+        self._publish()
+
+    # --- anyone may call these ------------------------------------------------------
+
+    def post(self, event: Any) -> None:
+        self.queue.put(event)
+
+    def act(self, action: str, role: str = "dealer", timeout: float = 5.0, **args) -> Verdict:
+        reply: queue.Queue = queue.Queue(maxsize=1)
+        self.post(DealerAction(action, args, role, reply))
+        try:
+            return reply.get(timeout=timeout)
+        except queue.Empty:
+            return Verdict(False, f"{action}: the table did not answer within {timeout:g} s")
+
+    @property
+    def snapshot(self) -> dict:
+        return self._snapshot
+
+    def wait_snapshot(self, after_version: int, timeout: float) -> dict:
+        """The first snapshot newer than ``after_version`` (or the current one after ``timeout``)."""
+        with self._published:
+            self._published.wait_for(lambda: self._version > after_version, timeout)
+            return self._snapshot
+
+    # --- the owner thread -----------------------------------------------------------
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self.run, name="table-engine", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self.post(Stop())
+        if self._thread:
+            self._thread.join(5)
+
+    def run(self) -> None:
+        while self.step(None):
+            pass
+
+    def step(self, timeout: float | None = 0.0) -> bool:
+        """Handle one event (or expired timer); False once stopped."""
+        wait = self._until_next_timer()
+        if timeout is not None:
+            wait = timeout if wait is None else min(wait, timeout)
+        try:
+            event = self.queue.get(timeout=wait) if wait is None or wait > 0 else self.queue.get_nowait()
+        except queue.Empty:
+            event = self._due_timer()
+            if event is None:
+                return True
+        if isinstance(event, Stop):
+            return False
+        self.handle(event)
+        return True
+
+    def handle(self, event: Any) -> None:
+        table = self.table
+        try:
+            if isinstance(event, DealerAction):
+                self._dealer_action(event)
+            elif isinstance(event, SpotChanged):
+                table.on_spot(event)
+            elif isinstance(event, DeviceMessage):
+                self._device_message(event)
+            elif isinstance(event, DeviceOnline):
+                table.on_online(event.device, event.info)
+            elif isinstance(event, DeviceOffline):
+                table.on_offline(event.device, event.reason)
+            elif isinstance(event, DeviceFault):
+                self.log.warning("device.fault", device=event.device, url=event.url, reason=event.reason,
+                                 raw=event.raw_hex, state=table.state)
+            elif isinstance(event, CommandFailed):
+                table.alert("command_failed", f"The {event.device} did not take {event.command}: "
+                            f"{event.reason}")
+            elif isinstance(event, TimerExpired):
+                if self._live_timers.get(event.name) == event.token:
+                    del self._live_timers[event.name]
+                    table.on_timer(event.name)
+            else:
+                self.log.error("engine.unknown_event", unknown=repr(event))
+            self._advance()
+        except JournalError:
+            raise                       # a journal that cannot be written stops the table
+        except Exception as err:        # a bug must not take the table down with the round in it
+            self.log.exception("engine.error", failed_event=repr(event), state=table.state)
+            table.alert("internal_error", f"Internal error handling {type(event).__name__}: {err}; "
+                        "call a technician")
+        finally:
+            self._publish()
+
+    def _device_message(self, event: DeviceMessage) -> None:
+        role = event.device
+        self.log.info("device.message", device=role, message=type(event.message).__name__,
+                      state=self.table.state, round=self.table.round.id if self.table.round else None)
+        if role == "shoe":
+            self.table.on_shoe(event.message)
+
+    def _dealer_action(self, event: DealerAction) -> None:
+        try:
+            verdict = self._try_action(event)
+        except Exception as err:
+            if event.reply is not None:
+                event.reply.put(Verdict(False, f"{event.action}: internal error: {err}"))
+            raise
+        self.log.info("dealer.action", action=event.action, role=event.role, ok=verdict.ok,
+                      refused=verdict.message or None, state=self.table.state,
+                      round=self.table.round.id if self.table.round else None,
+                      position=event.args.get("position"))
+        if event.reply is not None:
+            event.reply.put(verdict)
+
+    def _try_action(self, event: DealerAction) -> Verdict:
+        if event.action not in procedure.DEALER_ACTIONS:
+            return Verdict(False, f"unknown action {event.action!r}")
+        bad = _bad_arguments(event.args)
+        if bad:
+            return Verdict(False, f"{event.action}: {bad}")
+        if event.action in procedure.SUPERVISOR_ACTIONS and event.role not in ("supervisor", "technician"):
+            return Verdict(False, f"{event.action} needs a supervisor")
+        table = self.table
+        table.refusal = ""
+        try:
+            done = getattr(table, event.action)(**event.args)
+        except MachineError:
+            return Verdict(False, f"{event.action.replace('_', ' ')} is not possible while {table.state}")
+        return Verdict(True) if done else Verdict(False, table.refusal or f"{event.action} refused")
+
+    def _advance(self) -> None:
+        """Take every automatic step whose conditions hold, until none does."""
+        table = self.table
+        for _ in range(20):
+            moved = False
+            for trigger in procedure.AUTOMATIC:
+                if trigger in table.machine.get_triggers(table.state) and getattr(table, trigger)():
+                    moved = True
+                    break
+            if not moved:
+                return
+
+    # --- timers -----------------------------------------------------------------------
+
+    def schedule(self, name: str, delay: float) -> None:
+        token = next(self._tokens)
+        self._live_timers[name] = token
+        heapq.heappush(self._timers, (self.clock() + delay, token, name))
+
+    def cancel(self, name: str) -> None:
+        self._live_timers.pop(name, None)
+
+    def _until_next_timer(self) -> float | None:
+        while self._timers and self._live_timers.get(self._timers[0][2]) != self._timers[0][1]:
+            heapq.heappop(self._timers)
+        if not self._timers:
+            return None
+        return max(0.0, self._timers[0][0] - self.clock())
+
+    def _due_timer(self) -> TimerExpired | None:
+        if self._timers and self._timers[0][0] <= self.clock():
+            _, token, name = heapq.heappop(self._timers)
+            return TimerExpired(name, token)
+        return None
+
+    # --- publishing -------------------------------------------------------------------
+
+    def _publish(self) -> None:
+        snap = build_snapshot(self.table)
+        with self._published:
+            self._version += 1
+            snap["version"] = self._version
+            self._snapshot = snap
+            self._published.notify_all()
+        for observer in self.observers:
+            observer(snap)
+
+
+ACTION_ARGUMENTS = {"position": int, "other": int, "reason": str, "by": str}
+
+
+def _bad_arguments(args: dict) -> str | None:
+    for name, value in args.items():
+        kind = ACTION_ARGUMENTS.get(name)
+        if kind is None:
+            return f"unknown argument {name!r}"
+        if isinstance(value, bool) or not isinstance(value, kind):
+            return f"{name} must be {'a whole number' if kind is int else 'text'}, not {value!r}"
+    return None

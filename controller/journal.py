@@ -1,0 +1,191 @@
+"""The durable journal: every fact of every round, committed before it is acted on.
+
+Owns the SQLite file (standard library; WAL, ``synchronous=FULL``) and its
+schema. A record is appended and committed in its own transaction before the
+engine applies it, sends a device command because of it, or shows it as
+done; recovery reads the open round's records back in order.
+
+Schema (version 1):
+  meta(key, value)                        schema version, last configuration digest, ...
+  rounds(id, opened_at, closed_at, status, preset, void_reason)
+                                          status: open | complete | void
+  records(seq, round_id, at, kind, data, digest)
+                                          data is JSON; digest = SHA-256(previous digest,
+                                          round, kind, data) chains every record to the one
+                                          before, so an edited or removed record is found
+  table_events(seq, at, kind, data)       facts outside a round: configuration changes,
+                                          device faults, supervisor actions, jackpot values
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 1
+GENESIS = "0" * 64
+
+
+class JournalError(RuntimeError):
+    """A journal that cannot be trusted or written; the message names the file and record."""
+
+
+@dataclass(frozen=True)
+class Record:
+    seq: int
+    round_id: int
+    at: str
+    kind: str
+    data: dict[str, Any]
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def _digest(previous: str, round_id: int, kind: str, data_text: str) -> str:
+    return hashlib.sha256(f"{previous}|{round_id}|{kind}|{data_text}".encode()).hexdigest()
+
+
+class Journal:
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=FULL")
+            self._create()
+        except sqlite3.DatabaseError as err:
+            raise JournalError(f"{self.path}: cannot open the journal: {err}") from None
+        row = self.db.execute("SELECT digest FROM records ORDER BY seq DESC LIMIT 1").fetchone()
+        self._last_digest = row[0] if row else GENESIS
+
+    def _create(self) -> None:
+        self.db.executescript("""
+            CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+            CREATE TABLE IF NOT EXISTS rounds (
+                id INTEGER PRIMARY KEY, opened_at TEXT NOT NULL, closed_at TEXT,
+                status TEXT NOT NULL CHECK (status IN ('open', 'complete', 'void')),
+                preset TEXT NOT NULL, void_reason TEXT);
+            CREATE TABLE IF NOT EXISTS records (
+                seq INTEGER PRIMARY KEY, round_id INTEGER NOT NULL REFERENCES rounds(id),
+                at TEXT NOT NULL, kind TEXT NOT NULL, data TEXT NOT NULL, digest TEXT NOT NULL);
+            CREATE INDEX IF NOT EXISTS records_round ON records(round_id, seq);
+            CREATE TABLE IF NOT EXISTS table_events (
+                seq INTEGER PRIMARY KEY, at TEXT NOT NULL, kind TEXT NOT NULL, data TEXT NOT NULL);
+        """)
+        version = self.meta("schema_version")
+        if version is None:
+            self.set_meta("schema_version", str(SCHEMA_VERSION))
+        elif version != str(SCHEMA_VERSION):
+            raise JournalError(f"{self.path}: journal schema version {version}, this controller "
+                               f"reads version {SCHEMA_VERSION}")
+
+    def close(self) -> None:
+        self.db.close()
+
+    # --- meta ------------------------------------------------------------------------
+
+    def meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.db.execute("INSERT INTO meta(key, value) VALUES (?, ?) "
+                        "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
+
+    # --- rounds ----------------------------------------------------------------------
+
+    def open_round(self, preset: str) -> int:
+        with self._tx():
+            cur = self.db.execute("INSERT INTO rounds(opened_at, status, preset) VALUES (?, 'open', ?)",
+                                  (now_iso(), preset))
+            return cur.lastrowid
+
+    def append(self, round_id: int, kind: str, data: dict[str, Any]) -> Record:
+        """Commit one record (durably, before the caller acts on it)."""
+        text = json.dumps(data, sort_keys=True, separators=(",", ":"))
+        at = now_iso()
+        digest = _digest(self._last_digest, round_id, kind, text)
+        with self._tx():
+            cur = self.db.execute(
+                "INSERT INTO records(round_id, at, kind, data, digest) VALUES (?, ?, ?, ?, ?)",
+                (round_id, at, kind, text, digest))
+            if kind in ("complete", "void"):
+                self.db.execute("UPDATE rounds SET status = ?, closed_at = ?, void_reason = ? WHERE id = ?",
+                                (kind, at, data.get("reason"), round_id))
+        self._last_digest = digest
+        return Record(cur.lastrowid, round_id, at, kind, data)
+
+    def table_event(self, kind: str, data: dict[str, Any]) -> None:
+        with self._tx():
+            self.db.execute("INSERT INTO table_events(at, kind, data) VALUES (?, ?, ?)",
+                            (now_iso(), kind, json.dumps(data, sort_keys=True)))
+
+    def last_round(self) -> tuple[int, str] | None:
+        row = self.db.execute("SELECT id, status FROM rounds ORDER BY id DESC LIMIT 1").fetchone()
+        return (row[0], row[1]) if row else None
+
+    def records(self, round_id: int) -> list[Record]:
+        rows = self.db.execute("SELECT seq, round_id, at, kind, data FROM records WHERE round_id = ? "
+                               "ORDER BY seq", (round_id,)).fetchall()
+        out = []
+        for seq, rid, at, kind, text in rows:
+            try:
+                out.append(Record(seq, rid, at, kind, json.loads(text)))
+            except json.JSONDecodeError:
+                raise JournalError(f"{self.path}: record {seq} (round {rid}, {kind}) is not "
+                                   "readable JSON") from None
+        return out
+
+    def round_ids(self, last: int) -> list[int]:
+        rows = self.db.execute("SELECT id FROM rounds ORDER BY id DESC LIMIT ?", (last,)).fetchall()
+        return [r[0] for r in reversed(rows)]
+
+    def verify_chain(self, from_seq: int = 0) -> None:
+        """Check the record chain from ``from_seq`` on; raises naming the first bad record."""
+        previous = GENESIS
+        if from_seq > 1:
+            row = self.db.execute("SELECT digest FROM records WHERE seq < ? ORDER BY seq DESC LIMIT 1",
+                                  (from_seq,)).fetchone()
+            previous = row[0] if row else GENESIS
+        expected_seq = None
+        for seq, rid, kind, text, digest in self.db.execute(
+                "SELECT seq, round_id, kind, data, digest FROM records WHERE seq >= ? ORDER BY seq",
+                (from_seq,)):
+            if expected_seq is not None and seq != expected_seq:
+                raise JournalError(f"{self.path}: record {expected_seq} is missing (next is {seq})")
+            if _digest(previous, rid, kind, text) != digest:
+                raise JournalError(f"{self.path}: record {seq} (round {rid}, {kind}) was altered or "
+                                   "does not follow the record before it")
+            previous, expected_seq = digest, seq + 1
+
+    def _tx(self):
+        return _Transaction(self.db, self.path)
+
+
+class _Transaction:
+    def __init__(self, db: sqlite3.Connection, path: Path):
+        self.db, self.path = db, path
+
+    def __enter__(self):
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, kind, err, tb):
+        if kind is None:
+            try:
+                self.db.execute("COMMIT")
+            except sqlite3.DatabaseError as commit_err:
+                self.db.execute("ROLLBACK")
+                raise JournalError(f"{self.path}: commit failed: {commit_err}") from None
+        else:
+            self.db.execute("ROLLBACK")
+            if issubclass(kind, sqlite3.DatabaseError):
+                raise JournalError(f"{self.path}: write failed: {err}") from None
+        return False

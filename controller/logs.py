@@ -1,0 +1,45 @@
+"""Logging set-up: structlog as JSON lines in production, a readable console in development.
+
+Owns the one place where structlog is configured. Every entry carries a
+timestamp (UTC, ISO 8601) and level; the table engine binds table, round,
+position and state to what it logs, the drivers bind device and URL.
+Standard-library loggers (transitions, the web server) are routed through
+the same renderer so one stream holds everything.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import TextIO
+
+import structlog
+
+LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING,
+          "error": logging.ERROR}
+
+
+def configure(fmt: str = "json", level: str = "info", stream: TextIO | None = None) -> None:
+    """``fmt`` is "json" (production) or "console" (development)."""
+    stream = stream or sys.stderr
+    shared = [
+        structlog.contextvars.merge_contextvars,
+        structlog.processors.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+    ]
+    renderer = (structlog.processors.JSONRenderer(sort_keys=False) if fmt == "json"
+                else structlog.dev.ConsoleRenderer(colors=stream.isatty()))
+    structlog.configure(
+        processors=[*shared, structlog.processors.format_exc_info, renderer],
+        wrapper_class=structlog.make_filtering_bound_logger(LEVELS[level]),
+        logger_factory=structlog.PrintLoggerFactory(stream),
+        cache_logger_on_first_use=False,
+    )
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(structlog.stdlib.ProcessorFormatter(
+        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer],
+        foreign_pre_chain=[structlog.stdlib.add_logger_name, *shared]))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(LEVELS[level])
+    logging.getLogger("transitions").setLevel(logging.WARNING)   # we log transitions ourselves

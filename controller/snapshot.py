@@ -1,0 +1,67 @@
+"""What readers may see of the table: one plain, JSON-ready dict per published moment.
+
+Owns the view the dealer's page, the autoplay dealer and tests read; it is
+built on the engine's thread after every event and never shared mutable.
+Player hands stay hidden until the dealer's hand is revealed (the dealer
+must not see what the players hold while they decide).
+"""
+
+from __future__ import annotations
+
+from . import machine as procedure
+from .cards import cards_text
+from .paytable import WAGER_SPOTS
+from .prompts import settlement_lines
+from .round import DEALER
+
+SPOTS = ("ante", "play", "pair_plus", "six_card_bonus", "super6")
+
+
+def build_snapshot(table) -> dict:
+    rnd = table.round
+    state = table.state
+    revealed = state in ("settling", "complete") or (rnd is not None and rnd.void_reason is not None)
+    problems = table.wager_problems() if state == "betting" else {}
+    positions = []
+    for p in range(1, table.config.positions + 1):
+        entry = {
+            "position": p,
+            "felt": {s: table.felt.get((p, s)) for s in SPOTS if (p, s) in table.felt},
+            "flags": {s: why for (q, s), why in problems.items() if q == p},
+            "wagers": rnd.wagers.get(p, {}) if rnd else {},
+            "dealt": bool(rnd and p in rnd.hands),
+            "cards": cards_text(rnd.hands[p]) if rnd and p in rnd.hands and revealed else None,
+            "decision": None if not rnd or p not in rnd.decisions else
+            ("play" if rnd.decisions[p] else "fold"),
+            "linked": next((q for pair in table.links for q in pair if p in pair and q != p), None),
+        }
+        if rnd and rnd.settlement:
+            seat = next((s for s in rnd.settlement["seats"] if s["seat"] == p), None)
+            if seat:
+                entry["settlement"] = {"results": seat["results"], "net": seat["net"],
+                                       "cap_reduction": seat["cap_reduction"], "hand": seat["hand"],
+                                       "lines": settlement_lines(seat), "paid": p in rnd.paid}
+        positions.append(entry)
+    return {
+        "table": table.config.table_id,
+        "preset": table.preset.name,
+        "state": state,
+        "round": rnd.id if rnd else None,
+        "prompt": table.prompt(),
+        "actions": procedure.available_actions(table.machine, state),
+        "positions": positions,
+        "dealer": {
+            "dealt": bool(rnd and DEALER in rnd.hands),
+            "cards": cards_text(rnd.hands[DEALER]) if rnd and DEALER in rnd.hands and revealed else None,
+            "announcement": rnd.settlement["announcement"] if rnd and rnd.settlement else None,
+        },
+        "settlement_order": rnd.settlement_order if rnd else [],
+        "next_to_pay": rnd.next_to_pay if rnd and state == "settling" else None,
+        "void_reason": rnd.void_reason if rnd else None,
+        "devices": {role: {"online": table.online[role], "detail": table.device_detail[role]}
+                    for role in table.online},
+        "holds": list(table.holds.values()),
+        "jackpots": dict(table.jackpots),
+        "alerts": list(table.alerts),
+        "wager_spots": list(WAGER_SPOTS),
+    }

@@ -1,0 +1,72 @@
+"""A scripted dealer: works the table through the same actions the touchscreen sends.
+
+Owns the dealer's side of an unattended run (``table-controller run
+--autoplay``). It reads the published snapshots, as the page does, looks at
+the players (simulators/players.py) the way a dealer looks at the felt, and
+posts dealer actions into the engine's queue; it never touches game state.
+Each distinct situation gets one action, so a refused action is tried again
+only when something visible has changed.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from controller.engine import DealerAction
+
+
+class ScriptedDealer:
+    def __init__(self, post, players, *, rounds: int | None = None):
+        self.post = post
+        self.players = players
+        self.rounds = rounds
+        self.finished_rounds: list[tuple[int, str]] = []      # (round, "complete" | "void")
+        self.done = threading.Event()
+        self._tried: set = set()
+
+    def observe(self, snap: dict) -> None:
+        state, round_id = snap["state"], snap["round"]
+        if state in ("complete", "void") and round_id is not None and \
+                (round_id, state) not in self.finished_rounds:
+            self.finished_rounds.append((round_id, state))
+        if self.rounds is not None and len(self.finished_rounds) >= self.rounds:
+            self.done.set()
+            return
+        handler = getattr(self, f"_{state}", None)
+        if handler:
+            handler(snap)
+
+    def _once(self, snap: dict, action: str, **args) -> None:
+        key = (action, args.get("position"), snap["round"], snap["state"], tuple(snap["prompt"]),
+               tuple(sorted((p["position"], tuple(sorted(p["felt"].items()))) for p in snap["positions"])))
+        if key in self._tried:
+            return
+        self._tried.add(key)
+        self.post(DealerAction(action, args))
+
+    def _between_rounds(self, snap: dict) -> None:
+        if any(p["felt"] for p in snap["positions"]):
+            if ("collect", snap["round"]) not in self._tried:
+                self._tried.add(("collect", snap["round"]))
+                self.players.collect()
+            return
+        if not self.players.betting_done:
+            self._once(snap, "open_betting")
+
+    _ready = _complete = _void = _between_rounds
+
+    def _betting(self, snap: dict) -> None:
+        if not self.players.betting_done:
+            return
+        felt = {p["position"]: p["felt"] for p in snap["positions"] if p["felt"]}
+        if felt == self.players.bets and "Shoe shuffling" not in snap["prompt"]:
+            self._once(snap, "no_more_bets")
+
+    def _decisions(self, snap: dict) -> None:
+        for p in snap["positions"]:
+            if p["decision"] is None and p["wagers"].get("ante") and p["position"] in self.players.folded:
+                self._once(snap, "fold", position=p["position"])
+
+    def _settling(self, snap: dict) -> None:
+        if snap["next_to_pay"] is not None:
+            self._once(snap, "confirm", position=snap["next_to_pay"])

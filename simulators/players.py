@@ -1,0 +1,174 @@
+"""Scripted players: chips on the simulated sensors, and play or fold on the cards they get.
+
+Owns what the people at the table do, so whole rounds run unattended. Players
+act only on what a player could see: the spots unlocking when betting opens
+(the sensor controller's Lock command), and the hands the shoe delivers,
+given out in dealing order (from the dealer's left, one per position with a
+wager, then the dealer). Wagers come from a seeded generator kept within the
+preset's limits, or from a script file; decisions from the optimal strategy
+(play Q-6-4 or better), always play, or the script.
+
+Script file: one JSON object per line, used round after round (and again from
+the top): {"bets": {"1": {"ante": 500, "pair_plus": 500}}, "decisions": {"1": "play"}}
+Positions missing from "decisions" follow the strategy.
+
+A player who plays puts chips equal to the Ante on the Play spot; a player
+who folds leaves it empty and the dealer (simulators/dealer.py) sees the fold.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+from pathlib import Path
+
+from controller.hand3 import score3
+from controller.paytable import Preset
+from drivers import sensor_protocol as sensor_proto
+from drivers import shoe_protocol as shoe_proto
+
+QUEEN_SIX_FOUR = score3((10 * 4 + 0, 4 * 4 + 1, 2 * 4 + 2))        # Qc 6d 4h: the play threshold
+STRATEGIES = ("optimal", "always")
+
+
+class ScriptError(ValueError):
+    pass
+
+
+def load_script(path: str | Path) -> list[dict]:
+    rounds = []
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        try:
+            doc = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise ScriptError(f"{path}, line {number}: not JSON: {err.msg}") from None
+        if not isinstance(doc, dict) or set(doc) - {"bets", "decisions"}:
+            raise ScriptError(f"{path}, line {number}: expected {{\"bets\": ..., \"decisions\": ...}}")
+        rounds.append({"bets": {int(p): dict(w) for p, w in doc.get("bets", {}).items()},
+                       "decisions": {int(p): d for p, d in doc.get("decisions", {}).items()}})
+    if not rounds:
+        raise ScriptError(f"{path}: no rounds")
+    return rounds
+
+
+def plays_optimally(cards) -> bool:
+    return score3(cards) >= QUEEN_SIX_FOUR
+
+
+class Players:
+    def __init__(self, preset: Preset, sensors, shoe, *, positions: int = 6, seed: int = 1,
+                 strategy: str = "optimal", script: list[dict] | None = None, sit_chance: float = 0.8):
+        if strategy not in STRATEGIES:
+            raise ValueError(f"strategy {strategy!r}: choose {' or '.join(STRATEGIES)}")
+        self.preset = preset
+        self.sensors, self.shoe = sensors, shoe
+        self.positions = positions
+        self.rng = random.Random(seed)
+        self.strategy = strategy
+        self.script = script
+        self.sit_chance = sit_chance
+        self.rounds = 0
+        self.lock = threading.Lock()
+        self.bets: dict[int, dict[str, int]] = {}
+        self.hands: dict[int, tuple[int, ...]] = {}
+        self.folded: set[int] = set()
+        self._dealt = 0
+        self.betting_done = False
+        self.paused = False          # a test or the CLI places chips by hand instead
+        sensors.listeners.append(self._sensors_heard)
+        shoe.listeners.append(self._shoe_said)
+
+    # --- what players see ------------------------------------------------------------
+
+    def _sensors_heard(self, direction: str, message) -> None:
+        if direction == "received" and isinstance(message, sensor_proto.Lock) and not message.locked \
+                and message.position == sensor_proto.ALL_POSITIONS and not self.paused:
+            self._place_bets()
+
+    def _shoe_said(self, direction: str, message) -> None:
+        if direction == "sent" and isinstance(message, shoe_proto.HandDelivered) and not self.paused:
+            self._take_hand(message)
+
+    # --- betting ---------------------------------------------------------------------
+
+    def _place_bets(self) -> None:
+        with self.lock:
+            if self.betting_done:
+                return
+            if self.script:
+                plan = self.script[self.rounds % len(self.script)]
+                bets = {p: dict(w) for p, w in plan["bets"].items()}
+            else:
+                bets = self._random_bets()
+            self.bets, self.hands, self.folded = bets, {}, set()
+            self._dealt = 0
+        for position, wagers in sorted(bets.items()):
+            for spot, value in wagers.items():
+                self.sensors.place(position, spot, value)
+        with self.lock:
+            self.betting_done = True
+
+    def _random_bets(self) -> dict[int, dict[str, int]]:
+        bets = {}
+        for position in range(1, self.positions + 1):
+            if self.rng.random() >= self.sit_chance:
+                continue
+            wagers = {}
+            if self.rng.random() < 0.9:
+                wagers["ante"] = self._amount("ante")
+            if self.rng.random() < 0.6 or not wagers:
+                wagers["pair_plus"] = self._amount("pair_plus")
+            if self.preset.offers("six_card_bonus") and self.rng.random() < 0.3:
+                wagers["six_card_bonus"] = self._amount("six_card_bonus")
+            if self.preset.super6 and self.rng.random() < 0.3:
+                wagers["super6"] = self.rng.choice(sorted(self.preset.super6))
+            bets[position] = wagers
+        return bets
+
+    def _amount(self, spot: str) -> int:
+        limit = self.preset.limits[spot]
+        steps = [limit.min * k for k in (1, 2, 3, 4, 5, 10) if limit.min * k <= limit.max]
+        return self.rng.choice(steps + [limit.max])
+
+    # --- the hands ---------------------------------------------------------------------
+
+    def _take_hand(self, message) -> None:
+        with self.lock:
+            active = sorted(p for p, w in self.bets.items() if any(w.values()))
+            index = self._dealt
+            self._dealt += 1
+            if index >= len(active) or len(message.cards) != 3:
+                return                                  # the dealer's hand, or a misdeal
+            position = active[index]
+            cards = tuple(c for c, _ in message.cards)
+            self.hands[position] = cards
+            ante = self.bets[position].get("ante")
+            if not ante:
+                return
+            plays = self._decide(position, cards)
+            if not plays:
+                self.folded.add(position)
+        if plays:
+            self.sensors.place(position, "play", ante)
+
+    def _decide(self, position: int, cards) -> bool:
+        if self.script:
+            choice = self.script[self.rounds % len(self.script)]["decisions"].get(position)
+            if choice is not None:
+                return choice == "play"
+        if self.strategy == "always":
+            return True
+        return plays_optimally(cards)
+
+    # --- between rounds ------------------------------------------------------------------
+
+    def collect(self) -> None:
+        """The round is over: every stack leaves the felt (paid, taken or picked up)."""
+        self.sensors.clear_table()
+        with self.lock:
+            self.rounds += 1
+            self.betting_done = False
+            self.bets, self.hands, self.folded = {}, {}, set()
