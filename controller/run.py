@@ -51,9 +51,12 @@ class TableRun:
         self.sim = None
         if opts.simulate or opts.config is None:
             from simulators.table import SimOptions, SimulatedTable
+            # the simulated devices' heartbeat keeps well inside the drivers' silence timeout
+            beat = min(1.0, config.devices["shoe"].settings.get("silence_after", 3.0) / 4)
             self.sim = SimulatedTable(SimOptions(transport=opts.sim_transport, shoe_usb=opts.shoe_usb,
                                                  seed=opts.seed, positions=config.positions,
-                                                 strategy=opts.strategy), preset=config.preset)
+                                                 strategy=opts.strategy, heartbeat_every=beat),
+                                      preset=config.preset)
             config = config.with_devices({role: DeviceConfig(role, dev.driver, self.sim.urls()[role],
                                                              dev.transport, dev.settings)
                                           for role, dev in config.devices.items()})

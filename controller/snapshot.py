@@ -9,7 +9,7 @@ must not see what the players hold while they decide).
 from __future__ import annotations
 
 from . import machine as procedure
-from .cards import cards_text
+from .cards import card_text
 from .paytable import WAGER_SPOTS
 from .prompts import settlement_lines
 from .round import DEALER
@@ -30,7 +30,7 @@ def build_snapshot(table) -> dict:
             "flags": {s: why for (q, s), why in problems.items() if q == p},
             "wagers": rnd.wagers.get(p, {}) if rnd else {},
             "dealt": bool(rnd and p in rnd.hands),
-            "cards": cards_text(rnd.hands[p]) if rnd and p in rnd.hands and revealed else None,
+            "cards": _show(rnd.hands[p]) if rnd and p in rnd.hands and revealed else None,
             "decision": None if not rnd or p not in rnd.decisions else
             ("play" if rnd.decisions[p] else "fold"),
             "linked": next((q for pair in table.links for q in pair if p in pair and q != p), None),
@@ -52,7 +52,7 @@ def build_snapshot(table) -> dict:
         "positions": positions,
         "dealer": {
             "dealt": bool(rnd and DEALER in rnd.hands),
-            "cards": cards_text(rnd.hands[DEALER]) if rnd and DEALER in rnd.hands and revealed else None,
+            "cards": _show(rnd.hands[DEALER]) if rnd and DEALER in rnd.hands and revealed else None,
             "announcement": rnd.settlement["announcement"] if rnd and rnd.settlement else None,
         },
         "settlement_order": rnd.settlement_order if rnd else [],
@@ -65,3 +65,8 @@ def build_snapshot(table) -> dict:
         "alerts": list(table.alerts),
         "wager_spots": list(WAGER_SPOTS),
     }
+
+
+def _show(cards) -> str:
+    """A hand as text; "??" for a card the shoe could not read (shown after a misdeal)."""
+    return " ".join(card_text(c) if 0 <= c < 52 else "??" for c in cards)

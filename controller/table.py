@@ -36,6 +36,8 @@ from .roundio import settlement_json
 from .settlement import SeatHand, SettlementError, Wagers, settle_round
 
 PLAY_SPOT = 1 << sensor_proto.SPOTS.index("play")
+LAMP_OFF, LAMP_FLASH = 0, 2
+SENSOR_DEBOUNCE = 0.5                           # seconds a stack may vanish before it counts as removed
 REQUIRED_DEVICES = ("shoe", "sensors")          # the sign failing never stops a round
 
 
@@ -53,6 +55,7 @@ class Table:
         self.device_detail: dict[str, str] = {role: "not connected yet" for role in config.devices}
         self.holds: dict[str, str] = {}
         self.links: list[tuple[int, int]] = []
+        self.lamps: dict[tuple[int, str], int] = {}
         self.alerts: deque[dict] = deque(maxlen=20)
         self.refusal = ""
         self.outstanding_hand: int | None = None
@@ -64,7 +67,7 @@ class Table:
 
     # --- journaling -----------------------------------------------------------------
 
-    def fact(self, kind: str, **data: Any) -> None:
+    def fact(self, kind: str, /, **data: Any) -> None:
         record = self.journal.append(self.round.id, kind, data)
         self.round.apply(kind, data, record.at)
         self.log.info(f"round.{kind}", round=self.round.id, state=self.state,
@@ -336,10 +339,17 @@ class Table:
 
     def _show_flags(self) -> None:
         problems = self.wager_problems()
-        for position in range(1, self.config.positions + 1):
-            for spot in sensor_proto.SPOTS:
-                flagged = (position, spot) in problems
-                self.devices.sensors.lamp(position, spot, 2 if flagged else 0)
+        for key in set(problems) | set(self.lamps):
+            self._lamp(*key, LAMP_FLASH if key in problems else LAMP_OFF)
+
+    def _lamp(self, position: int, spot: str, mode: int) -> None:
+        """Only changes go to the sensors: every command waits for its ACK on the link."""
+        if self.lamps.get((position, spot), LAMP_OFF) != mode:
+            self.devices.sensors.lamp(position, spot, mode)
+        if mode == LAMP_OFF:
+            self.lamps.pop((position, spot), None)
+        else:
+            self.lamps[(position, spot)] = mode
 
     # --- device facts, delivered by the engine ---------------------------------------------
 
@@ -354,8 +364,7 @@ class Table:
                       position=e.position, spot=e.spot, change=e.change, value=e.value)
         state = self.state if self.state != "held" else self.round.held_from
         if state == "betting":
-            flagged = key in self.wager_problems()
-            self.devices.sensors.lamp(e.position, e.spot, 2 if flagged else 0)
+            self._lamp(e.position, e.spot, LAMP_FLASH if key in self.wager_problems() else LAMP_OFF)
         elif state in ("dealing", "decisions"):
             if e.spot == "play":
                 self._play_spot_changed(e, before)
@@ -364,10 +373,19 @@ class Table:
 
     def _past_posting(self, e, before) -> None:
         accepted = self.round.wagers.get(e.position, {}).get(e.spot, 0)
-        what = {"placed": f"placed {money(e.value or 0)}", "changed": f"changed to {money(e.value or 0)}",
-                "removed": "removed"}[e.change]
+        timer = f"removed {e.position} {e.spot}"
+        if e.change == "removed":
+            # A sensor that blinks reports removed-then-placed within milliseconds: only a stack
+            # still gone after the debounce time is an alert. Taking back chips that were never
+            # accepted (a past post withdrawn) is no offence.
+            if accepted:
+                self.schedule(timer, SENSOR_DEBOUNCE)
+            return
+        self.cancel(timer)
         if e.change != "removed" and e.value == accepted:
             return                                      # back as it was: nothing to alert
+        what = {"placed": f"placed {money(e.value or 0)}", "changed": f"changed to {money(e.value or 0)}",
+                "removed": "removed"}[e.change]
         self.alert("past_posting", f"Past posting: position {e.position} {SPOT_NAMES[e.spot]} {what} "
                    f"after No more bets; not accepted (the wager stays {money(accepted)})", e.position)
 
@@ -394,9 +412,9 @@ class Table:
         if value is not None and value != ante:
             self.alert("play_amount", f"Position {position}: the Play must equal the Ante ({money(ante)}), "
                        f"not {money(value)}", position)
-            self.devices.sensors.lamp(position, "play", 2)
+            self._lamp(position, "play", LAMP_FLASH)
             return
-        self.devices.sensors.lamp(position, "play", 0)
+        self._lamp(position, "play", LAMP_OFF)
         self.play(position=position, by="sensor")
 
     # shoe
@@ -421,8 +439,8 @@ class Table:
                            f"{len(msg.missing)}, duplicated {len(msg.duplicates)}, foreign {len(msg.foreign)}")
 
     def _shuffled(self, msg) -> None:
-        if self.round is None or self.state != "betting" or self.round.shuffled:
-            return                                   # a reshuffle after a void; the next round asks again
+        if self.round is None or self.state != "betting" or self.round.shuffled or msg.deck != self.round.deck:
+            return                                   # the reshuffle after a void, or the other deck
         self.fact("shuffled", deck=msg.deck, count=msg.count)
         if msg.count != 52:
             self.alert("deck_count", f"The shoe counted {msg.count} cards after the shuffle, not 52; "
@@ -489,6 +507,14 @@ class Table:
         self._request_next_hand()
 
     def on_timer(self, name: str) -> None:
+        if name.startswith("removed "):
+            _, position, spot = name.split()
+            accepted = self.round.wagers.get(int(position), {}).get(spot, 0) if self.round else 0
+            if (int(position), spot) not in self.felt and self.state in ("dealing", "decisions", "held"):
+                self.alert("past_posting", f"Past posting: position {position} {SPOT_NAMES[spot]} removed "
+                           f"after No more bets; not accepted (the wager stays {money(accepted)})",
+                           int(position))
+            return
         if name == "hand" and self.state == "dealing" and self.outstanding_hand:
             self.alert("shoe_slow", f"The shoe has not delivered hand {self.outstanding_hand} within "
                        f"{self.config.hand_timeout:g} s; asking again")

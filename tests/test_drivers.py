@@ -93,8 +93,12 @@ def test_silent_device_goes_offline_and_comes_back(table_shoe):
     assert events.of(DeviceOnline).device == "shoe"
 
 
-def test_sensors_report_placed_changed_removed():
-    with running(lambda p: SimulatedSensors(p, heartbeat_every=0.2), "pty", "sensors",
+SERIAL_ONLY = ["pty", "tcp"]          # sensors and sign attach by serial (a port or a terminal server)
+
+
+@pytest.mark.parametrize("transport", SERIAL_ONLY)
+def test_sensors_report_placed_changed_removed(transport):
+    with running(lambda p: SimulatedSensors(p, heartbeat_every=0.2), transport, "sensors",
                  "sensors-framed", **FAST) as (device, drv, events):
         events.of(DeviceOnline)
         device.place(2, "ante", 500)
@@ -155,8 +159,9 @@ def test_unknown_driver_name():
 
 # --- the sign -----------------------------------------------------------------------
 
-def test_sign_shows_values_flicker_free_and_rewrites_after_nak():
-    with running(lambda p: SimulatedSign(p), "pty", "sign", "sign-alpha",
+@pytest.mark.parametrize("transport", SERIAL_ONLY)
+def test_sign_shows_values_flicker_free_and_rewrites_after_nak(transport):
+    with running(lambda p: SimulatedSign(p), transport, "sign", "sign-alpha",
                  ack_timeout=0.3, backoff=(0.05, 0.2)) as (sign, drv, events):
         events.of(DeviceOnline)
         drv.show_values(25_000_000, 5_000_000, 1_000_000)
@@ -173,8 +178,9 @@ def test_sign_shows_values_flicker_free_and_rewrites_after_nak():
         assert sign.display().startswith("CLOSED MEGA")
 
 
-def test_silent_sign_is_reported_and_rewritten_when_it_returns():
-    with running(lambda p: SimulatedSign(p), "pty", "sign", "sign-alpha", ack_timeout=0.2,
+@pytest.mark.parametrize("transport", SERIAL_ONLY)
+def test_silent_sign_is_reported_and_rewritten_when_it_returns(transport):
+    with running(lambda p: SimulatedSign(p), transport, "sign", "sign-alpha", ack_timeout=0.2,
                  max_attempts=2, backoff=(0.05, 0.2)) as (sign, drv, events):
         events.of(DeviceOnline)
         drv.show_values(100, 200, 300)
