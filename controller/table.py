@@ -108,7 +108,9 @@ class Table:
             return
         if dest == "betting":
             self._open_round()
-        elif self.round is None:
+        elif self.round is None or dest == "ready":
+            self.log.info("table.state", state=dest, source=event.transition.source, trigger=name,
+                          round=None)
             return
         if dest == "dealing" and name == "no_more_bets":
             self.fact("wagers", positions=self._accepted_wagers(), linked=[list(p) for p in self.links])

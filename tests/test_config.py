@@ -61,3 +61,12 @@ def test_a_jackpot_preset_needs_its_opening_values():
     text = GOOD.replace('"sheet-002"', '"sheet-004"') + "[jackpot]\nmega = 100\nmajor = 200\nminor = 50\n"
     with pytest.raises(ConfigError, match="MEGA >= MAJOR >= MINOR"):
         parse_config(text, "t.toml")
+
+
+def test_the_deployed_example_configuration_loads():
+    from pathlib import Path
+
+    from controller.config import load_config
+    config = load_config(Path(__file__).resolve().parent.parent / "deploy" / "table.example.toml")
+    assert config.table_id == "TCP-07" and config.devices["sign"].transport == {"baudrate": 9600}
+    assert config.page_port == 8080 and config.jackpots["mega"] == 10_000_000

@@ -256,3 +256,47 @@ def test_actions_are_refused_where_they_make_no_sense(tmp_path):
         rig.wait(lambda s: "Shoe shuffling" not in s["prompt"])
         assert rig.refused("no_more_bets") == "no wagers on the table"
         assert "position must be a whole number" in rig.refused("play", position="1")
+
+
+def test_a_restart_recovers_the_same_round_with_its_cards_decisions_and_payments(tmp_path):
+    data = tmp_path / "data"
+    with table(tmp_path, "sheet-002", data_dir=data) as rig:
+        rig.open_and_bet({1: {"ante": 500}, 2: {"ante": 500, "pair_plus": 500}, 3: {"ante": 1000}})
+        rig.act("no_more_bets")
+        rig.state("decisions")
+        rig.act("play", position=1)
+        rig.act("play", position=2)
+        rig.act("play", position=3)
+        rig.state("settling")
+        first = rig.snap["next_to_pay"]
+        rig.act("confirm", position=first)
+        round_id = rig.snap["round"]
+        before = [(r.kind, r.data) for r in rig.records()]
+    # the table stops with the round unfinished; a new process opens the same journal
+    with table(tmp_path, "sheet-002", data_dir=data) as rig:
+        snap = rig.state("settling")
+        assert snap["round"] == round_id
+        assert any(a["kind"] == "recovery" for a in snap["alerts"])
+        assert [(r.kind, r.data) for r in rig.records()][:len(before)] == before
+        assert snap["next_to_pay"] == snap["settlement_order"][1] != first
+        assert rig.refused("confirm", position=first).startswith("settle position")   # not paid twice
+        for position in snap["settlement_order"][1:]:
+            rig.act("confirm", position=position)
+        rig.state("complete")
+        paid = [r.data["position"] for r in rig.records("paid")]
+        assert sorted(paid) == [1, 2, 3] and len(paid) == 3
+
+
+def test_a_restart_mid_deal_counts_the_shoe_and_voids_when_cards_went_missing(tmp_path):
+    data = tmp_path / "data"
+    with table(tmp_path, "sheet-002", data_dir=data) as rig:
+        rig.open_and_bet({1: {"ante": 500}})
+        rig.sim.shoe.silent = True                        # the hand will never be reported
+        rig.engine.act("no_more_bets")
+        rig.state("dealing")
+    with table(tmp_path, "sheet-002", data_dir=data) as rig:
+        # the restarted (simulated) shoe has not shuffled: it holds 0 cards where the journal expects 52
+        snap = rig.state("void")
+        assert snap["void_reason"] == ("cards left the shoe while the controller was down "
+                                       "(the shoe holds 0, the journal expects 52)")
+        assert not [r for r in rig.records("hand")]
