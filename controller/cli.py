@@ -71,7 +71,104 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--data-dir", metavar="DIR", help="journal and audit files (overrides data.dir)")
     p.add_argument("--log-format", choices=("json", "console"), help="overrides log.format")
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("recall", help="the last rounds from the journal, settle-ready")
+    p.add_argument("--last", type=int, default=10, metavar="N", help="how many rounds (default 10)")
+    p.add_argument("--round", type=int, metavar="ID", help="one round by its id")
+    p.add_argument("--json", action="store_true", help="JSON Lines: one round per line")
+    _journal_options(p)
+    p.set_defaults(func=cmd_recall)
+
+    p = sub.add_parser("meters", help="meters per wager type, rounds, voids, device events")
+    p.add_argument("--json", action="store_true")
+    _journal_options(p)
+    p.set_defaults(func=cmd_meters)
     return parser
+
+
+def _journal_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", metavar="FILE", help="table configuration naming data.dir")
+    p.add_argument("--data-dir", metavar="DIR", help="journal directory (overrides data.dir)")
+
+
+def _open_journal(args: argparse.Namespace):
+    from pathlib import Path
+
+    from .config import default_config, load_config
+    from .journal import Journal, JournalError
+    from .run import JOURNAL_FILE
+    data_dir = Path(args.data_dir) if args.data_dir else \
+        (load_config(args.config) if args.config else default_config()).data_dir
+    path = data_dir / JOURNAL_FILE
+    if not path.exists():
+        raise JournalError(f"{path}: no journal here (give --data-dir or --config)")
+    return Journal(path)
+
+
+def _journal_command(func):
+    def wrapped(args: argparse.Namespace) -> int:
+        from .config import ConfigError
+        from .journal import JournalError
+        try:
+            journal = _open_journal(args)
+        except (ConfigError, JournalError) as err:
+            print(f"table-controller: {err}", file=sys.stderr)
+            return 2
+        try:
+            return func(args, journal)
+        finally:
+            journal.close()
+    return wrapped
+
+
+@_journal_command
+def cmd_recall(args: argparse.Namespace, journal) -> int:
+    from .recall import recall
+    try:
+        rounds = recall(journal, args.last, args.round)
+    except LookupError as err:
+        print(f"table-controller: {err}", file=sys.stderr)
+        return 1
+    for doc in rounds:
+        if args.json:
+            print(json.dumps(doc))
+            continue
+        t = doc["table"]
+        print(f"round {doc['id']}  {t['status']}  {t['opened_at']} .. {t['closed_at'] or '(open)'}  "
+              f"preset {doc['preset']}  state {t['state']}")
+        if t["void_reason"]:
+            print(f"  void: {t['void_reason']}")
+        if "dealer" in doc:
+            print(f"  dealer {doc['dealer']}  {t['announcement'] or ''}")
+        results = {r["seat"]: r for r in t["results"]}
+        for seat in doc["seats"]:
+            play = {True: "played", False: "folded"}.get(seat.get("play"), "")
+            line = f"  position {seat['seat']}: {seat.get('cards', '(no hand)')}  {play}  wagers " + \
+                ", ".join(f"{k} {v}" for k, v in seat["wagers"].items() if v)
+            if seat["seat"] in results:
+                line += f"  net {results[seat['seat']]['net']}"
+                line += "  paid" if str(seat["seat"]) in t["paid"] else "  not yet paid"
+            print(line)
+        for alert in t["alerts"]:
+            print(f"  alert {alert['kind']}: {alert['message']}")
+    return 0
+
+
+@_journal_command
+def cmd_meters(args: argparse.Namespace, journal) -> int:
+    from .recall import meters
+    m = meters(journal)
+    if args.json:
+        print(json.dumps(m))
+        return 0
+    r = m["rounds"]
+    print(f"rounds: {r['complete']} complete, {r['void']} void, {r['open']} open")
+    print(f"{'wager':<16}{'wagers':>8}{'wagered':>14}{'paid':>14}{'taken':>14}{'hold':>14}")
+    for name, w in m["wagers"].items():
+        print(f"{name:<16}{w['wagers']:>8}{w['wagered']:>14}{w['paid']:>14}{w['taken']:>14}{w['hold']:>14}")
+    print(f"cap reductions {m['cap_reductions']}   jackpot hits {m['jackpot_hits']}")
+    print("events: " + (", ".join(f"{k} {v}" for k, v in sorted(m["events"].items())) or "none"))
+    return 0
 
 
 def cmd_run(args: argparse.Namespace) -> int:

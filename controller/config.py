@@ -90,10 +90,10 @@ class TableConfig:
         return hashlib.sha256(json.dumps(doc, sort_keys=True, default=str).encode()).hexdigest()
 
     def with_devices(self, devices: dict[str, DeviceConfig]) -> TableConfig:
+        """The same table on other devices (simulators). ``raw`` and so the digest stay the
+        file's: generated pty names must not read as a configuration change at every start."""
         from dataclasses import replace
-        raw = dict(self.raw, devices={r: {"driver": d.driver, "url": d.url, **d.transport, **d.settings}
-                                      for r, d in devices.items()})
-        return replace(self, devices=devices, raw=raw)
+        return replace(self, devices=devices)
 
 
 def load_config(path: str | Path) -> TableConfig:

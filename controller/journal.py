@@ -148,7 +148,7 @@ class Journal:
         rows = self.db.execute("SELECT id FROM rounds ORDER BY id DESC LIMIT ?", (last,)).fetchall()
         return [r[0] for r in reversed(rows)]
 
-    def verify_chain(self, from_seq: int = 0) -> None:
+    def verify_chain(self, from_seq: int = 0) -> int:
         """Check the record chain from ``from_seq`` on; raises naming the first bad record."""
         previous = GENESIS
         if from_seq > 1:
@@ -156,6 +156,7 @@ class Journal:
                                   (from_seq,)).fetchone()
             previous = row[0] if row else GENESIS
         expected_seq = None
+        checked = 0
         for seq, rid, kind, text, digest in self.db.execute(
                 "SELECT seq, round_id, kind, data, digest FROM records WHERE seq >= ? ORDER BY seq",
                 (from_seq,)):
@@ -165,6 +166,28 @@ class Journal:
                 raise JournalError(f"{self.path}: record {seq} (round {rid}, {kind}) was altered or "
                                    "does not follow the record before it")
             previous, expected_seq = digest, seq + 1
+            checked += 1
+        return checked
+
+    def check_at_start(self) -> int:
+        """Start-up integrity check: the schema, SQLite's own check, and the record chain from the
+        last checkpoint on (``verify_chain()`` with no argument checks it all). Returns how many
+        records were checked; raises JournalError naming the file and the first bad record."""
+        row = self.db.execute("PRAGMA quick_check(1)").fetchone()
+        if row[0] != "ok":
+            raise JournalError(f"{self.path}: the database is damaged: {row[0]}")
+        checkpoint = int(self.meta("verified_through") or 0)
+        if checkpoint:
+            row = self.db.execute("SELECT digest FROM records WHERE seq = ?", (checkpoint,)).fetchone()
+            if row is None or row[0] != self.meta("verified_digest"):
+                raise JournalError(f"{self.path}: record {checkpoint} no longer matches the digest "
+                                   "recorded when it was last verified")
+        checked = self.verify_chain(checkpoint + 1 if checkpoint else 0)
+        last = self.db.execute("SELECT seq, digest FROM records ORDER BY seq DESC LIMIT 1").fetchone()
+        if last:
+            self.set_meta("verified_through", str(last[0]))
+            self.set_meta("verified_digest", last[1])
+        return checked
 
     def _tx(self):
         return _Transaction(self.db, self.path)

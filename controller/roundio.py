@@ -19,7 +19,7 @@ from .paytable import JACKPOTS, PayTableError, Preset
 from .settlement import (RoundSettlement, SeatHand, SeatResult, SettlementError, Wagers,
                          settle_round)
 
-ROUND_KEYS = {"id", "preset", "dealer", "jackpots", "seats"}
+ROUND_KEYS = {"id", "preset", "dealer", "jackpots", "seats", "table"}   # "table": what recall adds; not read
 SEAT_KEYS = {"seat", "cards", "play", "wagers"}
 WAGER_KEYS = set(Wagers().as_dict())
 

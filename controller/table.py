@@ -63,7 +63,26 @@ class Table:
         self.recovered: Round | None = None
         self.jackpots = dict(config.jackpots)
         self.machine = procedure.build(self)
+        self._self_check()
         self._recover_from_journal()
+
+    def _self_check(self) -> None:
+        """Journal integrity (raises: no round opens on a journal that cannot be trusted) and the
+        configuration against the last run's; devices answering is a condition of leaving
+        ``starting``."""
+        checked = self.journal.check_at_start()
+        previous = self.journal.meta("config_digest")
+        digest = self.config.digest
+        if previous is not None and previous != digest:
+            self.journal.table_event("config_changed", {"old": previous, "new": digest,
+                                                        "source": self.config.source})
+            self.alerts.append({"kind": "config_changed", "position": None,
+                                "message": f"The configuration changed since the last run "
+                                           f"({previous[:12]} -> {digest[:12]}); check it before play"})
+            self.log.warning("table.config_changed", old=previous, new=digest, state="starting", round=None)
+        self.journal.set_meta("config_digest", digest)
+        self.log.info("table.self_check", journal_records_checked=checked, config_digest=digest,
+                      state="starting", round=None)
 
     # --- journaling -----------------------------------------------------------------
 
@@ -429,9 +448,13 @@ class Table:
         elif isinstance(msg, shoe_proto.Status):
             self._shoe_status(msg)
         elif isinstance(msg, shoe_proto.Jam):
+            if msg.code != shoe_proto.JAM_CLEARED:
+                self.journal.table_event("jam", {"code": msg.code, "description": msg.description})
             self._set_hold("shoe-jam", None if msg.code == shoe_proto.JAM_CLEARED
                            else f"Shoe jammed: {msg.description}")
         elif isinstance(msg, shoe_proto.Door):
+            if msg.open:
+                self.journal.table_event("door", {"open": True})
             self._set_hold("shoe-door", "Shoe door open" if msg.open else None)
         elif isinstance(msg, shoe_proto.ShoeError):
             self.alert("shoe_error", f"Shoe error {msg.code}: {msg.text}")

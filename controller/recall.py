@@ -1,0 +1,109 @@
+"""Game recall and meters, read from the journal (never from memory).
+
+Owns two read-only views of the journal:
+
+- ``recall``: each round as the JSON ``table-controller settle`` reads (id,
+  preset, dealer, jackpots, seats with cards, play and wagers), plus a
+  ``table`` object with what the table recorded and did: status, times, the
+  wagers accepted, hands, decisions, the results it paid per position, the
+  positions confirmed paid, void reason and alerts. Piping a recalled round
+  into ``settle`` settles it again independently; ``table.results`` is what
+  to compare with.
+- ``meters``: per wager type the number of wagers, the amount wagered, paid
+  to players and taken by the house, and the hold; rounds complete and void,
+  jackpot hits and device events (door, jam, offline).
+"""
+
+from __future__ import annotations
+
+import json
+
+from .cards import cards_text
+from .journal import Journal
+from .round import DEALER, Round
+
+WAGER_TYPES = ("ante", "play", "pair_plus", "six_card_bonus", "super6")
+
+
+def rebuild(journal: Journal, round_id: int) -> tuple[Round, dict]:
+    rnd = Round(round_id)
+    records = journal.records(round_id)
+    for record in records:
+        rnd.apply(record.kind, record.data, record.at)
+    row = journal.db.execute("SELECT status, opened_at, closed_at FROM rounds WHERE id = ?",
+                             (round_id,)).fetchone()
+    return rnd, {"status": row[0], "opened_at": row[1], "closed_at": row[2], "records": len(records)}
+
+
+def recall_round(journal: Journal, round_id: int) -> dict:
+    rnd, meta = rebuild(journal, round_id)
+    doc: dict = {"id": round_id, "preset": rnd.preset}
+    if DEALER in rnd.hands:
+        doc["dealer"] = cards_text(c for c in rnd.hands[DEALER] if c < 52)
+    if rnd.jackpots:
+        doc["jackpots"] = rnd.jackpots
+    seats = []
+    for position in rnd.active:
+        seat = {"seat": position, "wagers": rnd.wagers[position]}
+        if position in rnd.hands:
+            seat["cards"] = cards_text(c for c in rnd.hands[position] if c < 52)
+        if rnd.wagers[position].get("ante") and position in rnd.decisions:
+            seat["play"] = rnd.decisions[position]
+        seats.append(seat)
+    doc["seats"] = seats
+    settlement = rnd.settlement or {}
+    doc["table"] = {
+        **meta,
+        "state": rnd.state,
+        "deck": rnd.deck,
+        "void_reason": rnd.void_reason,
+        "announcement": settlement.get("announcement"),
+        "results": [{"seat": s["seat"], "results": s["results"], "cap_reduction": s["cap_reduction"],
+                     "net": s["net"]} for s in settlement.get("seats", [])],
+        "paid": {str(p): net for p, net in rnd.paid.items()},
+        "decided_by": {str(p): by for p, by in rnd.decided_by.items()},
+        "dead_hands": [cards_text(c for c in h if c < 52) for h in rnd.dead_hands],
+        "alerts": rnd.alerts,
+        "times": rnd.times,
+    }
+    return doc
+
+
+def recall(journal: Journal, last: int = 10, round_id: int | None = None) -> list[dict]:
+    ids = [round_id] if round_id is not None else journal.round_ids(last)
+    known = {r for (r,) in journal.db.execute(
+        f"SELECT id FROM rounds WHERE id IN ({','.join('?' * len(ids))})", ids)} if ids else set()
+    missing = [i for i in ids if i not in known]
+    if missing:
+        raise LookupError(f"{journal.path}: no round {missing[0]}")
+    return [recall_round(journal, i) for i in ids]
+
+
+def meters(journal: Journal) -> dict:
+    per = {w: {"wagers": 0, "wagered": 0, "paid": 0, "taken": 0} for w in (*WAGER_TYPES, "ante_bonus")}
+    caps = hits = 0
+    for (data,) in journal.db.execute("SELECT data FROM records WHERE kind = 'settlement'"):
+        settlement = json.loads(data)
+        hits += len(settlement.get("jackpot_hits", []))
+        for seat in settlement["seats"]:
+            caps += seat["cap_reduction"]
+            stakes = dict(seat["wagers"], play=seat["wagers"]["ante"] if seat["play"] else 0)
+            for spot, result in seat["results"].items():
+                m = per[spot]
+                if stakes.get(spot):
+                    m["wagers"] += 1
+                    m["wagered"] += stakes[spot]
+                m["paid" if result > 0 else "taken"] += abs(result)
+    for m in per.values():
+        m["hold"] = m["taken"] - m["paid"]
+    status = dict(journal.db.execute("SELECT status, COUNT(*) FROM rounds GROUP BY status").fetchall())
+    events: dict[str, int] = {}
+    for (data,) in journal.db.execute("SELECT data FROM records WHERE kind = 'alert' UNION ALL "
+                                      "SELECT data FROM table_events WHERE kind = 'alert'"):
+        kind = json.loads(data)["kind"]
+        events[kind] = events.get(kind, 0) + 1
+    for kind, count in journal.db.execute("SELECT kind, COUNT(*) FROM table_events "
+                                          "WHERE kind IN ('jam', 'door') GROUP BY kind"):
+        events[kind] = count
+    return {"rounds": {s: status.get(s, 0) for s in ("complete", "void", "open")},
+            "wagers": per, "cap_reductions": caps, "jackpot_hits": hits, "events": events}
