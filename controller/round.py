@@ -8,6 +8,7 @@ construction rather than by a second code path.
 
 Record kinds (data fields):
   opened     round, preset, deck, config_digest, jackpots
+  shuffle    deck                            a shuffle was asked for (again, after a restart)
   shuffled   deck, count                     the shoe's shuffle for this round
   wagers     positions {pos: {spot: cents}}, linked [[a, b]]   at "No more bets"
   hand       hand_no, target (position, 0 = dealer, -1 = dead hand), cards [[card, deck]]
@@ -109,6 +110,10 @@ class Round:
         self.preset, self.deck = d["preset"], d["deck"]
         self.config_digest = d.get("config_digest", "")
         self.jackpots = dict(d.get("jackpots", {}))
+
+    def _on_shuffle(self, d):
+        self.shuffled = False
+        self.deck = d["deck"]
 
     def _on_shuffled(self, d):
         self.shuffled = True

@@ -284,7 +284,9 @@ class Table:
     def on_enter_betting(self, event) -> None:
         self.recovered = None
         self.devices.sensors.lock(locked=False)
-        if not self.round.shuffled:
+        if not self.round.shuffled or event.event.name == "recover":
+            # After a restart the shoe may have restarted too: shuffle again; no card is out yet.
+            self.fact("shuffle", deck=self.round.deck)
             self.devices.shoe.shuffle(self.round.deck)
         self._show_flags()
 

@@ -64,8 +64,13 @@ class ScriptedDealer:
 
     def _decisions(self, snap: dict) -> None:
         for p in snap["positions"]:
-            if p["decision"] is None and p["wagers"].get("ante") and p["position"] in self.players.folded:
-                self._once(snap, "fold", position=p["position"])
+            if p["decision"] is None and p["wagers"].get("ante"):
+                if p["position"] in self.players.folded:
+                    self._once(snap, "fold", position=p["position"])
+                elif p["position"] not in self.players.hands:
+                    # a round recovered after a restart: these simulated players never saw their
+                    # cards (they were dealt to the process before), so the dealer records a play
+                    self._once(snap, "play", position=p["position"])
 
     def _settling(self, snap: dict) -> None:
         if snap["next_to_pay"] is not None:

@@ -85,12 +85,12 @@ class FramedDevice(PortDevice):
 
     def emit(self, message: Any) -> None:
         """Send a message to the host (reliably, through the link)."""
+        for listener in self.listeners:      # before the bytes leave: what the table sees next
+            listener("sent", message)        # is never ahead of what the players saw
         with self.lock:
             now = self.clock()
             type_code, payload = self.catalog.encode(message)
             self._send(self.link.send(type_code, payload, now), now)
-        for listener in self.listeners:
-            listener("sent", message)
 
     def write_raw(self, data: bytes) -> None:
         """Put bytes on the line as they are (line noise, a hand-made bad frame)."""
