@@ -3,7 +3,6 @@ again and again, and restarted on the same journal. Afterwards the journal must 
 round finished once, every position paid exactly once and exactly as settled, and each round
 that was cut off continued (same id) after the restart."""
 
-import json
 import os
 import signal
 import sqlite3
