@@ -83,7 +83,37 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     _journal_options(p)
     p.set_defaults(func=cmd_meters)
+
+    p = sub.add_parser("audit", help="the audit trail")
+    audit_sub = p.add_subparsers(metavar="ACTION")
+    v = audit_sub.add_parser("verify", help="check the chain of every audit file; name the first bad line")
+    _journal_options(v)
+    v.set_defaults(func=cmd_audit_verify)
     return parser
+
+
+def cmd_audit_verify(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .audit import AuditError, verify
+    from .config import ConfigError, default_config, load_config
+    from .run import AUDIT_DIR
+    try:
+        data_dir = Path(args.data_dir) if args.data_dir else \
+            (load_config(args.config) if args.config else default_config()).data_dir
+        directory = data_dir / AUDIT_DIR
+        if not directory.is_dir():
+            print(f"table-controller: {directory}: no audit trail here", file=sys.stderr)
+            return 2
+        lines, files = verify(directory)
+    except ConfigError as err:
+        print(f"table-controller: {err}", file=sys.stderr)
+        return 2
+    except AuditError as err:
+        print(f"table-controller: audit trail broken: {err}", file=sys.stderr)
+        return 1
+    print(f"audit trail intact: {lines} lines in {files} file{'s' if files != 1 else ''} ({directory})")
+    return 0
 
 
 def _journal_options(p: argparse.ArgumentParser) -> None:
@@ -172,6 +202,7 @@ def cmd_meters(args: argparse.Namespace, journal) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from .audit import AuditError
     from .config import ConfigError
     from .journal import JournalError
     from .run import RunOptions, run
@@ -180,7 +211,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                               rounds=args.rounds, seed=args.seed, data_dir=args.data_dir,
                               log_format=args.log_format, shoe_usb=args.shoe_usb,
                               strategy=args.strategy))
-    except (ConfigError, JournalError) as err:
+    except (ConfigError, JournalError, AuditError) as err:
         print(f"table-controller: {err}", file=sys.stderr)
         return 2
 

@@ -19,8 +19,9 @@ LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNI
           "error": logging.ERROR}
 
 
-def configure(fmt: str = "json", level: str = "info", stream: TextIO | None = None) -> None:
-    """``fmt`` is "json" (production) or "console" (development)."""
+def configure(fmt: str = "json", level: str = "info", stream: TextIO | None = None, audit=None) -> None:
+    """``fmt`` is "json" (production) or "console" (development); ``audit`` an AuditTrail that
+    receives every entry, whatever the console shows."""
     stream = stream or sys.stderr
     shared = [
         structlog.contextvars.merge_contextvars,
@@ -30,8 +31,11 @@ def configure(fmt: str = "json", level: str = "info", stream: TextIO | None = No
     renderer = (structlog.processors.JSONRenderer(sort_keys=False) if fmt == "json"
                 else structlog.dev.ConsoleRenderer(colors=stream.isatty()))
     structlog.configure(
-        processors=[*shared, structlog.processors.format_exc_info, renderer],
-        wrapper_class=structlog.make_filtering_bound_logger(LEVELS[level]),
+        processors=[*shared, structlog.processors.format_exc_info, *([audit] if audit else []),
+                    _below(LEVELS[level]), renderer],
+        # the audit trail keeps info and above whatever the console shows
+        wrapper_class=structlog.make_filtering_bound_logger(min(LEVELS[level], logging.INFO) if audit
+                                                            else LEVELS[level]),
         logger_factory=structlog.PrintLoggerFactory(stream),
         cache_logger_on_first_use=False,
     )
@@ -43,3 +47,12 @@ def configure(fmt: str = "json", level: str = "info", stream: TextIO | None = No
     root.handlers[:] = [handler]
     root.setLevel(LEVELS[level])
     logging.getLogger("transitions").setLevel(logging.WARNING)   # we log transitions ourselves
+
+
+def _below(console_level: int):
+    """Drops entries under the console's level after the audit trail has kept them."""
+    def processor(logger, method_name: str, event_dict: dict) -> dict:
+        if LEVELS.get(event_dict.get("level", "info"), logging.INFO) < console_level:
+            raise structlog.DropEvent
+        return event_dict
+    return processor

@@ -20,12 +20,14 @@ from pathlib import Path
 import structlog
 
 from . import logs
+from .audit import AuditTrail
 from .config import DeviceConfig, TableConfig, default_config, load_config
 from .devices import Devices
 from .engine import Engine
 from .journal import Journal
 
 JOURNAL_FILE = "journal.sqlite"
+AUDIT_DIR = "audit"
 
 
 @dataclass
@@ -62,7 +64,9 @@ class TableRun:
                                           for role, dev in config.devices.items()})
         self.config = config
         self.data_dir = Path(opts.data_dir) if opts.data_dir else config.data_dir
-        logs.configure(opts.log_format or config.log_format, config.log_level)
+        self.audit = AuditTrail(self.data_dir / AUDIT_DIR)
+        self.audit.check()                      # a trail that does not verify stops the start
+        logs.configure(opts.log_format or config.log_format, config.log_level, audit=self.audit)
         self.log = structlog.get_logger("run").bind(table=config.table_id)
         self.journal = Journal(self.data_dir / JOURNAL_FILE)
         events: queue.Queue = queue.Queue()
@@ -93,6 +97,7 @@ class TableRun:
         if self.sim:
             self.sim.stop()
         self.journal.close()
+        self.audit.close()
 
     def summary(self) -> dict:
         """Rounds this run finished, from the journal: played, voided, wagered, paid (cents)."""
