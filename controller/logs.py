@@ -22,7 +22,7 @@ LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNI
 def configure(fmt: str = "json", level: str = "info", stream: TextIO | None = None, audit=None) -> None:
     """``fmt`` is "json" (production) or "console" (development); ``audit`` an AuditTrail that
     receives every entry, whatever the console shows."""
-    stream = stream or sys.stderr
+    stream = stream or _CurrentStderr()
     shared = [
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,
@@ -30,6 +30,9 @@ def configure(fmt: str = "json", level: str = "info", stream: TextIO | None = No
     ]
     renderer = (structlog.processors.JSONRenderer(sort_keys=False) if fmt == "json"
                 else structlog.dev.ConsoleRenderer(colors=stream.isatty()))
+    if audit is not None:
+        global _settings
+        _settings = (fmt, level, stream)
     structlog.configure(
         processors=[*shared, structlog.processors.format_exc_info, *([audit] if audit else []),
                     _below(LEVELS[level]), renderer],
@@ -56,3 +59,25 @@ def _below(console_level: int):
             raise structlog.DropEvent
         return event_dict
     return processor
+
+
+_settings: tuple | None = None
+
+
+def detach_audit() -> None:
+    """Stop sending entries to an audit trail that is being closed (same console as before)."""
+    if _settings is not None:
+        configure(*_settings)
+
+
+class _CurrentStderr:
+    """Whatever ``sys.stderr`` is when a line is written (test runners swap it)."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+    def isatty(self) -> bool:
+        return sys.stderr.isatty()

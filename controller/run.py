@@ -97,6 +97,7 @@ class TableRun:
         if self.sim:
             self.sim.stop()
         self.journal.close()
+        logs.detach_audit()
         self.audit.close()
 
     def summary(self) -> dict:
