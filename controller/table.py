@@ -572,7 +572,7 @@ class Table:
         self.device_detail[role] = reason
         self.alert("device_offline", f"The {role} is not answering: {reason}")
         if role in REQUIRED_DEVICES:
-            self._set_hold(role, f"The {role} is offline")
+            self._set_hold(role, f"{role.capitalize()} offline")
 
     def _set_hold(self, key: str, reason: str | None) -> None:
         if reason is None:
