@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from .paytable import JACKPOTS, PayTableError, Preset, load_paytable, load_preset
-from .tomlcheck import TomlChecker
+from .tomlcheck import TomlChecker, read_file
 
 
 class ConfigError(ValueError):
@@ -98,11 +98,7 @@ class TableConfig:
 
 def load_config(path: str | Path) -> TableConfig:
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise ConfigError(f"{path}: cannot read: {err.strerror or err}") from None
-    return parse_config(text, str(path), base=path.parent)
+    return parse_config(read_file(path, ConfigError), str(path), base=path.parent)
 
 
 def parse_config(text: str, source: str, base: Path | None = None) -> TableConfig:

@@ -22,7 +22,7 @@ from typing import Any
 from .cards import RANKS
 from .hand3 import Hand3
 from .hand6 import Hand6, Super6
-from .tomlcheck import TomlChecker
+from .tomlcheck import TomlChecker, read_file
 
 JACKPOTS = ("mega", "major", "minor")
 WAGER_SPOTS = ("ante", "pair_plus", "six_card_bonus", "super6")
@@ -99,11 +99,7 @@ def load_preset(name: str) -> Preset:
 def load_paytable(path: str | Path) -> Preset:
     """A table's own pay-table file."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise PayTableError(f"{path}: cannot read: {err.strerror or err}") from None
-    return parse_paytable(text, str(path))
+    return parse_paytable(read_file(path, PayTableError), str(path))
 
 
 def load(preset: str | None = None, paytable: str | Path | None = None) -> Preset:

@@ -26,10 +26,8 @@ WAGER_TYPES = ("ante", "play", "pair_plus", "six_card_bonus", "super6")
 
 
 def rebuild(journal: Journal, round_id: int) -> tuple[Round, dict]:
-    rnd = Round(round_id)
     records = journal.records(round_id)
-    for record in records:
-        rnd.apply(record.kind, record.data, record.at)
+    rnd = Round.from_records(round_id, records)
     row = journal.db.execute("SELECT status, opened_at, closed_at FROM rounds WHERE id = ?",
                              (round_id,)).fetchone()
     return rnd, {"status": row[0], "opened_at": row[1], "closed_at": row[2], "records": len(records)}

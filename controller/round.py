@@ -95,6 +95,14 @@ class Round:
         cards = [c for hand in self.hands.values() for c in hand]
         return cards + [c for hand in self.dead_hands for c in hand]
 
+    @classmethod
+    def from_records(cls, round_id: int, records) -> Round:
+        """The round as its journal records leave it (recovery and recall both read it so)."""
+        rnd = cls(round_id)
+        for record in records:
+            rnd.apply(record.kind, record.data, record.at)
+        return rnd
+
     # --- the one writer -------------------------------------------------------------
 
     def apply(self, kind: str, data: dict[str, Any], at: str = "") -> None:

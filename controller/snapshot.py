@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from . import machine as procedure
 from .cards import card_text
-from .paytable import WAGER_SPOTS
 from .prompts import settlement_lines
 from .round import DEALER
 
@@ -63,7 +62,6 @@ def build_snapshot(table) -> dict:
         "holds": list(table.holds.values()),
         "jackpots": dict(table.jackpots),
         "alerts": list(table.alerts),
-        "wager_spots": list(WAGER_SPOTS),
     }
 
 

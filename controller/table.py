@@ -107,9 +107,7 @@ class Table:
         last = self.journal.last_round()
         if last is None or last[1] != "open":
             return
-        rnd = Round(last[0])
-        for record in self.journal.records(last[0]):
-            rnd.apply(record.kind, record.data, record.at)
+        rnd = Round.from_records(last[0], self.journal.records(last[0]))
         self.round = self.recovered = rnd
         self.jackpots = dict(rnd.jackpots) or self.jackpots
 
@@ -189,7 +187,8 @@ class Table:
             return self._refuse("the shoe has not finished shuffling")
         if self.round.shoe_count != 52:
             return self._refuse(f"the shoe counted {self.round.shoe_count} cards after the shuffle, not 52")
-        return not self._shoe_problem() or self._refuse(self._shoe_problem())
+        problem = self._shoe_problem()
+        return not problem or self._refuse(problem)
 
     def has_wagers(self, event=None) -> bool:
         return bool(self._felt_wagers()) or self._refuse("no wagers on the table")
@@ -278,11 +277,10 @@ class Table:
 
     # --- entering states: device commands (repeatable after a recovery) ---------------
 
-    def on_enter_ready(self, event) -> None:
-        self.recovered = None
+    def on_exit_starting(self, event) -> None:
+        self.recovered = None                        # recovery is over once the table leaves starting
 
     def on_enter_betting(self, event) -> None:
-        self.recovered = None
         self.devices.sensors.lock(locked=False)
         if not self.round.shuffled or event.event.name == "recover":
             # After a restart the shoe may have restarted too: shuffle again; no card is out yet.
@@ -295,19 +293,16 @@ class Table:
         if event.event.name == "recover":
             # Cards may have left the shoe while no one was recording: count them before dealing on.
             self.counting_after_recovery = True
-            self.recovered = None
             self.devices.shoe.request_status()
             return
         self._request_next_hand()
 
     def on_enter_decisions(self, event) -> None:
-        self.recovered = None
         self._lock_for_decisions()
         for position in list(self.round.undecided):      # Play chips put out while others were dealt
             self._play_spot(position, self.felt.get((position, "play")), (position, "play") in self.felt)
 
     def on_enter_settling(self, event) -> None:
-        self.recovered = None
         self.devices.sensors.lock()
 
     def on_enter_void(self, event) -> None:
@@ -378,7 +373,6 @@ class Table:
 
     def on_spot(self, e) -> None:
         key = (e.position, e.spot)
-        before = self.felt.get(key)
         if e.change == "removed":
             self.felt.pop(key, None)
         else:
@@ -390,11 +384,11 @@ class Table:
             self._lamp(e.position, e.spot, LAMP_FLASH if key in self.wager_problems() else LAMP_OFF)
         elif state in ("dealing", "decisions"):
             if e.spot == "play":
-                self._play_spot_changed(e, before)
+                self._play_spot_changed(e)
             else:
-                self._past_posting(e, before)
+                self._past_posting(e)
 
-    def _past_posting(self, e, before) -> None:
+    def _past_posting(self, e) -> None:
         accepted = self.round.wagers.get(e.position, {}).get(e.spot, 0)
         timer = f"removed {e.position} {e.spot}"
         if e.change == "removed":
@@ -412,7 +406,7 @@ class Table:
         self.alert("past_posting", f"Past posting: position {e.position} {SPOT_NAMES[e.spot]} {what} "
                    f"after No more bets; not accepted (the wager stays {money(accepted)})", e.position)
 
-    def _play_spot_changed(self, e, before) -> None:
+    def _play_spot_changed(self, e) -> None:
         position = e.position
         if position not in self.round.deciders:
             if e.change != "removed":

@@ -9,7 +9,16 @@ it the message names file and key without a line.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
+
+
+def read_file(path: Path, error: type[Exception]) -> str:
+    """A hand-edited file's text; ``error`` names the file when it cannot be read."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise error(f"{path}: cannot read: {err.strerror or err}") from None
 
 
 class TomlChecker:

@@ -7,10 +7,10 @@ import time
 from contextlib import contextmanager
 
 from drivers import registry
-from simulators.ports import PtyPort, TcpPort
+from simulators.table import PORTS as SERIAL_PORTS
 from simulators.usb import UsbPort
 
-PORTS = {"pty": PtyPort, "tcp": TcpPort, "usb": UsbPort}
+PORTS = {**SERIAL_PORTS, "usb": UsbPort}
 
 
 class Events:

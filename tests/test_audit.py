@@ -43,7 +43,7 @@ def test_the_first_altered_removed_or_reordered_line_is_named(tmp_path, tamper, 
     path.write_text("\n".join(lines) + "\n")
     with pytest.raises(AuditError) as err:
         verify(directory)
-    assert str(err.value) == f"{path}, {where}" + str(err.value).split(where, 1)[1]
+    assert str(err.value).startswith(f"{path}, {where}")
 
 
 def test_a_torn_last_line_is_set_aside_and_said(tmp_path):

@@ -5,6 +5,8 @@ import json
 import pytest
 
 from controller.cards import parse_cards
+from controller.hand3 import qualifies, score3
+from controller.prompts import dealer_announcement
 from controller.paytable import load_preset, preset_names
 from controller.roundio import settle_json
 from drivers import shoe_protocol as shoe_proto
@@ -95,8 +97,9 @@ def test_a_manual_round_says_the_dealers_words(tmp_path):
         for position in (1, 2, 3, 5):
             rig.act("play" if position != 3 else "fold", position=position)
         snap = rig.state("settling")
-        announcement = snap["dealer"]["announcement"]
-        assert announcement == "Dealer doesn't play" or announcement.startswith("Dealer plays with")
+        dealer = next(r.data["cards"] for r in rig.records("hand") if r.data["target"] == 0)
+        score = score3([c for c, _ in dealer])
+        assert snap["dealer"]["announcement"] == dealer_announcement(score, qualifies(score))
         assert snap["settlement_order"] == [5, 3, 2, 1]      # from the dealer's right
         assert "settle position 5 first" in rig.refused("confirm", position=1)
         for position in (5, 3, 2, 1):

@@ -56,7 +56,6 @@ def test_serial_number_chooses_between_two_shoes():
     ("usb://1209:0001/NOPE", "shoe: no USB device usb://1209:0001/NOPE attached"),
 ])
 def test_absent_device_is_named(url, message):
-    UsbPort()
     bus = SimulatedUsbBus()
     UsbPort(backend=bus)
     with pytest.raises(TransportError, match=message):
