@@ -12,7 +12,8 @@ Sections (deploy/table.example.toml explains every key):
   [jackpot]  opening MEGA / MAJOR / MINOR values in cents (used while the journal has none)
   [data]     dir (journal and audit files)
   [log]      format (json | console), level
-  [page]     host, port, allow (address ranges that may use the page)
+  [page]     host, port, allow (address ranges that may use the page),
+             pin_attempts, pin_lockout (wrong PINs before a role is locked, for how long)
   [devices.shoe | devices.sensors | devices.sign]
              driver, url, serial line settings, driver timings
 """
@@ -82,6 +83,8 @@ class TableConfig:
     devices: dict[str, DeviceConfig]
     source: str = "<embedded default>"
     raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    pin_attempts: int = 5
+    pin_lockout: float = 300.0
 
     @property
     def digest(self) -> str:
@@ -154,7 +157,7 @@ def parse_config(text: str, source: str, base: Path | None = None) -> TableConfi
     if log_level not in ("debug", "info", "warning", "error"):
         raise c.fail("log.level", f"must be debug, info, warning or error, not {log_level!r}")
 
-    page = c.table(doc, "page", {"host", "port", "allow"}, required=False)
+    page = c.table(doc, "page", {"host", "port", "allow", "pin_attempts", "pin_lockout"}, required=False)
     host = c.text(page.get("host", "127.0.0.1"), "page.host")
     port = page.get("port", 8080)
     if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
@@ -167,6 +170,10 @@ def parse_config(text: str, source: str, base: Path | None = None) -> TableConfi
             ipaddress.ip_network(net, strict=False)
         except (ValueError, TypeError):
             raise c.fail(f"page.allow[{i}]", f"{net!r} is not an address range") from None
+    attempts = page.get("pin_attempts", 5)
+    if isinstance(attempts, bool) or not isinstance(attempts, int) or not 1 <= attempts <= 20:
+        raise c.fail("page.pin_attempts", f"must be a whole number from 1 to 20, not {attempts!r}")
+    lockout = _seconds(c, page.get("pin_lockout", 300.0), "page.pin_lockout")
 
     devices_doc = c.table(doc, "devices", set(DEVICE_ROLES))
     devices = {}
@@ -176,7 +183,8 @@ def parse_config(text: str, source: str, base: Path | None = None) -> TableConfi
         devices[role] = _device(c, role, devices_doc[role])
 
     return TableConfig(table_id, preset, positions, two == "allowed", hand_timeout, jackpots, data_dir,
-                       log_format, log_level, host, port, tuple(allow), devices, source, doc)
+                       log_format, log_level, host, port, tuple(allow), devices, source, doc,
+                       attempts, lockout)
 
 
 def _seconds(c: _Checker, value: Any, key: str) -> float:

@@ -9,6 +9,11 @@ deadlines kept by this thread; an expired timer is one more event.
 
 Dealer actions carry a reply slot: ``act`` posts the action and waits for
 the verdict (done, or refused with the reason), so the page can say why.
+They also carry who asks: a role, and for supervisor actions the PIN holder
+the page checked (controller/pins.py). The engine refuses a supervisor action
+from any other role, hands ``by`` (who) to the table so each journal record
+of the action names its author, and logs every action, done or refused, with
+who and why into the audit trail.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from drivers.events import (CommandFailed, DeviceFault, DeviceMessage, DeviceOff
 
 from . import machine as procedure
 from .journal import JournalError
+from .pins import PRIVILEGED_ROLES
 from .snapshot import build_snapshot
 from .table import Table
 
@@ -40,6 +46,11 @@ class DealerAction:
     args: dict[str, Any] = field(default_factory=dict)
     role: str = "dealer"
     reply: queue.Queue | None = None
+    who: str = ""                   # the PIN holder ("supervisor Ana"); the role when none
+
+    @property
+    def by(self) -> str:
+        return self.who or self.role
 
 
 @dataclass(frozen=True)
@@ -81,9 +92,10 @@ class Engine:
     def post(self, event: Any) -> None:
         self.queue.put(event)
 
-    def act(self, action: str, role: str = "dealer", timeout: float = 5.0, **args) -> Verdict:
+    def act(self, action: str, role: str = "dealer", timeout: float = 5.0, who: str = "",
+            **args) -> Verdict:
         reply: queue.Queue = queue.Queue(maxsize=1)
-        self.post(DealerAction(action, args, role, reply))
+        self.post(DealerAction(action, args, role, reply, who))
         try:
             return reply.get(timeout=timeout)
         except queue.Empty:
@@ -179,25 +191,26 @@ class Engine:
             if event.reply is not None:
                 event.reply.put(Verdict(False, f"{event.action}: internal error: {err}"))
             raise
-        self.log.info("dealer.action", action=event.action, role=event.role, ok=verdict.ok,
+        self.log.info("dealer.action", action=event.action, role=event.role, by=event.by, ok=verdict.ok,
                       refused=verdict.message or None, state=self.table.state,
                       round=self.table.round.id if self.table.round else None,
-                      position=event.args.get("position"))
+                      position=event.args.get("position"), reason=event.args.get("reason"),
+                      privileged=event.action in procedure.SUPERVISOR_ACTIONS)
         if event.reply is not None:
             event.reply.put(verdict)
 
     def _try_action(self, event: DealerAction) -> Verdict:
-        if event.action not in procedure.DEALER_ACTIONS:
+        if event.action not in procedure.DEALER_ACTIONS + procedure.TABLE_ACTIONS:
             return Verdict(False, f"unknown action {event.action!r}")
         bad = _bad_arguments(event.args)
         if bad:
             return Verdict(False, f"{event.action}: {bad}")
-        if event.action in procedure.SUPERVISOR_ACTIONS and event.role not in ("supervisor", "technician"):
-            return Verdict(False, f"{event.action} needs a supervisor")
+        if event.action in procedure.SUPERVISOR_ACTIONS and event.role not in PRIVILEGED_ROLES:
+            return Verdict(False, f"{event.action.replace('_', ' ')} needs a supervisor or technician PIN")
         table = self.table
         table.refusal = ""
         try:
-            done = getattr(table, event.action)(**event.args)
+            done = getattr(table, event.action)(**event.args, by=event.by)
         except MachineError:
             return Verdict(False, f"{event.action.replace('_', ' ')} is not possible while {table.state}")
         return Verdict(True) if done else Verdict(False, table.refusal or f"{event.action} refused")
@@ -250,7 +263,7 @@ class Engine:
             observer(snap)
 
 
-ACTION_ARGUMENTS = {"position": int, "other": int, "reason": str, "by": str}
+ACTION_ARGUMENTS = {"position": int, "other": int, "spot": str, "amount": int, "reason": str}
 
 
 def _bad_arguments(args: dict) -> str | None:

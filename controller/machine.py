@@ -58,11 +58,13 @@ TRANSITIONS = [
     {"trigger": "link_positions", "source": "betting", "dest": None, "conditions": "positions_linkable",
      "after": "record_link"},
     {"trigger": "unlink_positions", "source": "betting", "dest": None, "after": "record_unlink"},
+    {"trigger": "override_wager", "source": "betting", "dest": None, "conditions": "override_valid",
+     "after": "record_override"},
 
     # irregularities
     {"trigger": "misdeal", "source": ["dealing", "decisions", "held"], "dest": "void"},
     {"trigger": "void_round", "source": ["betting", "dealing", "decisions", "held"], "dest": "void",
-     "conditions": "nothing_paid"},
+     "conditions": ["reason_given", "nothing_paid"]},
     {"trigger": "hold", "source": list(HOLDABLE), "dest": "held", "conditions": "something_holding"},
     *({"trigger": "resume", "source": "held", "dest": state,
        "conditions": ["nothing_holding", f"held_from_{state}"]} for state in HOLDABLE),
@@ -70,8 +72,13 @@ TRANSITIONS = [
 
 # triggers the dealer (or supervisor) may touch; the rest come from devices and the engine
 DEALER_ACTIONS = ("open_betting", "no_more_bets", "play", "fold", "confirm", "misdeal",
-                  "link_positions", "unlink_positions", "void_round")
-SUPERVISOR_ACTIONS = ("void_round",)
+                  "link_positions", "unlink_positions", "override_wager", "void_round")
+# actions outside the round's procedure, taken by the table itself in any state (each method
+# refuses with a reason where it does not apply, e.g. a meter reset while a round is open)
+TABLE_ACTIONS = ("call_supervisor", "reset_meters")
+# actions that need a supervisor's or technician's PIN (controller/pins.py)
+SUPERVISOR_ACTIONS = ("void_round", "override_wager", "reset_meters")
+BETWEEN_ROUNDS = ("ready", "complete", "void")
 # tried after every event, in this order, so the round moves on by itself when it can
 AUTOMATIC = ("self_check_passed", "recover", "all_dealt", "all_decided", "all_paid", "hold", "resume")
 
@@ -83,9 +90,11 @@ def build(model, initial: str = "starting") -> Machine:
 
 
 def available_actions(machine: Machine, state: str) -> list[str]:
-    """The dealer's actions that exist in ``state`` (their conditions are checked when touched)."""
+    """The dealer's and supervisor's actions that exist in ``state`` (their conditions are checked
+    when touched)."""
     triggers = set(machine.get_triggers(state))
-    return [a for a in DEALER_ACTIONS if a in triggers]
+    table = ["call_supervisor"] + (["reset_meters"] if state in BETWEEN_ROUNDS else [])
+    return [a for a in DEALER_ACTIONS if a in triggers] + table
 
 
 def mermaid() -> str:

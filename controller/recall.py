@@ -11,7 +11,12 @@ Owns two read-only views of the journal:
   to compare with.
 - ``meters``: per wager type the number of wagers, the amount wagered, paid
   to players and taken by the house, and the hold; rounds complete and void,
-  jackpot hits and device events (door, jam, offline).
+  jackpot hits and device events (door, jam, offline). By default they
+  count from the last meter reset: a reset writes a baseline (a
+  ``meters_reset`` table event naming who, why and the last round behind
+  it); nothing is deleted, and ``lifetime=True`` counts everything.
+
+Writes one thing: ``record_meter_reset``, the baseline.
 """
 
 from __future__ import annotations
@@ -77,10 +82,29 @@ def recall(journal: Journal, last: int = 10, round_id: int | None = None) -> lis
     return [recall_round(journal, i) for i in ids]
 
 
-def meters(journal: Journal) -> dict:
+def record_meter_reset(journal: Journal, *, by: str, reason: str) -> dict:
+    """Journal a new meter baseline after the last round (callers make sure none is open)."""
+    last = journal.last_round()
+    if last is not None and last[1] == "open":
+        raise ValueError(f"round {last[0]} is still open; meters are reset between rounds")
+    baseline = {"after_round": last[0] if last else 0, "by": by, "reason": reason}
+    journal.table_event("meters_reset", baseline)
+    return baseline
+
+
+def last_meter_reset(journal: Journal) -> dict | None:
+    row = journal.db.execute("SELECT seq, at, data FROM table_events WHERE kind = 'meters_reset' "
+                             "ORDER BY seq DESC LIMIT 1").fetchone()
+    return dict(json.loads(row[2]), seq=row[0], at=row[1]) if row else None
+
+
+def meters(journal: Journal, *, lifetime: bool = False) -> dict:
+    reset = None if lifetime else last_meter_reset(journal)
+    after_round, after_event = (reset["after_round"], reset["seq"]) if reset else (0, 0)
     per = {w: {"wagers": 0, "wagered": 0, "paid": 0, "taken": 0} for w in (*WAGER_TYPES, "ante_bonus")}
     caps = hits = 0
-    for (data,) in journal.db.execute("SELECT data FROM records WHERE kind = 'settlement'"):
+    for (data,) in journal.db.execute("SELECT data FROM records WHERE kind = 'settlement' AND round_id > ?",
+                                      (after_round,)):
         settlement = json.loads(data)
         hits += len(settlement.get("jackpot_hits", []))
         for seat in settlement["seats"]:
@@ -94,14 +118,19 @@ def meters(journal: Journal) -> dict:
                 m["paid" if result > 0 else "taken"] += abs(result)
     for m in per.values():
         m["hold"] = m["taken"] - m["paid"]
-    status = dict(journal.db.execute("SELECT status, COUNT(*) FROM rounds GROUP BY status").fetchall())
+    status = dict(journal.db.execute("SELECT status, COUNT(*) FROM rounds WHERE id > ? GROUP BY status",
+                                     (after_round,)).fetchall())
     events: dict[str, int] = {}
-    for (data,) in journal.db.execute("SELECT data FROM records WHERE kind = 'alert' UNION ALL "
-                                      "SELECT data FROM table_events WHERE kind = 'alert'"):
+    for (data,) in journal.db.execute(
+            "SELECT data FROM records WHERE kind = 'alert' AND round_id > ? UNION ALL "
+            "SELECT data FROM table_events WHERE kind = 'alert' AND seq > ?", (after_round, after_event)):
         kind = json.loads(data)["kind"]
         events[kind] = events.get(kind, 0) + 1
     for kind, count in journal.db.execute("SELECT kind, COUNT(*) FROM table_events "
-                                          "WHERE kind IN ('jam', 'door') GROUP BY kind"):
+                                          "WHERE kind IN ('jam', 'door') AND seq > ? GROUP BY kind",
+                                          (after_event,)):
         events[kind] = count
+    since = {k: reset[k] for k in ("at", "by", "reason", "after_round")} if reset else None
     return {"rounds": {s: status.get(s, 0) for s in ("complete", "void", "open")},
-            "wagers": per, "cap_reductions": caps, "jackpot_hits": hits, "events": events}
+            "wagers": per, "cap_reductions": caps, "jackpot_hits": hits, "events": events,
+            "since_reset": since}

@@ -10,6 +10,7 @@ Record kinds (data fields):
   opened     round, preset, deck, config_digest, jackpots
   shuffle    deck                            a shuffle was asked for (again, after a restart)
   shuffled   deck, count                     the shoe's shuffle for this round
+  override   position, spot, amount, by, reason   a supervisor's reading of a spot during betting
   wagers     positions {pos: {spot: cents}}, linked [[a, b]]   at "No more bets"
   hand       hand_no, target (position, 0 = dealer, -1 = dead hand), cards [[card, deck]]
   decision   position, play (bool), by ("sensor" | "dealer")
@@ -17,7 +18,7 @@ Record kinds (data fields):
   paid       position, net                    the dealer confirmed this position
   alert      kind, message, position?
   state      state, from?                    the machine entered this state (from: what a hold interrupted)
-  void       reason
+  void       reason, by
   complete   -
 """
 
@@ -39,6 +40,7 @@ class Round:
     jackpots: dict[str, int] = field(default_factory=dict)
     shuffled: bool = False
     shoe_count: int = 0
+    overrides: dict[tuple[int, str], int] = field(default_factory=dict)   # supervisor readings, betting
     wagers: dict[int, dict[str, int]] = field(default_factory=dict)   # accepted at "No more bets"
     linked: list[tuple[int, int]] = field(default_factory=list)
     hands: dict[int, tuple[int, ...]] = field(default_factory=dict)   # position (0 dealer) -> cards
@@ -128,6 +130,9 @@ class Round:
         self.deck = d["deck"]
         self.shoe_count = d["count"]
         self.cards_dealt = 0
+
+    def _on_override(self, d):
+        self.overrides[(int(d["position"]), d["spot"])] = int(d["amount"])
 
     def _on_wagers(self, d):
         self.wagers = {int(p): {s: int(v) for s, v in w.items()} for p, w in d["positions"].items()}

@@ -29,6 +29,7 @@ from . import machine as procedure
 from .cards import card_text
 from .config import TableConfig
 from .journal import Journal
+from .recall import record_meter_reset
 from .paytable import WAGER_SPOTS
 from .prompts import SPOT_NAMES, dealer_announcement, money, no_pair_plus
 from .round import DEAD_HAND, DEALER, Round
@@ -135,7 +136,7 @@ class Table:
             self._settle()
         elif dest == "void":
             by = event.kwargs.get("by", "controller" if name == "misdeal" else "supervisor")
-            self.fact("void", reason=event.kwargs.get("reason") or "voided", by=by)
+            self.fact("void", reason=event.kwargs.get("reason") or "misdeal declared", by=by)
         self.fact("state", state=dest, **({"from": event.transition.source} if dest == "held" else {}))
         if dest == "complete":
             self.fact("complete")
@@ -211,6 +212,23 @@ class Table:
             return self._refuse(f"position {a} or {b} is already linked")
         return True
 
+    def reason_given(self, event) -> bool:
+        return bool(event.kwargs.get("reason")) or self._refuse("say why (the reason is journaled)")
+
+    def override_valid(self, event) -> bool:
+        position, spot, amount = (event.kwargs.get(k) for k in ("position", "spot", "amount"))
+        if not isinstance(position, int) or not 1 <= position <= self.config.positions:
+            return self._refuse(f"position {position!r} is not a position at this table "
+                                f"(1 to {self.config.positions})")
+        if spot not in WAGER_SPOTS or spot == "play":
+            return self._refuse(f"{spot!r} is not a spot a wager can be read on "
+                                f"({', '.join(s for s in WAGER_SPOTS if s != 'play')})")
+        if not isinstance(amount, int) or amount < 0:
+            return self._refuse(f"amount must be whole cents, 0 or more, not {amount!r}")
+        if not event.kwargs.get("reason"):
+            return self._refuse("say why the sensor's reading is overridden")
+        return True
+
     def hands_complete(self, event=None) -> bool:
         return self.round.hands_received >= self.round.hands_needed
 
@@ -264,6 +282,12 @@ class Table:
         position = event.kwargs["position"]
         seat = next(s for s in self.round.settlement["seats"] if s["seat"] == position)
         self.fact("paid", position=position, net=seat["net"])
+
+    def record_override(self, event) -> None:
+        k = event.kwargs
+        self.fact("override", position=k["position"], spot=k["spot"], amount=k["amount"],
+                  by=k.get("by", "supervisor"), reason=k["reason"])
+        self._show_flags()
 
     def record_link(self, event) -> None:
         pair = tuple(sorted((event.kwargs["position"], event.kwargs["other"])))
@@ -322,9 +346,21 @@ class Table:
 
     # --- wagers on the felt -----------------------------------------------------------
 
+    def readings(self) -> dict[tuple[int, str], int | None]:
+        """What lies on each spot: the sensors' readings, with a supervisor's override in place
+        of the sensor's for this round (0 = no wager there)."""
+        reading = dict(self.felt)
+        if self.round is not None and self.state == "betting":
+            for key, amount in self.round.overrides.items():
+                if amount:
+                    reading[key] = amount
+                else:
+                    reading.pop(key, None)
+        return reading
+
     def _felt_wagers(self) -> dict[int, dict[str, int]]:
         wagers: dict[int, dict[str, int]] = {}
-        for (position, spot), value in self.felt.items():
+        for (position, spot), value in self.readings().items():
             if spot in WAGER_SPOTS and value:
                 wagers.setdefault(position, {})[spot] = value
         return wagers
@@ -335,7 +371,7 @@ class Table:
     def wager_problems(self) -> dict[tuple[int, str], str]:
         """Spots whose chips cannot be accepted as they lie, with the reason."""
         problems = {}
-        for (position, spot), value in self.felt.items():
+        for (position, spot), value in self.readings().items():
             if spot == "play":
                 problems[(position, spot)] = "the Play spot stays empty until the cards are seen"
                 continue
@@ -595,6 +631,24 @@ class Table:
             seat["play"] = bool(rnd.decisions.get(seat["seat"]))
         doc["announcement"] = dealer_announcement(result.dealer_score, result.dealer_qualifies)
         self.fact("settlement", **doc)
+
+    # --- table actions (machine.TABLE_ACTIONS): outside the round's procedure -------------
+
+    def call_supervisor(self, by: str = "dealer", reason: str = "") -> bool:
+        self.alert("supervisor_called", f"Supervisor called to the table by the {by}"
+                   + (f": {reason}" if reason else ""))
+        return True
+
+    def reset_meters(self, by: str = "supervisor", reason: str = "") -> bool:
+        """A new baseline for ``meters``: rounds up to the last closed one are behind it."""
+        if self.state not in procedure.BETWEEN_ROUNDS:
+            return self._refuse(f"meters are reset between rounds, not while {self.state}")
+        if not reason:
+            return self._refuse("say why the meters are reset")
+        record_meter_reset(self.journal, by=by, reason=reason)
+        self.log.info("table.meters_reset", by=by, reason=reason, state=self.state,
+                      round=self.round.id if self.round else None)
+        return True
 
     # --- what the dealer is told -------------------------------------------------------------
 

@@ -27,4 +27,7 @@ def test_every_condition_and_callback_named_in_the_data_exists_on_the_table():
 def test_dealer_actions_and_automatic_steps_are_triggers():
     triggers = {t["trigger"] for t in machine.TRANSITIONS}
     assert set(machine.DEALER_ACTIONS) <= triggers and set(machine.AUTOMATIC) <= triggers
-    assert set(machine.SUPERVISOR_ACTIONS) <= set(machine.DEALER_ACTIONS)
+    assert set(machine.SUPERVISOR_ACTIONS) <= set(machine.DEALER_ACTIONS) | set(machine.TABLE_ACTIONS)
+    # table actions are methods of the table, not round triggers
+    assert not set(machine.TABLE_ACTIONS) & triggers
+    assert all(callable(getattr(Table, a, None)) for a in machine.TABLE_ACTIONS)

@@ -175,8 +175,12 @@ def test_dealer_may_declare_a_misdeal_and_a_supervisor_void(tmp_path):
     with table(tmp_path, "sheet-000") as rig:
         rig.open_and_bet({3: {"ante": 500}})
         assert "needs a supervisor" in rig.engine.act("void_round", reason="dispute").message
-        assert rig.engine.act("void_round", role="supervisor", reason="player dispute").ok
+        assert rig.engine.act("void_round", role="supervisor").message == "say why (the reason is journaled)"
+        assert rig.engine.act("void_round", role="supervisor", who="supervisor Ana",
+                              reason="player dispute").ok
         assert rig.state("void")["void_reason"] == "player dispute"
+        void = [r.data for r in rig.records() if r.kind == "void"][-1]
+        assert void == {"reason": "player dispute", "by": "supervisor Ana"}
         rig.sim.sensors.clear_table()
         rig.open_and_bet({3: {"ante": 500}})
         rig.act("no_more_bets")
@@ -252,7 +256,7 @@ def test_one_player_on_two_positions_by_configuration(tmp_path):
 def test_actions_are_refused_where_they_make_no_sense(tmp_path):
     with table(tmp_path, "sheet-002") as rig:
         rig.wait(lambda s: s["state"] == "ready")
-        assert rig.snap["actions"] == ["open_betting"]
+        assert rig.snap["actions"] == ["open_betting", "call_supervisor", "reset_meters"]
         assert rig.refused("confirm", position=1) == "confirm is not possible while ready"
         assert rig.refused("no_more_bets") == "no more bets is not possible while ready"
         assert "unknown action" in rig.refused("pay_everyone")
