@@ -70,6 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--shoe-usb", action="store_true", help="attach the simulated shoe by USB")
     p.add_argument("--data-dir", metavar="DIR", help="journal and audit files (overrides data.dir)")
     p.add_argument("--log-format", choices=("json", "console"), help="overrides log.format")
+    p.add_argument("--port", type=int, metavar="N", help="the dealer's page port (overrides page.port; "
+                   "0 picks a free one)")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("recall", help="the last rounds from the journal, settle-ready")
@@ -81,8 +83,26 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("meters", help="meters per wager type, rounds, voids, device events")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--lifetime", action="store_true", help="count from the first round, not the last reset")
     _journal_options(p)
     p.set_defaults(func=cmd_meters)
+
+    p = sub.add_parser("pin", help="set, remove or list the PINs of supervisors, technicians and dealers")
+    pin_sub = p.add_subparsers(metavar="ACTION")
+    s_ = pin_sub.add_parser("set", help="give NAME in ROLE a PIN (read twice from the terminal, or once "
+                            "from standard input)")
+    s_.add_argument("role", choices=("dealer", "supervisor", "technician"))
+    s_.add_argument("name")
+    _journal_options(s_)
+    s_.set_defaults(func=cmd_pin_set)
+    r_ = pin_sub.add_parser("remove", help="remove NAME's PIN in ROLE")
+    r_.add_argument("role", choices=("dealer", "supervisor", "technician"))
+    r_.add_argument("name")
+    _journal_options(r_)
+    r_.set_defaults(func=cmd_pin_remove)
+    l_ = pin_sub.add_parser("list", help="who holds a PIN, and which roles are locked out")
+    _journal_options(l_)
+    l_.set_defaults(func=cmd_pin_list)
 
     p = sub.add_parser("audit", help="the audit trail")
     audit_sub = p.add_subparsers(metavar="ACTION")
@@ -187,10 +207,14 @@ def cmd_recall(args: argparse.Namespace, journal) -> int:
 @_journal_command
 def cmd_meters(args: argparse.Namespace, journal) -> int:
     from .recall import meters
-    m = meters(journal)
+    m = meters(journal, lifetime=args.lifetime)
     if args.json:
         print(json.dumps(m))
         return 0
+    since = m["since_reset"]
+    print("since the first round" if since is None else
+          f"since the reset of {since['at']} by {since['by']} ({since['reason']}), after round "
+          f"{since['after_round']}")
     r = m["rounds"]
     print(f"rounds: {r['complete']} complete, {r['void']} void, {r['open']} open")
     print(f"{'wager':<16}{'wagers':>8}{'wagered':>14}{'paid':>14}{'taken':>14}{'hold':>14}")
@@ -201,17 +225,96 @@ def cmd_meters(args: argparse.Namespace, journal) -> int:
     return 0
 
 
+# --- PINs ------------------------------------------------------------------------
+
+def _pin_store(args: argparse.Namespace):
+    from pathlib import Path
+
+    from .config import default_config, load_config
+    from .pins import PIN_FILE, PinStore
+    config = load_config(args.config) if args.config else default_config()
+    data_dir = Path(args.data_dir) if args.data_dir else config.data_dir
+    return PinStore(data_dir / PIN_FILE, attempts=config.pin_attempts, lockout=config.pin_lockout), data_dir
+
+
+def _pin_command(func):
+    def wrapped(args: argparse.Namespace) -> int:
+        from .config import ConfigError
+        from .pins import PinError
+        try:
+            return func(args, *_pin_store(args))
+        except (ConfigError, PinError) as err:
+            print(f"table-controller: {err}", file=sys.stderr)
+            return 2
+    return wrapped
+
+
+def _journal_pin_change(data_dir, what: dict) -> None:
+    """PIN changes are table events in the journal (when this data directory has one)."""
+    from .journal import Journal
+    from .run import JOURNAL_FILE
+    if (data_dir / JOURNAL_FILE).exists():
+        journal = Journal(data_dir / JOURNAL_FILE)
+        try:
+            journal.table_event("pin_changed", what)
+        finally:
+            journal.close()
+
+
+@_pin_command
+def cmd_pin_set(args: argparse.Namespace, store, data_dir) -> int:
+    import getpass
+
+    from .pins import PinError
+    if sys.stdin.isatty():
+        pin = getpass.getpass(f"PIN for {args.role} {args.name}: ")
+        if getpass.getpass("The same PIN again: ") != pin:
+            raise PinError("the two PINs differ; nothing changed")
+    else:
+        pin = sys.stdin.readline().strip()
+    store.set_pin(args.role, args.name, pin)
+    _journal_pin_change(data_dir, {"action": "set", "role": args.role, "name": args.name})
+    print(f"PIN set for {args.role} {args.name} ({store.path})")
+    return 0
+
+
+@_pin_command
+def cmd_pin_remove(args: argparse.Namespace, store, data_dir) -> int:
+    if not store.remove(args.role, args.name):
+        print(f"table-controller: no {args.role} named {args.name!r} in {store.path}", file=sys.stderr)
+        return 1
+    _journal_pin_change(data_dir, {"action": "removed", "role": args.role, "name": args.name})
+    print(f"PIN removed for {args.role} {args.name}")
+    return 0
+
+
+@_pin_command
+def cmd_pin_list(args: argparse.Namespace, store, data_dir) -> int:
+    holders = store.holders()
+    for identity in holders:
+        print(f"{identity.role:<12}{identity.name}")
+    if not holders:
+        print(f"no PINs set ({store.path})")
+    for role in ("dealer", "supervisor", "technician"):
+        wait = store.locked_for(role)
+        if wait:
+            print(f"{role} PIN locked for {int(wait)} s more")
+    return 0
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from .audit import AuditError
     from .config import ConfigError
+    from .dealer_page import PageError
     from .journal import JournalError
+    from .pins import PinError
     from .run import RunOptions, run
     try:
         return run(RunOptions(config=args.config, simulate=args.simulate, autoplay=args.autoplay,
                               rounds=args.rounds, seed=args.seed, data_dir=args.data_dir,
                               log_format=args.log_format, shoe_usb=args.shoe_usb,
-                              strategy=args.strategy))
-    except (ConfigError, JournalError, AuditError) as err:
+                              strategy=args.strategy, port=args.port))
+    except (ConfigError, JournalError, AuditError, PageError, PinError) as err:
         print(f"table-controller: {err}", file=sys.stderr)
         return 2
 

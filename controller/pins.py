@@ -6,7 +6,9 @@ the page asks for the role and the PIN, and the holder whose PIN matches is
 who did the action. After ``attempts`` wrong PINs in a row for one role that
 role is locked for ``lockout`` seconds, even against the right PIN; the count
 and the lock are kept in the file, so restarting the controller does not
-clear them. Every refusal and lock is logged at warning level, so it lands in
+clear them. The file is re-read under an exclusive ``flock`` before every
+check or change, so a PIN set with ``table-controller pin set`` while the
+controller runs is seen at once and neither process overwrites the other. Every refusal and lock is logged at warning level, so it lands in
 the audit trail.
 
 File format (JSON, written whole to a temporary file and renamed):
@@ -17,6 +19,8 @@ File format (JSON, written whole to a temporary file and renamed):
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import hmac
 import json
@@ -89,6 +93,18 @@ class PinStore:
         except (OSError, ValueError) as err:
             raise PinError(f"{self.path}: cannot read the PIN file: {err}") from None
 
+    @contextlib.contextmanager
+    def _locked(self):
+        """The thread lock and the file lock around one read-check-write."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self._lock, open(self.path.with_suffix(".lock"), "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                self._doc = self._read()
+                yield
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
     def _write(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(".tmp")
@@ -113,7 +129,7 @@ class PinStore:
             raise PinError("a PIN holder needs a name")
         if not (pin.isascii() and pin.isdigit() and MIN_PIN <= len(pin) <= MAX_PIN):
             raise PinError(f"a PIN is {MIN_PIN} to {MAX_PIN} digits")
-        with self._lock:
+        with self._locked():
             for h in self._doc["holders"]:
                 if h["role"] == role and h["name"] != name and \
                         hmac.compare_digest(_hash(pin, bytes.fromhex(h["salt"]), h["n"], h["r"], h["p"]),
@@ -130,7 +146,7 @@ class PinStore:
         self.log.info("pin.set", role=role, holder=name)
 
     def remove(self, role: str, name: str) -> bool:
-        with self._lock:
+        with self._locked():
             before = len(self._doc["holders"])
             self._doc["holders"] = [h for h in self._doc["holders"]
                                     if not (h["role"] == role and h["name"] == name)]
@@ -152,7 +168,7 @@ class PinStore:
         """The holder of ``role`` whose PIN this is; ``PinRefused`` saying why otherwise."""
         if role not in ROLES:
             raise PinRefused(f"role {role!r} unknown (roles: {', '.join(ROLES)})")
-        with self._lock:
+        with self._locked():
             wait = self.locked_for(role)
             if wait > 0:
                 self.log.warning("pin.locked_out", role=role, action=action, source=source,

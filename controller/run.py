@@ -3,7 +3,8 @@
 Owns putting the pieces together and taking them apart: configuration (a
 file, or the embedded default on simulated devices), logging, the journal
 under the data directory, the drivers, the engine thread that owns the game,
-and with ``--autoplay`` the scripted players and dealer. SIGTERM and Ctrl-C
+the dealer's page (controller/dealer_page.py) with the PIN store, and with
+``--autoplay`` the scripted players and dealer. SIGTERM and Ctrl-C
 stop it cleanly; a SIGKILL is what the journal's recovery is for.
 """
 
@@ -25,6 +26,7 @@ from .config import DeviceConfig, TableConfig, default_config, load_config
 from .devices import Devices
 from .engine import Engine
 from .journal import Journal
+from .pins import PIN_FILE, PinStore
 
 JOURNAL_FILE = "journal.sqlite"
 AUDIT_DIR = "audit"
@@ -42,6 +44,8 @@ class RunOptions:
     shoe_usb: bool = False
     sim_transport: str = "pty"
     strategy: str = "optimal"
+    port: int | None = None         # overrides page.port; 0 picks a free port (tests)
+    page: bool = True
 
 
 class TableRun:
@@ -73,6 +77,14 @@ class TableRun:
         self.devices = Devices(config, events.put,
                                usb_backend=self.sim.usb_backend if self.sim else None)
         self.engine = Engine(config, self.journal, self.devices, events=events)
+        self.pins = PinStore(self.data_dir / PIN_FILE, attempts=config.pin_attempts,
+                             lockout=config.pin_lockout)
+        self.page = None
+        if opts.page:
+            from .dealer_page import DealerPage
+            self.page = DealerPage(self.engine, self.pins, host=config.page_host,
+                                   port=config.page_port if opts.port is None else opts.port,
+                                   allow=config.page_allow, table_id=config.table_id)
         self.dealer = None
         if opts.autoplay:
             if self.sim is None:
@@ -86,12 +98,16 @@ class TableRun:
         if self.sim:
             self.sim.start()
         self.engine.start()
+        if self.page:
+            self.page.start()
         self.devices.start()
         self.log.info("run.started", data_dir=str(self.data_dir), simulate=self.sim is not None,
                       devices={r: d.url for r, d in self.config.devices.items()})
         return self
 
     def stop(self) -> None:
+        if self.page:
+            self.page.stop()
         self.devices.stop()
         self.engine.stop()
         if self.sim:
@@ -120,6 +136,8 @@ class TableRun:
 
 def run(opts: RunOptions) -> int:
     table = TableRun(opts).start()
+    if table.page:
+        print(f"Dealer page: {table.page.url}", flush=True)
     stop = threading.Event()
 
     def on_signal(signum, frame):

@@ -21,11 +21,14 @@ def build_snapshot(table) -> dict:
     state = table.state
     revealed = state in ("settling", "complete") or (rnd is not None and rnd.void_reason is not None)
     problems = table.wager_problems() if state == "betting" else {}
+    readings = table.readings()
     positions = []
     for p in range(1, table.config.positions + 1):
         entry = {
             "position": p,
-            "felt": {s: table.felt.get((p, s)) for s in SPOTS if (p, s) in table.felt},
+            "felt": {s: readings.get((p, s)) for s in SPOTS if (p, s) in readings},
+            "overrides": {s: a for (q, s), a in rnd.overrides.items() if q == p}
+            if rnd and state == "betting" else {},
             "flags": {s: why for (q, s), why in problems.items() if q == p},
             "wagers": rnd.wagers.get(p, {}) if rnd else {},
             "dealt": bool(rnd and p in rnd.hands),

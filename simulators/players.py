@@ -14,6 +14,10 @@ Positions missing from "decisions" follow the strategy.
 
 A player who plays puts chips equal to the Ante on the Play spot; a player
 who folds leaves it empty and the dealer (simulators/dealer.py) sees the fold.
+
+With no scripted dealer (``table-controller run`` worked from the page), the
+players pick up what lay on the felt from the last round when the next
+betting opens (the spots unlocking after having been locked), then bet.
 """
 
 from __future__ import annotations
@@ -78,15 +82,22 @@ class Players:
         self._dealt = 0
         self.betting_done = False
         self.paused = False          # a test or the CLI places chips by hand instead
+        self._locked_since_bets = False
         sensors.listeners.append(self._sensors_heard)
         shoe.listeners.append(self._shoe_said)
 
     # --- what players see ------------------------------------------------------------
 
     def _sensors_heard(self, direction: str, message) -> None:
-        if direction == "received" and isinstance(message, sensor_proto.Lock) and not message.locked \
-                and message.position == sensor_proto.ALL_POSITIONS and not self.paused:
-            self._place_bets()
+        if direction != "received" or not isinstance(message, sensor_proto.Lock) \
+                or message.position != sensor_proto.ALL_POSITIONS or self.paused:
+            return
+        if message.locked:
+            self._locked_since_bets = True
+            return
+        if self.betting_done and self._locked_since_bets:
+            self.collect()               # a new round opened with last round's chips still out
+        self._place_bets()
 
     def _shoe_said(self, direction: str, message) -> None:
         if direction == "sent" and isinstance(message, shoe_proto.HandDelivered) and not self.paused:
@@ -110,6 +121,7 @@ class Players:
                 self.sensors.place(position, spot, value)
         with self.lock:
             self.betting_done = True
+            self._locked_since_bets = False
 
     def _random_bets(self) -> dict[int, dict[str, int]]:
         bets = {}

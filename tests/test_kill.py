@@ -32,7 +32,7 @@ def _start(data, seed, rounds=400):
     log = open(data / f"run-{seed}.log", "w")
     return subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--autoplay", "--rounds",
                              str(rounds), "--seed", str(seed), "--data-dir", str(data),
-                             "--log-format", "json"], stdout=log, stderr=subprocess.STDOUT)
+                             "--log-format", "json", "--port", "0"], stdout=log, stderr=subprocess.STDOUT)
 
 
 def _newest(path):
