@@ -14,12 +14,13 @@ FAST_DEVICES = "heartbeat_every = 0.1\nsilence_after = 0.6\n"
 
 
 def config_text(preset: str = "sheet-004", *, positions: int = 6, two_positions: str = "allowed",
-                hand_timeout: float = 5.0) -> str:
+                hand_timeout: float = 5.0, page_settings: str = "") -> str:
     jackpot = "[jackpot]\nmega = 10000000\nmajor = 2500000\nminor = 250000\n\n" \
         if preset == "sheet-004" else ""
     return (f'[table]\nid = "T-TEST"\npreset = "{preset}"\npositions = {positions}\n'
             f'one_player_two_positions = "{two_positions}"\nhand_timeout = {hand_timeout}\n\n{jackpot}'
             '[log]\nformat = "json"\nlevel = "warning"\n\n'
+            f'[page]\n{page_settings}\n'
             f'[devices.shoe]\ndriver = "shoe-framed"\nurl = "loop://"\n{FAST_DEVICES}\n'
             f'[devices.sensors]\ndriver = "sensors-framed"\nurl = "loop://"\n{FAST_DEVICES}\n'
             '[devices.sign]\ndriver = "sign-alpha"\nurl = "loop://"\nack_timeout = 0.3\n')
