@@ -136,7 +136,12 @@ class Table:
             self._settle()
         elif dest == "void":
             by = event.kwargs.get("by", "controller" if name == "misdeal" else "supervisor")
-            self.fact("void", reason=event.kwargs.get("reason") or "misdeal declared", by=by)
+            reason = event.kwargs.get("reason") or "misdeal declared"
+            if by != "controller":                  # the controller's own misdeals alert as found
+                self.alert("misdeal" if name == "misdeal" else "void",
+                           f"{'Misdeal declared' if name == 'misdeal' else 'Round voided'} by the {by}: "
+                           f"{reason}. Return all wagers.")
+            self.fact("void", reason=reason, by=by)
         self.fact("state", state=dest, **({"from": event.transition.source} if dest == "held" else {}))
         if dest == "complete":
             self.fact("complete")

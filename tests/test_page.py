@@ -188,7 +188,7 @@ def test_a_supervisor_override_of_an_unreadable_stack_is_accepted_and_journaled(
         override = rig.records("override")[0].data
         assert override == {"position": 2, "spot": "ante", "amount": 500, "by": "supervisor Ana",
                             "reason": "sensor misread"}
-        page.wait_for_function("!window.tableSnapshot.prompt.includes('Shoe shuffling')")
+        page.wait_for_function("() => !window.tableSnapshot.prompt.includes('Shoe shuffling')")
         tap(page, "button[data-action=no_more_bets]")
         wait_state(page, "decisions")
         assert rig.records("wagers")[0].data["positions"]["2"]["ante"] == 500

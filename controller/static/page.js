@@ -130,7 +130,7 @@ function positionHtml(s, p) {
   const next = s.state === "settling" && s.next_to_pay === p.position;
   return `<div class="pos${empty ? " empty" : ""}${next ? " next" : ""}" id="pos-${p.position}">
     <h3><span>Position ${p.position}</span>${p.linked ? `<span class="dim">with ${p.linked}</span>` : ""}</h3>
-    <ul class="spots">${rows}</ul>
+    ${p.settlement ? "" : `<ul class="spots">${rows}</ul>`}
     <div class="cards">${cardsHtml(p.cards, p.dealt ? 3 : 0)}</div>
     ${decision}${settle}
     <div class="buttons">${buttons.join("")}</div></div>`;
@@ -214,6 +214,12 @@ for (const b of document.querySelectorAll("[data-sup]")) {
     $("sup-error").textContent = "";
   });
 }
+
+// a touchscreen has no keyboard: the usual reasons are one touch away
+$("reasons").addEventListener("click", (e) => {
+  const b = e.target.closest("button");
+  if (b) $("sup-reason").value = b.textContent;
+});
 
 $("keypad").addEventListener("click", (e) => {
   const b = e.target.closest("button");
