@@ -74,13 +74,13 @@ class TcpPort:
                     self._conn = conn
             return b""
         conn = self._conn                # drop() may clear it from another thread
-        ready, _, _ = select.select([conn], [], [], timeout)
-        if not ready:
-            return b""
         try:
-            data = conn.recv(4096)
-        except OSError:
+            ready, _, _ = select.select([conn], [], [], timeout)
+            data = conn.recv(4096) if ready else None
+        except (OSError, ValueError):    # drop() closed it under select: the link is gone
             data = b""
+        if data is None:
+            return b""
         if not data:                     # the controller went away: wait for the next one
             self.drop()
         return data
