@@ -87,6 +87,11 @@ def build_parser() -> argparse.ArgumentParser:
     _journal_options(p)
     p.set_defaults(func=cmd_meters)
 
+    p = sub.add_parser("jackpot", help="the posted Super 6 jackpot values, their changes and the last hits")
+    p.add_argument("--json", action="store_true")
+    _journal_options(p)
+    p.set_defaults(func=cmd_jackpot)
+
     p = sub.add_parser("pin", help="set, remove or list the PINs of supervisors, technicians and dealers")
     pin_sub = p.add_subparsers(metavar="ACTION")
     s_ = pin_sub.add_parser("set", help="give NAME in ROLE a PIN (read twice from the terminal, or once "
@@ -222,6 +227,28 @@ def cmd_meters(args: argparse.Namespace, journal) -> int:
         print(f"{name:<16}{w['wagers']:>8}{w['wagered']:>14}{w['paid']:>14}{w['taken']:>14}{w['hold']:>14}")
     print(f"cap reductions {m['cap_reductions']}   jackpot hits {m['jackpot_hits']}")
     print("events: " + (", ".join(f"{k} {v}" for k, v in sorted(m["events"].items())) or "none"))
+    return 0
+
+
+@_journal_command
+def cmd_jackpot(args: argparse.Namespace, journal) -> int:
+    from .jackpot import report
+    from .prompts import money
+    doc = report(journal)
+    if args.json:
+        print(json.dumps(doc))
+        return 0
+    if not doc["posted"]:
+        print("no jackpot values posted (this table's rules have no Super 6 jackpot, or it never ran)")
+    for name, entry in doc["posted"].items():
+        print(f"{name.upper():<6}{money(entry['value']):>16}   changed {entry.get('changed_at', '?')} by "
+              f"{entry.get('changed_by', '?')} ({entry.get('reason', '')})")
+    print(f"last {len(doc['hits'])} hit{'s' if len(doc['hits']) != 1 else ''}:" if doc["hits"] else "no hits")
+    for hit in doc["hits"]:
+        print(f"  round {hit['round']} position {hit['seat']}: {hit['jackpot'].upper()} {money(hit['amount'])} "
+              f"of {money(hit['posted'])} ({hit['share_percent']}% share, {hit['winners']} winner"
+              f"{'s' if hit['winners'] != 1 else ''})  {hit['cards']}  verified {hit['verified_at']} by "
+              f"{hit['verified_by']}")
     return 0
 
 

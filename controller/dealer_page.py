@@ -47,7 +47,8 @@ SECURITY_HEADERS = {
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-cache",
 }
-REQUEST_KEYS = {"action", "position", "other", "spot", "amount", "reason", "role", "pin"}
+REQUEST_KEYS = {"action", "position", "other", "spot", "amount", "reason", "role", "pin",
+                "mega", "major", "minor"}
 
 
 class PageError(RuntimeError):

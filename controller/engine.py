@@ -33,6 +33,8 @@ from transitions import MachineError
 from drivers.events import (CommandFailed, DeviceFault, DeviceMessage, DeviceOffline, DeviceOnline,
                             SpotChanged)
 
+from drivers.sign import SignShowing
+
 from . import machine as procedure
 from .journal import JournalError
 from .pins import PRIVILEGED_ROLES
@@ -161,6 +163,8 @@ class Engine:
             elif isinstance(event, CommandFailed):
                 table.alert("command_failed", f"The {event.device} did not take {event.command}: "
                             f"{event.reason}")
+                if event.device == "sign":
+                    table.on_sign_failed(f"the sign did not take {event.command}: {event.reason}")
             elif isinstance(event, TimerExpired):
                 if self._live_timers.get(event.name) == event.token:
                     del self._live_timers[event.name]
@@ -183,6 +187,8 @@ class Engine:
                       state=self.table.state, round=self.table.round.id if self.table.round else None)
         if role == "shoe":
             self.table.on_shoe(event.message)
+        elif role == "sign" and isinstance(event.message, SignShowing):
+            self.table.on_sign_showing(event.message.values, event.message.message)
 
     def _dealer_action(self, event: DealerAction) -> None:
         try:
@@ -263,7 +269,8 @@ class Engine:
             observer(snap)
 
 
-ACTION_ARGUMENTS = {"position": int, "other": int, "spot": str, "amount": int, "reason": str}
+ACTION_ARGUMENTS = {"position": int, "other": int, "spot": str, "amount": int, "reason": str,
+                    "mega": int, "major": int, "minor": int}
 
 
 def _bad_arguments(args: dict) -> str | None:

@@ -77,6 +77,7 @@ class Journal:
                 seq INTEGER PRIMARY KEY, round_id INTEGER NOT NULL REFERENCES rounds(id),
                 at TEXT NOT NULL, kind TEXT NOT NULL, data TEXT NOT NULL, digest TEXT NOT NULL);
             CREATE INDEX IF NOT EXISTS records_round ON records(round_id, seq);
+            CREATE INDEX IF NOT EXISTS records_kind ON records(kind, seq);
             CREATE TABLE IF NOT EXISTS table_events (
                 seq INTEGER PRIMARY KEY, at TEXT NOT NULL, kind TEXT NOT NULL, data TEXT NOT NULL);
         """)

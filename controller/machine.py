@@ -50,6 +50,8 @@ TRANSITIONS = [
     {"trigger": "fold", "source": "decisions", "dest": None, "conditions": "position_undecided",
      "after": "record_fold"},
     {"trigger": "all_decided", "source": "decisions", "dest": "settling", "conditions": "decisions_complete"},
+    {"trigger": "verify_jackpot", "source": "settling", "dest": None, "conditions": "jackpot_unverified",
+     "after": "record_jackpot_verified"},
     {"trigger": "confirm", "source": "settling", "dest": None, "conditions": "position_next_to_pay",
      "after": "record_paid"},
     {"trigger": "all_paid", "source": "settling", "dest": "complete", "conditions": "everything_paid"},
@@ -72,12 +74,12 @@ TRANSITIONS = [
 
 # triggers the dealer (or supervisor) may touch; the rest come from devices and the engine
 DEALER_ACTIONS = ("open_betting", "no_more_bets", "play", "fold", "confirm", "misdeal",
-                  "link_positions", "unlink_positions", "override_wager", "void_round")
+                  "link_positions", "unlink_positions", "override_wager", "void_round", "verify_jackpot")
 # actions outside the round's procedure, taken by the table itself in any state (each method
 # refuses with a reason where it does not apply, e.g. a meter reset while a round is open)
-TABLE_ACTIONS = ("call_supervisor", "reset_meters")
+TABLE_ACTIONS = ("call_supervisor", "reset_meters", "set_jackpots")
 # actions that need a supervisor's or technician's PIN (controller/pins.py)
-SUPERVISOR_ACTIONS = ("void_round", "override_wager", "reset_meters")
+SUPERVISOR_ACTIONS = ("void_round", "override_wager", "reset_meters", "set_jackpots", "verify_jackpot")
 BETWEEN_ROUNDS = ("ready", "complete", "void")
 # tried after every event, in this order, so the round moves on by itself when it can
 AUTOMATIC = ("self_check_passed", "recover", "all_dealt", "all_decided", "all_paid", "hold", "resume")
@@ -93,7 +95,7 @@ def available_actions(machine: Machine, state: str) -> list[str]:
     """The dealer's and supervisor's actions that exist in ``state`` (their conditions are checked
     when touched)."""
     triggers = set(machine.get_triggers(state))
-    table = ["call_supervisor"] + (["reset_meters"] if state in BETWEEN_ROUNDS else [])
+    table = ["call_supervisor"] + (["reset_meters", "set_jackpots"] if state in BETWEEN_ROUNDS else [])
     return [a for a in DEALER_ACTIONS if a in triggers] + table
 
 

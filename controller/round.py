@@ -15,7 +15,8 @@ Record kinds (data fields):
   hand       hand_no, target (position, 0 = dealer, -1 = dead hand), cards [[card, deck]]
   decision   position, play (bool), by ("sensor" | "dealer")
   settlement the settlement JSON (controller/roundio.py form)
-  paid       position, net                    the dealer confirmed this position
+  jackpot_verified  hits (settlement's jackpot_hits with the six cards), by, reason
+  paid       position, net, by                the dealer confirmed this position
   alert      kind, message, position?
   state      state, from?                    the machine entered this state (from: what a hold interrupted)
   void       reason, by
@@ -51,6 +52,7 @@ class Round:
     decided_by: dict[int, str] = field(default_factory=dict)
     settlement: dict | None = None
     paid: dict[int, int] = field(default_factory=dict)
+    jackpot_verified_by: str | None = None
     alerts: list[dict] = field(default_factory=list)
     state: str = "betting"
     held_from: str | None = None
@@ -153,6 +155,9 @@ class Round:
 
     def _on_settlement(self, d):
         self.settlement = d
+
+    def _on_jackpot_verified(self, d):
+        self.jackpot_verified_by = d["by"]
 
     def _on_paid(self, d):
         self.paid[int(d["position"])] = int(d["net"])

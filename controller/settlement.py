@@ -212,15 +212,26 @@ def _settle_seat(preset: Preset, seat: SeatHand, dealer: Sequence[int],
                       seat.play and w.ante > 0, jackpot)
 
 
-def _award_jackpots(preset: Preset, results: list[SeatResult],
-                    posted: Mapping[str, int]) -> list[JackpotHit]:
-    by_jackpot: dict[str, list[SeatResult]] = {}
-    for r in results:
-        if r.jackpot:
-            by_jackpot.setdefault(r.jackpot, []).append(r)
+@dataclass(frozen=True)
+class JackpotClaim:
+    """One Super 6 hand that hit a posted jackpot (``seat`` may number seats across tables)."""
+    seat: int
+    jackpot: str
+    bet: int
+
+
+def award_jackpots(preset: Preset, claims: Sequence[JackpotClaim],
+                   posted: Mapping[str, int]) -> list[JackpotHit]:
+    """Pay every claim on the posted jackpots, winners of one jackpot splitting it.
+
+    Claims of one jackpot settled together share its posted value equally
+    (``split_jackpot``); each winner is paid its bet size's share of its part.
+    A table with one deck can have only one hit per jackpot and hand; tables
+    sharing a jackpot settle their simultaneous hits together through this.
+    """
     hits: list[JackpotHit] = []
     for name in JACKPOTS:
-        winners = by_jackpot.get(name, [])
+        winners = [c for c in claims if c.jackpot == name]
         if not winners:
             continue
         value = posted.get(name)
@@ -228,10 +239,19 @@ def _award_jackpots(preset: Preset, results: list[SeatResult],
             raise SettlementError(
                 f"seat {winners[0].seat}: Super 6 {name.upper()} hit needs the posted "
                 f"jackpots.{name} value in cents")
-        shares = [preset.super6[r.wagers.super6].jackpot_share_percent for r in winners]
-        for r, share, amount in zip(winners, shares, split_jackpot(value, shares)):
-            r.results["super6"] = amount
-            hits.append(JackpotHit(r.seat, name, r.wagers.super6, share, value, len(winners), amount))
+        shares = [preset.super6[c.bet].jackpot_share_percent for c in winners]
+        for c, share, amount in zip(winners, shares, split_jackpot(value, shares)):
+            hits.append(JackpotHit(c.seat, name, c.bet, share, value, len(winners), amount))
+    return hits
+
+
+def _award_jackpots(preset: Preset, results: list[SeatResult],
+                    posted: Mapping[str, int]) -> list[JackpotHit]:
+    claims = [JackpotClaim(r.seat, r.jackpot, r.wagers.super6) for r in results if r.jackpot]
+    hits = award_jackpots(preset, claims, posted)
+    by_seat = {r.seat: r for r in results}
+    for hit in hits:
+        by_seat[hit.seat].results["super6"] = hit.amount
     return hits
 
 

@@ -50,7 +50,8 @@ def build_snapshot(table) -> dict:
         "state": state,
         "round": rnd.id if rnd else None,
         "prompt": table.prompt(),
-        "actions": procedure.available_actions(table.machine, state),
+        "actions": [a for a in procedure.available_actions(table.machine, state)
+                    if a != "set_jackpots" or table.jackpot.progressive],
         "positions": positions,
         "dealer": {
             "dealt": bool(rnd and DEALER in rnd.hands),
@@ -63,7 +64,9 @@ def build_snapshot(table) -> dict:
         "devices": {role: {"online": table.online[role], "detail": table.device_detail[role]}
                     for role in table.online},
         "holds": list(table.holds.values()),
-        "jackpots": dict(table.jackpots),
+        "jackpots": dict(table.jackpot.values),
+        "jackpot": table.jackpot.view(),
+        "jackpot_pending": table.pending_hits(),
         "alerts": list(table.alerts),
     }
 

@@ -28,6 +28,7 @@ from drivers import shoe_protocol as shoe_proto
 from . import machine as procedure
 from .cards import card_text
 from .config import TableConfig
+from .jackpot import JackpotBoard
 from .journal import Journal
 from .recall import record_meter_reset
 from .paytable import WAGER_SPOTS
@@ -35,6 +36,7 @@ from .prompts import SPOT_NAMES, dealer_announcement, money, no_pair_plus
 from .round import DEAD_HAND, DEALER, Round
 from .roundio import settlement_json
 from .settlement import SeatHand, SettlementError, Wagers, settle_round
+from .table_jackpot import JackpotDuties
 
 PLAY_SPOT = 1 << sensor_proto.SPOTS.index("play")
 LAMP_OFF, LAMP_FLASH = 0, 2
@@ -42,7 +44,7 @@ SENSOR_DEBOUNCE = 0.5                           # seconds a stack may vanish bef
 REQUIRED_DEVICES = ("shoe", "sensors")          # the sign failing never stops a round
 
 
-class Table:
+class Table(JackpotDuties):
     def __init__(self, config: TableConfig, journal: Journal, devices, *, schedule, cancel):
         self.config = config
         self.preset = config.preset
@@ -62,9 +64,10 @@ class Table:
         self.outstanding_hand: int | None = None
         self.counting_after_recovery = False
         self.recovered: Round | None = None
-        self.jackpots = dict(config.jackpots)
+        self.super6_alerted = False                  # a "Super 6 closed" alert is standing
         self.machine = procedure.build(self)
         self._self_check()
+        self.jackpot = JackpotBoard(journal, self.preset, config.jackpots)
         self._recover_from_journal()
 
     def _self_check(self) -> None:
@@ -110,7 +113,6 @@ class Table:
             return
         rnd = Round.from_records(last[0], self.journal.records(last[0]))
         self.round = self.recovered = rnd
-        self.jackpots = dict(rnd.jackpots) or self.jackpots
 
     # --- the machine's hooks ------------------------------------------------------------
 
@@ -152,7 +154,7 @@ class Table:
         self.round = Round(round_id)
         self.links = []
         self.fact("opened", preset=self.preset.name, deck=1 if decks == 1 else 1 + round_id % decks,
-                  config_digest=self.config.digest, jackpots=self.jackpots)
+                  config_digest=self.config.digest, jackpots=self.jackpot.values)
 
     # --- conditions (each says why when it fails) -------------------------------------
 
@@ -251,6 +253,10 @@ class Table:
 
     def position_next_to_pay(self, event) -> bool:
         position, expected = event.kwargs.get("position"), self.round.next_to_pay
+        hits = self.pending_hits()
+        if hits:
+            return self._refuse(f"Super 6 {hits[0]['jackpot'].upper()} jackpot at position {hits[0]['seat']}: "
+                                "a supervisor verifies the six cards before anything is paid")
         if position != expected:
             return self._refuse(f"settle position {expected} first (from the dealer's right)")
         return True
@@ -286,7 +292,7 @@ class Table:
     def record_paid(self, event) -> None:
         position = event.kwargs["position"]
         seat = next(s for s in self.round.settlement["seats"] if s["seat"] == position)
-        self.fact("paid", position=position, net=seat["net"])
+        self.fact("paid", position=position, net=seat["net"], by=event.kwargs.get("by", "dealer"))
 
     def record_override(self, event) -> None:
         k = event.kwargs
@@ -311,6 +317,7 @@ class Table:
 
     def on_enter_betting(self, event) -> None:
         self.devices.sensors.lock(locked=False)
+        self.lock_super6_if_closed()
         if not self.round.shuffled or event.event.name == "recover":
             # After a restart the shoe may have restarted too: shuffle again; no card is out yet.
             self.fact("shuffle", deck=self.round.deck)
@@ -333,6 +340,8 @@ class Table:
 
     def on_enter_settling(self, event) -> None:
         self.devices.sensors.lock()
+        if event.event.name != "recover":
+            self.announce_hits()
 
     def on_enter_void(self, event) -> None:
         self.cancel("hand")
@@ -391,6 +400,8 @@ class Table:
                 problems[(position, spot)] = f"{money(value)} is below the {money(limit.min)} minimum"
             elif value > limit.max:
                 problems[(position, spot)] = f"{money(value)} is above the {money(limit.max)} maximum"
+            elif spot == "super6" and self.jackpot.super6_closed():
+                problems[(position, spot)] = f"Super 6 closed: {self.jackpot.super6_closed()}"
             elif spot == "super6" and value not in self.preset.super6:
                 sizes = " or ".join(money(b) for b in sorted(self.preset.super6))
                 problems[(position, spot)] = f"{money(value)} is not a Super 6 bet size ({sizes})"
@@ -594,18 +605,20 @@ class Table:
         if role == "sensors" and self.round is not None:
             if self.state == "betting":
                 self.devices.sensors.lock(locked=False)
+                self.lock_super6_if_closed()
             elif self.state in ("dealing", "decisions", "held"):
                 self._lock_for_decisions()
         if role == "shoe" and self.state == "betting" and self.round and not self.round.shuffled:
             self.devices.shoe.shuffle(self.round.deck)
-        if role == "sign" and self.jackpots:
-            self.devices.sign.show_values(self.jackpots["mega"], self.jackpots["major"],
-                                          self.jackpots["minor"])
+        if role == "sign":
+            self.show_jackpots_on_sign()              # rewritten from the journal's posted values
 
     def on_offline(self, role: str, reason: str) -> None:
         self.online[role] = False
         self.device_detail[role] = reason
         self.alert("device_offline", f"The {role} is not answering: {reason}")
+        if role == "sign":
+            self.on_sign_failed(f"sign offline: {reason}")
         if role in REQUIRED_DEVICES:
             self._set_hold(role, f"{role.capitalize()} offline")
 
@@ -680,6 +693,9 @@ class Table:
             return [f"Position {p}: play or fold" for p in rnd.undecided] or ["Reveal the dealer's hand"]
         if state == "settling":
             lines = [rnd.settlement["announcement"]]
+            for hit in self.pending_hits():
+                lines.append(f"JACKPOT: {hit['jackpot'].upper()} at position {hit['seat']}; "
+                             "supervisor to verify the six cards")
             nxt = rnd.next_to_pay
             if nxt is not None:
                 lines.append(f"Settle position {nxt}")

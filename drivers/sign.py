@@ -8,6 +8,11 @@ its ACK; a NAK or silence is retried, then reported (``CommandFailed`` naming
 the sign's status, and ``DeviceOffline`` when it stays silent); a periodic
 rewrite of one STRING doubles as the heartbeat. Without ACK/NAK the sign
 cannot be heard, and a written packet is all that can be known.
+
+``SignShowing`` is posted only when every STRING of the current values has
+been acknowledged since they last changed: a value packet that failed stays
+owed, and the heartbeat sends the owed values again instead of the message
+line, so a sign that refused an update is retried until it shows it.
 """
 
 from __future__ import annotations
@@ -53,6 +58,7 @@ class SignDriver(DeviceDriver):
         self._attempts = 0
         self._sent_at = 0.0
         self._last_sent = 0.0
+        self._owed: set[str] = set()        # value STRINGs not yet acknowledged since they changed
 
     # --- commands (controller thread) ---------------------------------------------------
 
@@ -94,6 +100,7 @@ class SignDriver(DeviceDriver):
 
     def _enqueue_values(self) -> None:
         for key, label in LABELS.items():
+            self._owed.add(f"STRING {key}")
             self._enqueue(f"STRING {key}", alpha.write_string(label, format_cents(self.values[key])))
 
     def _enqueue(self, what: str, command: bytes) -> None:
@@ -108,11 +115,14 @@ class SignDriver(DeviceDriver):
             self._last_sent = now
             if self.acks:
                 self._in_flight, self._attempts, self._sent_at = (what, data), 1, now
-            elif not self._queue:
-                self._showing()
+            else:
+                self._owed.discard(what)
+                if not self._queue:
+                    self._showing()
 
     def _showing(self) -> None:
-        self.post(DeviceMessage(self.name, SignShowing(dict(self.values), self.message)))
+        if not self._owed:
+            self.post(DeviceMessage(self.name, SignShowing(dict(self.values), self.message)))
 
     def on_bytes(self, data: bytes, now: float) -> None:
         for response in self._responses.feed(data):
@@ -122,6 +132,7 @@ class SignDriver(DeviceDriver):
             if isinstance(response, alpha.SignAck):
                 self.went_online({"acks": True})
                 self._in_flight = None
+                self._owed.discard(what)
                 if not self._queue:
                     self._showing()
             else:
@@ -135,7 +146,10 @@ class SignDriver(DeviceDriver):
             self._retry(now, f"no answer within {self.ack_timeout:.1f} s")
         elif self.acks and not self._in_flight and not self._queue and \
                 now - self._last_sent >= self.heartbeat_every:
-            self._enqueue("heartbeat", alpha.write_string(MESSAGE_LABEL, self.message))
+            if self._owed and self.values:
+                self._enqueue_values()          # a refused update is retried until the sign takes it
+            else:
+                self._enqueue("heartbeat", alpha.write_string(MESSAGE_LABEL, self.message))
         self._pump(now)
 
     def _retry(self, now: float, reason: str) -> None:

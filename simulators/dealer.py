@@ -58,6 +58,10 @@ class ScriptedDealer:
     def _betting(self, snap: dict) -> None:
         if not self.players.betting_done:
             return
+        for p in snap["positions"]:
+            for spot in p["flags"]:          # a refused stack (e.g. Super 6 closed): handed back
+                if (p["position"], spot) in self.players.placed():
+                    self.players.take_back(p["position"], spot)
         felt = {p["position"]: p["felt"] for p in snap["positions"] if p["felt"]}
         if felt == self.players.bets and "Shoe shuffling" not in snap["prompt"]:
             self._once(snap, "no_more_bets")

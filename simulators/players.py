@@ -145,6 +145,19 @@ class Players:
         steps = [limit.min * k for k in (1, 2, 3, 4, 5, 10) if limit.min * k <= limit.max]
         return self.rng.choice(steps + [limit.max])
 
+    def placed(self) -> set[tuple[int, str]]:
+        with self.lock:
+            return {(p, spot) for p, w in self.bets.items() for spot in w}
+
+    def take_back(self, position: int, spot: str) -> None:
+        """The dealer refused a stack (a closed or invalid spot): the player picks it up."""
+        with self.lock:
+            wagers = self.bets.get(position, {})
+            wagers.pop(spot, None)
+            if not wagers:
+                self.bets.pop(position, None)
+        self.sensors.remove(position, spot)
+
     # --- the hands ---------------------------------------------------------------------
 
     def _take_hand(self, message) -> None:

@@ -33,6 +33,7 @@ class SimulatedShoe(FramedDevice):
         self.repeat_next_card = False
         self.foreign_next_card = False
         self.unreadable_next_card = False
+        self.planned: list[int] = []       # cards the next shuffle puts on top, in dealing order
 
     # --- the host's commands ---------------------------------------------------------
 
@@ -63,6 +64,9 @@ class SimulatedShoe(FramedDevice):
             self.deck = deck if 1 <= deck <= self.decks else 1
             self.stack = list(range(52))
             self.rng.shuffle(self.stack)
+            if self.planned:                # a test's stacked deck: these come out first, in order
+                rest = [c for c in self.stack if c not in self.planned]
+                self.stack, self.planned = rest + self.planned[::-1], []
             self.dealt = []
 
     def _form_hand(self) -> tuple:

@@ -80,8 +80,10 @@ class Rig:
                                        for p, w in bets.items() for k, v in w.items()),
                          what="the wagers on the felt")
 
-    def open_and_bet(self, bets: dict[int, dict[str, int]]) -> dict:
+    def open_and_bet(self, bets: dict[int, dict[str, int]], *, super6_open: bool = True) -> dict:
         self.wait(lambda s: "open_betting" in s["actions"] and s["state"] != "starting", what="ready")
+        if super6_open and any("super6" in w for w in bets.values()):   # as a dealer would wait for the sign
+            self.wait(lambda s: s["jackpot"]["super6_closed"] is None, what="Super 6 open")
         self.act("open_betting")
         self.state("betting")
         self.bet(bets)

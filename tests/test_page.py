@@ -233,3 +233,35 @@ def test_every_position_and_action_fits_the_screen(tmp_path, browser, viewport):
                 assert button.bounding_box()["height"] >= 64
     finally:
         context.close()
+
+
+def test_a_jackpot_hit_is_verified_on_the_page_before_it_is_paid(tmp_path, page):
+    from controller.cards import parse_card
+    with table(tmp_path, "sheet-004", page=True, seed=9) as rig:
+        rig.run.pins.set_pin("supervisor", "Ana", "2468")
+        rig.wait(lambda s: s["jackpot"]["super6_closed"] is None, what="Super 6 open")
+        rig.sim.shoe.planned = [parse_card(c) for c in ("Ah", "Kh", "Qh", "Jh", "Th", "2c")]
+        _open(page, rig)
+        tap(page, "button[data-action=open_betting]")
+        wait_state(page, "betting")
+        rig.bet({1: {"ante": 500, "super6": 1000}})
+        page.wait_for_function("() => !window.tableSnapshot.prompt.includes('Shoe shuffling')")
+        tap(page, "button[data-action=no_more_bets]")
+        wait_state(page, "decisions")
+        tap(page, "#pos-1 button[data-pos-action=play]")
+        wait_state(page, "settling")
+        expect(page.locator("#jackpot-pending")).to_contain_text(
+            "JACKPOT MINOR · position 1 · $2,500.00 · Ah Kh Qh + Jh Th 2c")
+        expect(page.locator("#pos-1 button[data-pos-action=confirm]")).to_have_count(1)
+        page.locator("#pos-1 button[data-pos-action=confirm]").click()
+        expect(page.locator("#toast")).to_contain_text("a supervisor verifies the six cards")
+        tap(page, "#supervisor-menu")
+        page.locator("[data-sup=verify_jackpot]").click()
+        expect(page.locator("#verify-fields")).to_contain_text("Ah Kh Qh + Jh Th 2c")
+        assert _supervisor(page, "verify_jackpot", reason="cards checked", pin="2468") == ""
+        expect(page.locator("#jackpot-pending")).to_be_hidden()
+        expect(page.locator("#hits")).to_contain_text("verified by supervisor Ana")
+        tap(page, "#pos-1 button[data-pos-action=confirm]")
+        wait_state(page, "complete")
+        assert rig.records("paid")[0].data["net"] == rig.records("settlement")[0].data["seats"][0]["net"]
+        expect(page.locator("#super6")).to_contain_text("MINOR was won")

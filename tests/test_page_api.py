@@ -139,7 +139,8 @@ def test_a_supervisor_resets_the_meters_between_rounds_and_the_reset_is_journale
 
 def test_calling_a_supervisor_alerts_and_is_journaled(rig):
     assert _act(rig, {"action": "call_supervisor"}) == (200, {"ok": True, "message": "done"})
-    alert = rig.wait(lambda s: s["alerts"])["alerts"][-1]
+    snap = rig.wait(lambda s: any(a["kind"] == "supervisor_called" for a in s["alerts"]))
+    alert = next(a for a in snap["alerts"] if a["kind"] == "supervisor_called")
     assert alert["kind"] == "supervisor_called" and alert["message"] == "Supervisor called to the table by the dealer"
     row = rig.journal.db.execute("SELECT data FROM table_events WHERE kind = 'alert'").fetchall()[-1]
     assert json.loads(row[0])["kind"] == "supervisor_called"

@@ -80,6 +80,18 @@ function render(s) {
   $("jackpots").innerHTML = Object.entries(s.jackpots).map(([name, cents]) =>
     `<span class="pill">${esc(name.toUpperCase())} ${money(cents)}</span>`).join("");
 
+  const pending = s.jackpot_pending || [];
+  $("jackpot-pending").hidden = !pending.length;
+  $("jackpot-pending").innerHTML = pending.map((h) =>
+    `JACKPOT ${esc(h.jackpot.toUpperCase())} · position ${h.seat} · ${money(h.amount)} · ${esc(h.cards)}` +
+    " — supervisor: verify the six cards").join("<br>");
+  const closed = s.jackpot && s.jackpot.super6_closed;
+  $("super6").hidden = !closed;
+  $("super6").textContent = closed ? "Super 6 closed: " + closed : "";
+  $("hits").innerHTML = ((s.jackpot && s.jackpot.hits) || []).map((h) =>
+    `<li><span class="kind">${esc(h.jackpot.toUpperCase())} · round ${h.round} · position ${h.seat}</span>${
+      money(h.amount)} (${esc(h.cards)}), verified by ${esc(h.verified_by)}</li>`).join("");
+
   $("dealer-cards").innerHTML = cardsHtml(s.dealer.cards, s.dealer.dealt ? 3 : 0);
   $("announcement").textContent = s.dealer.announcement || "";
 
@@ -138,7 +150,7 @@ function positionHtml(s, p) {
 
 // --- touches ---------------------------------------------------------------------------------
 
-const SUPERVISOR = ["void_round", "override_wager", "reset_meters"];
+const SUPERVISOR = ["void_round", "override_wager", "reset_meters", "verify_jackpot", "set_jackpots"];
 
 async function send(body) {
   let answer;
@@ -192,6 +204,14 @@ $("misdeal-dialog").addEventListener("close", () => {
 
 let supAction = null;
 
+// "12.50" -> 1250 cents, exactly (no floating point); NaN when it is not an amount
+function cents(text) {
+  const t = text.trim().replace(/,/g, "");
+  if (!/^\d+(\.\d{1,2})?$/.test(t)) return NaN;
+  const [whole, frac = ""] = t.split(".");
+  return Number(whole) * 100 + Number(frac.padEnd(2, "0"));
+}
+
 $("supervisor-menu").addEventListener("click", () => {
   supAction = null;
   $("sup-title").textContent = "Supervisor";
@@ -207,6 +227,13 @@ for (const b of document.querySelectorAll("[data-sup]")) {
     $("sup-choices").hidden = true;
     $("sup-fields").hidden = false;
     $("override-fields").hidden = supAction !== "override_wager";
+    $("jackpot-fields").hidden = supAction !== "set_jackpots";
+    $("verify-fields").hidden = supAction !== "verify_jackpot";
+    $("verify-fields").innerHTML = ((snap && snap.jackpot_pending) || []).map((h) =>
+      `${esc(h.jackpot.toUpperCase())} at position ${h.seat}: ${esc(h.cards)} — pay ${money(h.amount)}`).join("<br>");
+    for (const name of ["mega", "major", "minor"]) {
+      $("jp-" + name).value = snap ? (snap.jackpots[name] / 100).toFixed(2) : "";
+    }
     $("ov-position").innerHTML = (snap ? snap.positions : []).map((p) =>
       `<option value="${p.position}">${p.position}</option>`).join("");
     $("sup-reason").value = "";
@@ -234,15 +261,16 @@ $("sup-submit").addEventListener("click", async () => {
   const body = { action: supAction, reason: $("sup-reason").value.trim(), pin: $("sup-pin").value,
                  role: document.querySelector("input[name=sup-role]:checked").value };
   if (supAction === "override_wager") {
-    const dollars = $("ov-amount").value.trim();
-    if (!/^\d+(\.\d{1,2})?$/.test(dollars)) {
-      $("sup-error").textContent = "amount: dollars and cents, such as 25 or 12.50";
-      return;
-    }
-    const [whole, frac = ""] = dollars.split(".");
-    body.amount = Number(whole) * 100 + Number(frac.padEnd(2, "0"));
+    body.amount = cents($("ov-amount").value);
     body.position = Number($("ov-position").value);
     body.spot = $("ov-spot").value;
+  }
+  if (supAction === "set_jackpots") {
+    for (const name of ["mega", "major", "minor"]) body[name] = cents($("jp-" + name).value);
+  }
+  if (Object.values(body).some((v) => Number.isNaN(v))) {
+    $("sup-error").textContent = "amounts: dollars and cents, such as 25 or 12.50";
+    return;
   }
   const answer = await send(body);
   $("sup-pin").value = "";
