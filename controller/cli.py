@@ -87,6 +87,12 @@ def build_parser() -> argparse.ArgumentParser:
     _journal_options(p)
     p.set_defaults(func=cmd_meters)
 
+    p = sub.add_parser("config", help="the table configuration")
+    config_sub = p.add_subparsers(metavar="ACTION")
+    c_ = config_sub.add_parser("check", help="check a configuration file; every problem names its key and line")
+    c_.add_argument("file")
+    c_.set_defaults(func=cmd_config_check)
+
     p = sub.add_parser("jackpot", help="the posted Super 6 jackpot values, their changes and the last hits")
     p.add_argument("--json", action="store_true")
     _journal_options(p)
@@ -122,11 +128,9 @@ def cmd_audit_verify(args: argparse.Namespace) -> int:
 
     from .audit import AuditError, verify
     from .config import ConfigError, default_config, load_config
-    from .run import AUDIT_DIR
+    from .run import audit_dir
     try:
-        data_dir = Path(args.data_dir) if args.data_dir else \
-            (load_config(args.config) if args.config else default_config()).data_dir
-        directory = data_dir / AUDIT_DIR
+        directory = audit_dir(load_config(args.config) if args.config else default_config(), args.data_dir)
         if not directory.is_dir():
             print(f"table-controller: {directory}: no audit trail here", file=sys.stderr)
             return 2
@@ -227,6 +231,25 @@ def cmd_meters(args: argparse.Namespace, journal) -> int:
         print(f"{name:<16}{w['wagers']:>8}{w['wagered']:>14}{w['paid']:>14}{w['taken']:>14}{w['hold']:>14}")
     print(f"cap reductions {m['cap_reductions']}   jackpot hits {m['jackpot_hits']}")
     print("events: " + (", ".join(f"{k} {v}" for k, v in sorted(m["events"].items())) or "none"))
+    return 0
+
+
+def cmd_config_check(args: argparse.Namespace) -> int:
+    from .config import ConfigError, load_config
+    try:
+        config = load_config(args.file)
+    except ConfigError as err:
+        print(f"table-controller: {err}", file=sys.stderr)
+        return 2
+    limits = ", ".join(f"{spot} {lim.min}-{lim.max}" for spot, lim in config.preset.limits.items())
+    print(f"{args.file}: OK")
+    print(f"  table {config.table_id}, preset {config.preset.name}, {config.positions} positions; "
+          f"limits (cents) {limits}")
+    for role, dev in config.devices.items():
+        print(f"  {role}: {dev.driver} at {dev.url}")
+    print(f"  data {config.data_dir}, audit trail {config.audit_dir or config.data_dir / 'audit'}, "
+          f"page http://{config.page_host}:{config.page_port}/ for {', '.join(config.page_allow)}")
+    print(f"  configuration digest {config.digest}")
     return 0
 
 

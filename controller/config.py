@@ -11,7 +11,7 @@ Sections (deploy/table.example.toml explains every key):
              hand_timeout
   [jackpot]  opening MEGA / MAJOR / MINOR values in cents (used while the journal has none)
   [data]     dir (journal and audit files)
-  [log]      format (json | console), level
+  [log]      format (json | console), level, dir (the audit trail; default DATA_DIR/audit)
   [page]     host, port, allow (address ranges that may use the page),
              pin_attempts, pin_lockout (wrong PINs before a role is locked, for how long)
   [devices.shoe | devices.sensors | devices.sign]
@@ -85,6 +85,7 @@ class TableConfig:
     raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     pin_attempts: int = 5
     pin_lockout: float = 300.0
+    audit_dir: Path | None = None        # None: data_dir / "audit"
 
     @property
     def digest(self) -> str:
@@ -149,7 +150,8 @@ def parse_config(text: str, source: str, base: Path | None = None) -> TableConfi
 
     data = c.table(doc, "data", {"dir"}, required=False)
     data_dir = Path(c.text(data.get("dir", "/var/lib/table-controller"), "data.dir"))
-    log = c.table(doc, "log", {"format", "level"}, required=False)
+    log = c.table(doc, "log", {"format", "level", "dir"}, required=False)
+    audit_dir = Path(c.text(log["dir"], "log.dir")) if "dir" in log else None
     log_format = log.get("format", "json")
     if log_format not in ("json", "console"):
         raise c.fail("log.format", f"must be \"json\" or \"console\", not {log_format!r}")
@@ -184,7 +186,7 @@ def parse_config(text: str, source: str, base: Path | None = None) -> TableConfi
 
     return TableConfig(table_id, preset, positions, two == "allowed", hand_timeout, jackpots, data_dir,
                        log_format, log_level, host, port, tuple(allow), devices, source, doc,
-                       attempts, lockout)
+                       attempts, lockout, audit_dir)
 
 
 def _seconds(c: _Checker, value: Any, key: str) -> float:

@@ -71,6 +71,12 @@ class Stop:
     pass
 
 
+@dataclass
+class Probe:
+    """Handled at once by the engine's thread: proof that it is not hung (the watchdog)."""
+    done: threading.Event = field(default_factory=threading.Event)
+
+
 class Engine:
     def __init__(self, config, journal, devices, *, events: queue.Queue | None = None,
                  clock: Callable[[], float] = time.monotonic):
@@ -102,6 +108,12 @@ class Engine:
             return reply.get(timeout=timeout)
         except queue.Empty:
             return Verdict(False, f"{action}: the table did not answer within {timeout:g} s")
+
+    def alive(self, timeout: float) -> bool:
+        """True when the engine's thread takes an event from its queue within ``timeout``."""
+        probe = Probe()
+        self.post(probe)
+        return probe.done.wait(timeout)
 
     @property
     def snapshot(self) -> dict:
@@ -141,6 +153,9 @@ class Engine:
                 return True
         if isinstance(event, Stop):
             return False
+        if isinstance(event, Probe):
+            event.done.set()
+            return True
         self.handle(event)
         return True
 

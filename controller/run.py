@@ -27,6 +27,7 @@ from .devices import Devices
 from .engine import Engine
 from .journal import Journal
 from .pins import PIN_FILE, PinStore
+from .systemd import Notifier
 
 JOURNAL_FILE = "journal.sqlite"
 AUDIT_DIR = "audit"
@@ -46,6 +47,14 @@ class RunOptions:
     strategy: str = "optimal"
     port: int | None = None         # overrides page.port; 0 picks a free port (tests)
     page: bool = True
+
+
+def audit_dir(config: TableConfig, data_dir: str | None) -> Path:
+    """Where the audit trail is: ``log.dir``, else DATA_DIR/audit (``--data-dir`` moves both
+    together, so side-by-side tables and tests never share a trail)."""
+    if data_dir is None and config.audit_dir is not None:
+        return config.audit_dir
+    return (Path(data_dir) if data_dir else config.data_dir) / AUDIT_DIR
 
 
 class TableRun:
@@ -68,7 +77,7 @@ class TableRun:
                                           for role, dev in config.devices.items()})
         self.config = config
         self.data_dir = Path(opts.data_dir) if opts.data_dir else config.data_dir
-        self.audit = AuditTrail(self.data_dir / AUDIT_DIR)
+        self.audit = AuditTrail(audit_dir(config, opts.data_dir))
         self.audit.check()                      # a trail that does not verify stops the start
         logs.configure(opts.log_format or config.log_format, config.log_level, audit=self.audit)
         self.log = structlog.get_logger("run").bind(table=config.table_id)
@@ -93,6 +102,21 @@ class TableRun:
             self.dealer = ScriptedDealer(self.engine.post, self.sim.players, rounds=opts.rounds)
             self.engine.observers.append(self.dealer.observe)
         self.first_round = (self.journal.last_round() or (0, ""))[0] + 1
+        self.notifier = Notifier()
+        self._notified_state: str | None = None
+        self.engine.observers.append(self._tell_systemd)
+
+    def _tell_systemd(self, snap: dict) -> None:
+        """READY=1 once the self-check passed and the devices answered; STATUS= on each state."""
+        state = snap["state"]
+        if state == self._notified_state:
+            return
+        status = f"table {snap['table']}: {state}" + (f", round {snap['round']}" if snap["round"] else "")
+        if self._notified_state in (None, "starting") and state != "starting":
+            self.notifier.ready(status)
+        else:
+            self.notifier.status(status)
+        self._notified_state = state
 
     def start(self) -> TableRun:
         if self.sim:
@@ -101,11 +125,14 @@ class TableRun:
         if self.page:
             self.page.start()
         self.devices.start()
+        self.notifier.start_watchdog(self.engine.alive)
         self.log.info("run.started", data_dir=str(self.data_dir), simulate=self.sim is not None,
                       devices={r: d.url for r, d in self.config.devices.items()})
         return self
 
     def stop(self) -> None:
+        self.notifier.stopping()
+        self.notifier.stop()
         if self.page:
             self.page.stop()
         self.devices.stop()

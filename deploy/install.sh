@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Installs the table controller on a Debian table PC. Safe to run again: it replaces the
+# program and the unit, never the configuration or the udev rules a technician has edited
+# (a changed shipped version is put beside them as *.new), and never the journal.
+#
+#   sudo deploy/install.sh                      # the real thing
+#   deploy/install.sh --root /tmp/img --no-system --no-venv   # into a directory (tests, images)
+#
+# Options:
+#   --root DIR     install under DIR instead of / (implies --no-system)
+#   --no-system    do not create the user, reload systemd/udev, enable the service or apt-get
+#   --no-venv      do not create the virtual environment (the program files are still copied)
+# Lays out:
+#   /opt/table-controller/{src,venv,docs,deploy}   program, its environment, the technician's docs
+#   /etc/table-controller/table.toml               configuration (from deploy/table.example.toml)
+#   /etc/systemd/system/table-controller.service   the service
+#   /etc/udev/rules.d/70-table-controller.rules    stable device names and permissions
+#   /etc/xdg/autostart/table-kiosk.desktop         the dealer's page full screen at log-in
+#   /var/lib/table-controller, /var/log/table-controller   journal and PINs, audit trail
+set -euo pipefail
+
+SOURCE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ROOT=/
+SYSTEM=1
+VENV=1
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --root) ROOT="$2"; SYSTEM=0; shift 2 ;;
+        --no-system) SYSTEM=0; shift ;;
+        --no-venv) VENV=0; shift ;;
+        -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+        *) echo "install: unknown option $1 (see --help)" >&2; exit 2 ;;
+    esac
+done
+ROOT="${ROOT%/}"
+USER_NAME=table-controller
+OPT="$ROOT/opt/table-controller"
+
+say() { echo "install: $*"; }
+
+# put FILE at DEST with MODE; a DEST the technician may have edited is kept (KEEP=1) and the
+# shipped version goes beside it as DEST.new when they differ
+place() {
+    local file="$1" dest="$2" mode="$3" keep="${4:-0}"
+    mkdir -p "$(dirname "$dest")"
+    if [ "$keep" = 1 ] && [ -e "$dest" ]; then
+        if ! cmp -s "$file" "$dest"; then
+            install -m "$mode" "$file" "$dest.new"
+            say "kept $dest (edited here); the shipped version is $dest.new"
+        fi
+        return
+    fi
+    install -m "$mode" "$file" "$dest"
+}
+
+if [ "$SYSTEM" = 1 ]; then
+    [ "$(id -u)" = 0 ] || { echo "install: run as root (sudo), or give --root DIR" >&2; exit 1; }
+    if command -v apt-get >/dev/null 2>&1; then
+        say "Debian packages: python3-venv chromium curl"
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv chromium curl >/dev/null
+    fi
+    if ! id "$USER_NAME" >/dev/null 2>&1; then
+        say "user $USER_NAME (groups dialout, plugdev)"
+        getent group plugdev >/dev/null || groupadd --system plugdev
+        useradd --system --home-dir /var/lib/table-controller --no-create-home \
+            --shell /usr/sbin/nologin --user-group --groups dialout,plugdev "$USER_NAME"
+    fi
+fi
+
+say "program into $OPT"
+mkdir -p "$OPT"
+rm -rf "$OPT/src.tmp"
+mkdir -p "$OPT/src.tmp"
+( cd "$SOURCE" && tar -cf - --exclude=.git --exclude=.venv --exclude='*.egg-info' --exclude=__pycache__ \
+    --exclude=table-data --exclude=tests --exclude=benchmarks pyproject.toml README.md controller drivers \
+    simulators docs deploy ) | tar -xf - -C "$OPT/src.tmp"
+rm -rf "$OPT/src" && mv "$OPT/src.tmp" "$OPT/src"
+rm -rf "$OPT/docs" "$OPT/deploy"
+cp -r "$OPT/src/docs" "$OPT/docs"
+cp -r "$OPT/src/deploy" "$OPT/deploy"
+chmod 0755 "$OPT/deploy/kiosk/table-kiosk"
+
+if [ "$VENV" = 1 ]; then
+    say "virtual environment $OPT/venv"
+    [ -x "$OPT/venv/bin/python" ] || python3 -m venv "$OPT/venv"
+    "$OPT/venv/bin/python" -m pip install -q --upgrade pip
+    "$OPT/venv/bin/python" -m pip install -q "$OPT/src"
+fi
+
+place "$SOURCE/deploy/table.example.toml" "$ROOT/etc/table-controller/table.toml" 0640 1
+place "$SOURCE/deploy/systemd/table-controller.service" "$ROOT/etc/systemd/system/table-controller.service" 0644
+place "$SOURCE/deploy/udev/70-table-controller.rules" "$ROOT/etc/udev/rules.d/70-table-controller.rules" 0644 1
+place "$SOURCE/deploy/kiosk/table-kiosk.desktop" "$ROOT/etc/xdg/autostart/table-kiosk.desktop" 0644
+install -d -m 0750 "$ROOT/var/lib/table-controller" "$ROOT/var/log/table-controller"
+
+if [ "$SYSTEM" = 1 ]; then
+    chown root:"$USER_NAME" "$ROOT/etc/table-controller" "$ROOT/etc/table-controller/table.toml"
+    chown "$USER_NAME":"$USER_NAME" "$ROOT/var/lib/table-controller" "$ROOT/var/log/table-controller"
+    systemctl daemon-reload
+    systemctl enable table-controller.service >/dev/null
+    udevadm control --reload && udevadm trigger --subsystem-match=tty --subsystem-match=usb
+    say "check the configuration: $OPT/venv/bin/table-controller config check /etc/table-controller/table.toml"
+    say "then: systemctl restart table-controller; journalctl -u table-controller -f"
+fi
+say "done"
