@@ -124,7 +124,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_audit_verify(args: argparse.Namespace) -> int:
-    from pathlib import Path
 
     from .audit import AuditError, verify
     from .config import ConfigError, default_config, load_config
