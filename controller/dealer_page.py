@@ -189,7 +189,7 @@ class DealerPage:
                 except asyncio.TimeoutError:
                     await response.write(b": keepalive\n\n")
                 wake.clear()
-        except (ConnectionResetError, asyncio.CancelledError):
+        except ConnectionResetError:         # the browser went away; a cancelled handler just ends
             pass
         finally:
             self._listeners.discard(wake)

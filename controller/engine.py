@@ -226,6 +226,9 @@ class Engine:
         bad = _bad_arguments(event.args)
         if bad:
             return Verdict(False, f"{event.action}: {bad}")
+        extra = sorted(set(event.args) - procedure.TABLE_ACTION_ARGUMENTS.get(event.action, set(event.args)))
+        if extra:
+            return Verdict(False, f"{event.action}: unknown argument {extra[0]!r}")
         if event.action in procedure.SUPERVISOR_ACTIONS and event.role not in PRIVILEGED_ROLES:
             return Verdict(False, f"{event.action.replace('_', ' ')} needs a supervisor or technician PIN")
         table = self.table

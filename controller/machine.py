@@ -78,6 +78,8 @@ DEALER_ACTIONS = ("open_betting", "no_more_bets", "play", "fold", "confirm", "mi
 # actions outside the round's procedure, taken by the table itself in any state (each method
 # refuses with a reason where it does not apply, e.g. a meter reset while a round is open)
 TABLE_ACTIONS = ("call_supervisor", "reset_meters", "set_jackpots")
+TABLE_ACTION_ARGUMENTS = {"call_supervisor": {"reason"}, "reset_meters": {"reason"},
+                          "set_jackpots": {"reason", "mega", "major", "minor"}}
 # actions that need a supervisor's or technician's PIN (controller/pins.py)
 SUPERVISOR_ACTIONS = ("void_round", "override_wager", "reset_meters", "set_jackpots", "verify_jackpot")
 BETWEEN_ROUNDS = ("ready", "complete", "void")
