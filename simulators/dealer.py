@@ -38,7 +38,9 @@ class ScriptedDealer:
 
     def _once(self, snap: dict, action: str, **args) -> None:
         key = (action, args.get("position"), snap["round"], snap["state"], tuple(snap["prompt"]),
-               tuple(sorted((p["position"], tuple(sorted(p["felt"].items()))) for p in snap["positions"])))
+               tuple(sorted((p["position"], tuple(sorted(p["felt"].items())), tuple(sorted(p["flags"])))
+                            for p in snap["positions"])),
+               snap["jackpot"]["super6_closed"])
         if key in self._tried:
             return
         self._tried.add(key)
@@ -77,5 +79,13 @@ class ScriptedDealer:
                     self._once(snap, "play", position=p["position"])
 
     def _settling(self, snap: dict) -> None:
+        if snap.get("jackpot_pending"):
+            # a jackpot hit: the simulated supervisor looks at the six cards and verifies it
+            key = ("verify_jackpot", snap["round"])
+            if key not in self._tried:
+                self._tried.add(key)
+                self.post(DealerAction("verify_jackpot", {"reason": "six cards checked (simulated supervisor)"},
+                                       role="supervisor", who="supervisor (simulated)"))
+            return
         if snap["next_to_pay"] is not None:
             self._once(snap, "confirm", position=snap["next_to_pay"])

@@ -89,9 +89,9 @@ class Players:
     # --- what players see ------------------------------------------------------------
 
     def _sensors_heard(self, direction: str, message) -> None:
-        if direction != "received" or not isinstance(message, sensor_proto.Lock) \
-                or message.position != sensor_proto.ALL_POSITIONS or self.paused:
-            return
+        if direction != "received" or not isinstance(message, sensor_proto.Lock) or self.paused \
+                or message.position != sensor_proto.ALL_POSITIONS or message.spots != sensor_proto.ALL_SPOTS:
+            return                       # only the whole table locking or opening is a round's edge
         if message.locked:
             self._locked_since_bets = True
             return

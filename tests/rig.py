@@ -97,7 +97,7 @@ class Rig:
 @contextmanager
 def table(tmp_path: Path, preset: str = "sheet-004", *, autoplay: bool = False, rounds: int | None = None,
           seed: int = 1, strategy: str = "optimal", data_dir: Path | None = None, page: bool = False,
-          players: bool = False, **config):
+          players: bool = False, prepare=None, **config):
     tmp_path.mkdir(parents=True, exist_ok=True)
     path = tmp_path / f"table-{preset}.toml"
     path.write_text(config_text(preset, **config), encoding="utf-8")
@@ -106,6 +106,8 @@ def table(tmp_path: Path, preset: str = "sheet-004", *, autoplay: bool = False, 
                               page=page, port=0))
     if not autoplay and not players:
         run.sim.players.paused = True
+    if prepare is not None:
+        prepare(run)                    # e.g. stack the shoe or script the players before anything runs
     run.start()
     try:
         yield Rig(run)

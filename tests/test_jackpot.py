@@ -184,3 +184,18 @@ def test_a_sign_going_offline_mid_round_does_not_stop_the_round_and_is_rewritten
         assert "MEGA $100,000.00" in rig.sim.sign.display()
         rig.wait(lambda s: "super6" not in s["positions"][2]["flags"], what="the flag cleared")
         rig.act("no_more_bets")
+
+
+def test_an_unattended_table_gets_its_jackpot_hit_verified_and_plays_on(tmp_path):
+    """--autoplay: the scripted dealer calls the simulated supervisor for a hit, and the players
+    take back Super 6 stacks while Super 6 waits for its new value."""
+    def prepare(run):
+        run.sim.shoe.planned = [parse_card(c) for c in ("As", "Ks", "Qs", "Js", "Ts", "2c")]
+        run.sim.players.script = [{"bets": {1: {"ante": 500, "super6": 1000}}, "decisions": {1: "play"}}]
+
+    with table(tmp_path, "sheet-004", autoplay=True, rounds=3, seed=21, prepare=prepare) as rig:
+        assert rig.run.dealer.done.wait(60), rig.snap["prompt"]
+        verified = [r for rid in range(1, 4) for r in rig.journal.records(rid) if r.kind == "jackpot_verified"]
+        assert [(r.round_id, r.data["by"]) for r in verified] == [(1, "supervisor (simulated)")]
+        later = [r.data["positions"]["1"] for rid in (2, 3) for r in rig.journal.records(rid) if r.kind == "wagers"]
+        assert len(later) == 2 and all(w["super6"] == 0 for w in later)     # Super 6 closed after the win
