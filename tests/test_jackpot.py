@@ -11,6 +11,7 @@ import pytest
 from controller.cards import parse_card
 from controller.jackpot import CHANGE_INTERVAL
 from controller.settlement import JackpotClaim, award_jackpots, split_jackpot
+from simulators.dealer import ScriptedDealer
 
 from .rig import table
 
@@ -193,8 +194,14 @@ def test_an_unattended_table_gets_its_jackpot_hit_verified_and_plays_on(tmp_path
         run.sim.shoe.planned = [parse_card(c) for c in ("As", "Ks", "Qs", "Js", "Ts", "2c")]
         run.sim.players.script = [{"bets": {1: {"ante": 500, "super6": 1000}}, "decisions": {1: "play"}}]
 
-    with table(tmp_path, "sheet-004", autoplay=True, rounds=3, seed=21, prepare=prepare) as rig:
-        assert rig.run.dealer.done.wait(60), rig.snap["prompt"]
+    with table(tmp_path, "sheet-004", players=True, seed=21, prepare=prepare) as rig:
+        # the scripted dealer starts once the sign shows the values (else the first round's
+        # Super 6 stack is refused and handed back, as it should be, and nothing is hit)
+        rig.wait(_super6_open, what="Super 6 open")
+        dealer = ScriptedDealer(rig.engine.post, rig.sim.players, rounds=3)
+        rig.engine.observers.append(dealer.observe)
+        rig.act("call_supervisor")                  # any event: the dealer sees a snapshot
+        assert dealer.done.wait(60), rig.snap["prompt"]
         verified = [r for rid in range(1, 4) for r in rig.journal.records(rid) if r.kind == "jackpot_verified"]
         assert [(r.round_id, r.data["by"]) for r in verified] == [(1, "supervisor (simulated)")]
         later = [r.data["positions"]["1"] for rid in (2, 3) for r in rig.journal.records(rid) if r.kind == "wagers"]
