@@ -203,7 +203,7 @@ class Engine:
         if role == "shoe":
             self.table.on_shoe(event.message)
         elif role == "sign" and isinstance(event.message, SignShowing):
-            self.table.on_sign_showing(event.message.values, event.message.message)
+            self.table.on_sign_showing(event.message.values)
 
     def _dealer_action(self, event: DealerAction) -> None:
         try:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import time
 from collections import deque
-from datetime import datetime, timezone
+from datetime import datetime
 
 from .journal import Journal
 from .paytable import JACKPOTS, Preset
@@ -61,10 +61,8 @@ class JackpotBoard:
             self.post(dict(opening), by="configuration", reason="opening values from the configuration")
             return
         for at, data in rows:
-            doc = json.loads(data)
-            self._apply_posting(at, doc)
-        for hit in self.history(HISTORY)[::-1]:
-            self.hits.appendleft(hit)
+            self._apply_posting(at, json.loads(data))
+        self.hits.extend(hit_history(self.journal, HISTORY))          # newest first
         last_posting_at = rows[-1][0]
         self.won_since_posting = {h["jackpot"] for h in self.hits if h["verified_at"] > last_posting_at}
 
@@ -74,9 +72,6 @@ class JackpotBoard:
         self.values = {name: doc["values"][name] for name in JACKPOTS}
         if doc["by"] != "configuration":
             self.last_posting = (datetime.fromisoformat(at).timestamp(), doc["by"])
-
-    def history(self, last: int = HISTORY) -> list[dict]:
-        return hit_history(self.journal, last)
 
     # --- changes ---------------------------------------------------------------------------
 
@@ -105,12 +100,11 @@ class JackpotBoard:
         changed = [n for n in JACKPOTS if self.values.get(n) != new[n]]
         doc = {"values": {n: new[n] for n in JACKPOTS}, "old": dict(self.values), "changed": changed,
                "by": by, "reason": reason}
-        self.journal.table_event("jackpot_posted", doc)
-        self._apply_posting(datetime.now(timezone.utc).isoformat(timespec="milliseconds"), doc)
+        self._apply_posting(self.journal.table_event("jackpot_posted", doc), doc)
         if by != "configuration":
-            self.last_posting = (self.clock(), by)
+            self.last_posting = (self.clock(), by)      # the injected clock runs the 24-hour rule
         self.won_since_posting = set()
-        self.sign_showing = None if self.sign_showing != self.values else self.sign_showing
+        self.sign_problem = "the sign has not yet confirmed the new values"
         return doc
 
     def verified(self, round_id: int, hits: list[dict], by: str, at: str) -> None:
@@ -139,8 +133,9 @@ class JackpotBoard:
         return None
 
     def view(self) -> dict:
-        return {"values": dict(self.values), "changed_at": dict(self.changed_at),
-                "super6_closed": self.super6_closed(), "hits": list(self.hits)}
+        """For the snapshot (whose ``jackpots`` key already carries the values)."""
+        return {"changed_at": dict(self.changed_at), "super6_closed": self.super6_closed(),
+                "hits": list(self.hits)}
 
 
 def hit_history(journal: Journal, last: int = HISTORY) -> list[dict]:

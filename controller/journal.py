@@ -124,10 +124,13 @@ class Journal:
         self._last_digest = digest
         return Record(cur.lastrowid, round_id, at, kind, data)
 
-    def table_event(self, kind: str, data: dict[str, Any]) -> None:
+    def table_event(self, kind: str, data: dict[str, Any]) -> str:
+        """Commit one fact outside a round; returns its time as journaled."""
+        at = now_iso()
         with self._tx():
             self.db.execute("INSERT INTO table_events(at, kind, data) VALUES (?, ?, ?)",
-                            (now_iso(), kind, json.dumps(data, sort_keys=True)))
+                            (at, kind, json.dumps(data, sort_keys=True)))
+        return at
 
     def last_round(self) -> tuple[int, str] | None:
         row = self.db.execute("SELECT id, status FROM rounds ORDER BY id DESC LIMIT 1").fetchone()

@@ -385,6 +385,7 @@ class Table(JackpotDuties):
     def wager_problems(self) -> dict[tuple[int, str], str]:
         """Spots whose chips cannot be accepted as they lie, with the reason."""
         problems = {}
+        super6_closed = self.jackpot.super6_closed()
         for (position, spot), value in self.readings().items():
             if spot == "play":
                 problems[(position, spot)] = "the Play spot stays empty until the cards are seen"
@@ -400,8 +401,8 @@ class Table(JackpotDuties):
                 problems[(position, spot)] = f"{money(value)} is below the {money(limit.min)} minimum"
             elif value > limit.max:
                 problems[(position, spot)] = f"{money(value)} is above the {money(limit.max)} maximum"
-            elif spot == "super6" and self.jackpot.super6_closed():
-                problems[(position, spot)] = f"Super 6 closed: {self.jackpot.super6_closed()}"
+            elif spot == "super6" and super6_closed:
+                problems[(position, spot)] = f"Super 6 closed: {super6_closed}"
             elif spot == "super6" and value not in self.preset.super6:
                 sizes = " or ".join(money(b) for b in sorted(self.preset.super6))
                 problems[(position, spot)] = f"{money(value)} is not a Super 6 bet size ({sizes})"

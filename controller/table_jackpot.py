@@ -28,7 +28,7 @@ class JackpotDuties:
             values = self.jackpot.values
             self.devices.sign.show_values(values["mega"], values["major"], values["minor"])
 
-    def on_sign_showing(self, values: dict, message: str) -> None:
+    def on_sign_showing(self, values: dict) -> None:
         before = self.jackpot.super6_closed()
         self.jackpot.sign_shows(values)
         self._super6_maybe_changed(before)

@@ -6,7 +6,6 @@ import json
 import subprocess
 import sys
 
-import pytest
 
 from controller.cards import parse_card
 from controller.jackpot import CHANGE_INTERVAL
@@ -130,9 +129,8 @@ def test_jackpot_changes_need_a_supervisor_between_rounds_and_24_hours_without_a
             ("supervisor", ["mega"], 12_000_000, 13_000_000)]
 
 
-@pytest.mark.parametrize("preset", ["sheet-002"])
-def test_tables_without_a_jackpot_offer_no_jackpot_change(tmp_path, preset):
-    with table(tmp_path, preset) as rig:
+def test_tables_without_a_jackpot_offer_no_jackpot_change(tmp_path):
+    with table(tmp_path, "sheet-002") as rig:
         snap = rig.wait(lambda s: s["state"] == "ready")
         assert "set_jackpots" not in snap["actions"] and snap["jackpot"]["super6_closed"] is None
         assert rig.engine.act("set_jackpots", role="supervisor", reason="x", **POSTED).message == \
