@@ -13,14 +13,14 @@ import queue
 import statistics
 import time
 
-from drivers import alpha
-from drivers import sensor_protocol as sp
-from drivers import shoe_protocol as shoe
-from drivers.framing import Frame, FrameDecoder, encode_frame
+from drivers.wire import alpha
+from drivers.wire import sensor_protocol as sp
+from drivers.wire import shoe_protocol as shoe
+from drivers.wire.framing import Frame, FrameDecoder, encode_frame
 from drivers.registry import build
 from drivers.events import DeviceMessage, DeviceOnline
-from simulators.ports import PtyPort
-from simulators.shoe import SimulatedShoe
+from simulators.devices.ports import PtyPort
+from simulators.devices.shoe import SimulatedShoe
 
 N = 20_000
 

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.rig import table  # noqa: E402
+from tests.support.rig import table  # noqa: E402
 
 SAMPLES = 300
 

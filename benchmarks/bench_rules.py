@@ -14,12 +14,12 @@ import sys
 import time
 from pathlib import Path
 
-from controller.cards import card_text
-from controller.hand3 import score3
-from controller.hand6 import evaluate6
-from controller.parsheet import par_sheet
-from controller.paytable import load_preset, preset_names
-from controller.settlement import SeatHand, Wagers, settle_round
+from controller.rules.cards import card_text
+from controller.rules.hand3 import score3
+from controller.rules.hand6 import evaluate6
+from controller.rules.parsheet import par_sheet
+from controller.rules.paytable import load_preset, preset_names
+from controller.rules.settlement import SeatHand, Wagers, settle_round
 
 REPEATS = 5
 

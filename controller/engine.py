@@ -2,7 +2,7 @@
 
 Owns the order in which things happen. Device reader threads, the dealer's
 page and the timers only ``post`` events here; one thread takes them one at
-a time, hands each to the table (controller/table.py), lets the round move
+a time, hands each to the table (controller/round/table.py), lets the round move
 on by itself where it can (``machine.AUTOMATIC``), then publishes an
 immutable snapshot for readers (``snapshot``/``wait_snapshot``). Timers are
 deadlines kept by this thread; an expired timer is one more event.
@@ -10,7 +10,7 @@ deadlines kept by this thread; an expired timer is one more event.
 Dealer actions carry a reply slot: ``act`` posts the action and waits for
 the verdict (done, or refused with the reason), so the page can say why.
 They also carry who asks: a role, and for supervisor actions the PIN holder
-the page checked (controller/pins.py). The engine refuses a supervisor action
+the page checked (controller/store/pins.py). The engine refuses a supervisor action
 from any other role, hands ``by`` (who) to the table so each journal record
 of the action names its author, and logs every action, done or refused, with
 who and why into the audit trail.
@@ -35,11 +35,11 @@ from drivers.events import (CommandFailed, DeviceFault, DeviceMessage, DeviceOff
 
 from drivers.sign import SignShowing
 
-from . import machine as procedure
-from .journal import JournalError
-from .pins import PRIVILEGED_ROLES
-from .snapshot import build_snapshot
-from .table import Table
+from controller.round import machine as procedure
+from controller.store.journal import JournalError
+from controller.store.pins import PRIVILEGED_ROLES
+from controller.round.view import build_snapshot
+from controller.round.table import Table
 
 
 @dataclass

@@ -21,10 +21,10 @@ from typing import Any
 
 import structlog
 
-from .events import CommandFailed, DeviceFault, DeviceMessage, DeviceOffline, DeviceOnline
-from .link import Delivered, Link, LinkFault, PeerAlive, PeerSilent, Refused, SendFailed
-from .messages import Catalog
-from .transport import Transport, TransportError
+from drivers.events import CommandFailed, DeviceFault, DeviceMessage, DeviceOffline, DeviceOnline
+from drivers.wire.link import Delivered, Link, LinkFault, PeerAlive, PeerSilent, Refused, SendFailed
+from drivers.wire.messages import Catalog
+from drivers.transport import Transport, TransportError
 
 Post = Callable[[Any], None]
 

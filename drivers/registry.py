@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from .transport import open_transport
+from drivers.transport import open_transport
 
 DRIVERS = {
     "shoe-framed": "drivers.shoe:ShoeDriver",

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import sensor_protocol as proto
-from .device import FramedDriver
-from .events import DeviceMessage, SpotChanged
+from drivers.wire import sensor_protocol as proto
+from drivers.device import FramedDriver
+from drivers.events import DeviceMessage, SpotChanged
 
 
 class SensorDriver(FramedDriver):

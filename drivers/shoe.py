@@ -7,8 +7,8 @@ reach the controller as ``DeviceMessage`` carrying shoe_protocol messages.
 
 from __future__ import annotations
 
-from . import shoe_protocol as proto
-from .device import FramedDriver
+from drivers.wire import shoe_protocol as proto
+from drivers.device import FramedDriver
 
 
 class ShoeDriver(FramedDriver):

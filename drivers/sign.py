@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
-from . import alpha
-from .device import DeviceDriver
-from .events import CommandFailed, DeviceMessage
+from drivers.wire import alpha
+from drivers.device import DeviceDriver
+from drivers.events import CommandFailed, DeviceMessage
 
 LABELS = {"mega": "M", "major": "J", "minor": "N"}
 MESSAGE_LABEL = "W"

@@ -16,8 +16,8 @@ sys.path.insert(0, str(ROOT))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from tests.browser import VIEWPORTS, launch, snapshot, tap, wait_state  # noqa: E402
-from tests.rig import table  # noqa: E402
+from tests.support.browser import VIEWPORTS, launch, snapshot, tap, wait_state  # noqa: E402
+from tests.support.rig import table  # noqa: E402
 
 OUT = ROOT / "docs" / "screenshots"
 

@@ -20,7 +20,7 @@ import signal
 import sys
 import threading
 
-from controller.paytable import PayTableError, load_preset, preset_names
+from controller.rules.paytable import PayTableError, load_preset, preset_names
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -36,8 +36,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data-dir", default="table-data", help="data.dir written into the configuration")
     args = parser.parse_args(argv)
 
-    from .players import ScriptError, load_script
-    from .table import SimOptions, SimulatedTable
+    from simulators.players import ScriptError, load_script
+    from simulators.table import SimOptions, SimulatedTable
     try:
         preset = load_preset(args.preset)
         script = load_script(args.players) if args.players else None

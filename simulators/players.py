@@ -27,10 +27,10 @@ import random
 import threading
 from pathlib import Path
 
-from controller.hand3 import score3
-from controller.paytable import Preset
-from drivers import sensor_protocol as sensor_proto
-from drivers import shoe_protocol as shoe_proto
+from controller.rules.hand3 import score3
+from controller.rules.paytable import Preset
+from drivers.wire import sensor_protocol as sensor_proto
+from drivers.wire import shoe_protocol as shoe_proto
 
 QUEEN_SIX_FOUR = score3((10 * 4 + 0, 4 * 4 + 1, 2 * 4 + 2))        # Qc 6d 4h: the play threshold
 STRATEGIES = ("optimal", "always")

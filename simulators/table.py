@@ -14,14 +14,14 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass
 
-from controller.paytable import Preset, load_preset
+from controller.rules.paytable import Preset, load_preset
 
-from .players import Players
-from .ports import PtyPort, TcpPort
-from .sensors import SimulatedSensors
-from .shoe import SimulatedShoe
-from .sign import SimulatedSign
-from .usb import UsbPort
+from simulators.players import Players
+from simulators.devices.ports import PtyPort, TcpPort
+from simulators.devices.sensors import SimulatedSensors
+from simulators.devices.shoe import SimulatedShoe
+from simulators.devices.sign import SimulatedSign
+from simulators.devices.usb import UsbPort
 
 PORTS = {"pty": PtyPort, "tcp": TcpPort}
 

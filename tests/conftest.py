@@ -8,7 +8,7 @@ settings.register_profile("ci", derandomize=True, deadline=None)
 settings.register_profile("dev", deadline=None)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
-from controller.paytable import load_preset, preset_names
+from controller.rules.paytable import load_preset, preset_names
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,259 @@
+"""Table configuration: one TOML file saying which table this is and where its devices are.
+
+Owns the configuration's schema, its defaults and its refusals. A bad file is
+refused whole with ``ConfigError`` naming the file, the key and its line
+(unknown keys, bad device URLs, unknown presets or drivers, inconsistent
+limits), so a table never starts half-configured. ``digest`` is what the
+journal compares between runs to notice a changed configuration.
+
+Sections (deploy/table.example.toml explains every key):
+  [table]    id, preset | paytable, positions, one_player_two_positions,
+             hand_timeout
+  [jackpot]  opening MEGA / MAJOR / MINOR values in cents (used while the journal has none)
+  [data]     dir (journal and audit files)
+  [log]      format (json | console), level, dir (the audit trail; default DATA_DIR/audit)
+  [page]     host, port, allow (address ranges that may use the page),
+             pin_attempts, pin_lockout (wrong PINs before a role is locked, for how long)
+  [devices.shoe | devices.sensors | devices.sign]
+             driver, url, serial line settings, driver timings
+"""
+
+from __future__ import annotations
+
+import hashlib
+import ipaddress
+import json
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from controller.rules.paytable import JACKPOTS, PayTableError, Preset, load_paytable, load_preset
+from controller.rules.tomlcheck import TomlChecker, read_file
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot be used; the message names file, key and line."""
+
+
+class _Checker(TomlChecker):
+    error = ConfigError
+
+
+DEVICE_ROLES = ("shoe", "sensors", "sign")
+ROLE_DRIVERS = {"shoe": {"shoe-framed"}, "sensors": {"sensors-framed"}, "sign": {"sign-alpha"}}
+SERIAL_KEYS = {"baudrate": int, "bytesize": int, "parity": str, "stopbits": (int, float),
+               "timeout": (int, float)}
+DRIVER_KEYS = {
+    "shoe-framed": {"heartbeat_every": (int, float), "silence_after": (int, float),
+                    "retransmit_after": (int, float)},
+    "sensors-framed": {"heartbeat_every": (int, float), "silence_after": (int, float),
+                       "retransmit_after": (int, float)},
+    "sign-alpha": {"address": str, "acks": bool, "ack_timeout": (int, float),
+                   "max_attempts": int, "heartbeat_every": (int, float)},
+}
+URL_FORMS = re.compile(r"^(/dev/\S+|(socket|rfc2217)://[^\s:/]+:\d{1,5}\S*|loop://\S*|spy://\S+"
+                       r"|usb://[0-9a-fA-F]{4}:[0-9a-fA-F]{4}(/\S+)?)$")
+
+
+@dataclass(frozen=True)
+class DeviceConfig:
+    role: str
+    driver: str
+    url: str
+    transport: dict[str, Any] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    table_id: str
+    preset: Preset
+    positions: int
+    two_positions_allowed: bool
+    hand_timeout: float
+    jackpots: dict[str, int]
+    data_dir: Path
+    log_format: str
+    log_level: str
+    page_host: str
+    page_port: int
+    page_allow: tuple[str, ...]
+    devices: dict[str, DeviceConfig]
+    source: str = "<embedded default>"
+    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    pin_attempts: int = 5
+    pin_lockout: float = 300.0
+    audit_dir: Path | None = None        # None: data_dir / "audit"
+
+    @property
+    def digest(self) -> str:
+        """SHA-256 over the parsed configuration and the rules it loads."""
+        doc = {"config": self.raw, "rules": self.preset.digest}
+        return hashlib.sha256(json.dumps(doc, sort_keys=True, default=str).encode()).hexdigest()
+
+    def with_devices(self, devices: dict[str, DeviceConfig]) -> TableConfig:
+        """The same table on other devices (simulators). ``raw`` and so the digest stay the
+        file's: generated pty names must not read as a configuration change at every start."""
+        from dataclasses import replace
+        return replace(self, devices=devices)
+
+
+def load_config(path: str | Path) -> TableConfig:
+    path = Path(path)
+    return parse_config(read_file(path, ConfigError), str(path), base=path.parent)
+
+
+def parse_config(text: str, source: str, base: Path | None = None) -> TableConfig:
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"{source}: not valid TOML: {err}") from None
+    c = _Checker(text, source)
+    for key in doc:
+        if key not in {"table", "jackpot", "data", "log", "page", "devices"}:
+            raise c.fail(key, "unknown section (sections: table, jackpot, data, log, page, devices)")
+
+    table = c.table(doc, "table", {"id", "preset", "paytable", "positions",
+                                   "one_player_two_positions", "hand_timeout"})
+    table_id = c.text(table.get("id", ""), "table.id")
+    if "preset" in table and "paytable" in table:
+        raise c.fail("table.paytable", "give either preset or paytable, not both")
+    try:
+        if "paytable" in table:
+            file = Path(c.text(table["paytable"], "table.paytable"))
+            preset = load_paytable(file if file.is_absolute() or base is None else base / file)
+        else:
+            preset = load_preset(c.text(table.get("preset", ""), "table.preset"))
+    except PayTableError as err:
+        key = "table.paytable" if "paytable" in table else "table.preset"
+        raise c.fail(key, str(err)) from None
+    positions = table.get("positions", 6)
+    if isinstance(positions, bool) or not isinstance(positions, int) or not 1 <= positions <= 9:
+        raise c.fail("table.positions", f"must be a whole number from 1 to 9, not {positions!r}")
+    two = table.get("one_player_two_positions", "allowed")
+    if two not in ("allowed", "refused"):
+        raise c.fail("table.one_player_two_positions", f"must be \"allowed\" or \"refused\", not {two!r}")
+    hand_timeout = _seconds(c, table.get("hand_timeout", 10.0), "table.hand_timeout")
+
+    jackpot_doc = c.table(doc, "jackpot", set(JACKPOTS), required=False)
+    jackpots = {name: c.cents(value, f"jackpot.{name}", positive=True) for name, value in jackpot_doc.items()}
+    if preset.super6 and any(isinstance(a, str) for bet in preset.super6.values()
+                             for a in bet.awards.values()):
+        for name in JACKPOTS:
+            if name not in jackpots:
+                raise c.fail(f"jackpot.{name}", f"missing: preset {preset.name} pays a {name.upper()} "
+                             "jackpot, so its opening value is needed (cents)")
+        if not jackpots["mega"] >= jackpots["major"] >= jackpots["minor"]:
+            raise c.fail("jackpot", "values must be MEGA >= MAJOR >= MINOR")
+
+    data = c.table(doc, "data", {"dir"}, required=False)
+    data_dir = Path(c.text(data.get("dir", "/var/lib/table-controller"), "data.dir"))
+    log = c.table(doc, "log", {"format", "level", "dir"}, required=False)
+    audit_dir = Path(c.text(log["dir"], "log.dir")) if "dir" in log else None
+    log_format = log.get("format", "json")
+    if log_format not in ("json", "console"):
+        raise c.fail("log.format", f"must be \"json\" or \"console\", not {log_format!r}")
+    log_level = log.get("level", "info")
+    if log_level not in ("debug", "info", "warning", "error"):
+        raise c.fail("log.level", f"must be debug, info, warning or error, not {log_level!r}")
+
+    page = c.table(doc, "page", {"host", "port", "allow", "pin_attempts", "pin_lockout"}, required=False)
+    host = c.text(page.get("host", "127.0.0.1"), "page.host")
+    port = page.get("port", 8080)
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+        raise c.fail("page.port", f"must be a port number 0-65535, not {port!r}")
+    allow = page.get("allow", ["127.0.0.0/8", "::1/128"])
+    if not isinstance(allow, list) or not allow:
+        raise c.fail("page.allow", "must be a list of address ranges such as \"127.0.0.0/8\"")
+    for i, net in enumerate(allow):
+        try:
+            ipaddress.ip_network(net, strict=False)
+        except (ValueError, TypeError):
+            raise c.fail(f"page.allow[{i}]", f"{net!r} is not an address range") from None
+    attempts = page.get("pin_attempts", 5)
+    if isinstance(attempts, bool) or not isinstance(attempts, int) or not 1 <= attempts <= 20:
+        raise c.fail("page.pin_attempts", f"must be a whole number from 1 to 20, not {attempts!r}")
+    lockout = _seconds(c, page.get("pin_lockout", 300.0), "page.pin_lockout")
+
+    devices_doc = c.table(doc, "devices", set(DEVICE_ROLES))
+    devices = {}
+    for role in DEVICE_ROLES:
+        if role not in devices_doc:
+            raise c.fail(f"devices.{role}", "missing (every table has a shoe, sensors and a sign)")
+        devices[role] = _device(c, role, devices_doc[role])
+
+    return TableConfig(table_id, preset, positions, two == "allowed", hand_timeout, jackpots, data_dir,
+                       log_format, log_level, host, port, tuple(allow), devices, source, doc,
+                       attempts, lockout, audit_dir)
+
+
+def _seconds(c: _Checker, value: Any, key: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise c.fail(key, f"must be a positive number of seconds, not {value!r}")
+    return float(value)
+
+
+def _device(c: _Checker, role: str, doc: Any) -> DeviceConfig:
+    key = f"devices.{role}"
+    if not isinstance(doc, dict):
+        raise c.fail(key, "must be a table")
+    driver = doc.get("driver")
+    if driver not in ROLE_DRIVERS[role]:
+        raise c.fail(f"{key}.driver", f"{driver!r} is not a {role} driver "
+                     f"({', '.join(sorted(ROLE_DRIVERS[role]))})")
+    url = doc.get("url")
+    if not isinstance(url, str) or not URL_FORMS.match(url):
+        raise c.fail(f"{key}.url", f"{url!r} is not a device URL (/dev/..., socket://HOST:PORT, "
+                     "rfc2217://HOST:PORT, loop://, spy://..., usb://VID:PID[/SERIAL])")
+    if url.startswith("usb://") and role != "shoe":
+        raise c.fail(f"{key}.url", f"only the shoe attaches by USB; the {role} is on a serial line")
+    allowed = {"driver", "url", *SERIAL_KEYS, *DRIVER_KEYS[driver]}
+    transport, settings = {}, {}
+    for name, value in doc.items():
+        if name in ("driver", "url"):
+            continue
+        if name not in allowed:
+            raise c.fail(f"{key}.{name}", f"unknown key (allowed: {', '.join(sorted(allowed))})")
+        kind = SERIAL_KEYS.get(name) or DRIVER_KEYS[driver][name]
+        if isinstance(value, bool) != (kind is bool) or not isinstance(value, kind):
+            raise c.fail(f"{key}.{name}", f"wrong type {type(value).__name__}")
+        (transport if name in SERIAL_KEYS else settings)[name] = value
+    return DeviceConfig(role, driver, url, transport, settings)
+
+
+EMBEDDED_DEFAULT = """\
+# The embedded default: one table on simulated devices (their URLs are filled in at start).
+[table]
+id = "SIM-1"
+preset = "sheet-004"
+positions = 6
+
+[jackpot]
+mega = 10000000
+major = 2500000
+minor = 250000
+
+[data]
+dir = "table-data"
+
+[log]
+format = "console"
+
+[devices.shoe]
+driver = "shoe-framed"
+url = "loop://"
+
+[devices.sensors]
+driver = "sensors-framed"
+url = "loop://"
+
+[devices.sign]
+driver = "sign-alpha"
+url = "loop://"
+"""
+
+
+def default_config() -> TableConfig:
+    return parse_config(EMBEDDED_DEFAULT, "<embedded default>")

@@ -1,0 +1,183 @@
+"""``table-controller run``: one table, its devices, its journal and its engine, until stopped.
+
+Owns putting the pieces together and taking them apart: configuration (a
+file, or the embedded default on simulated devices), logging, the journal
+under the data directory, the drivers, the engine thread that owns the game,
+the dealer's page (controller/page/server.py) with the PIN store, and with
+``--autoplay`` the scripted players and dealer. SIGTERM and Ctrl-C
+stop it cleanly; a SIGKILL is what the journal's recovery is for.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import signal
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import structlog
+
+from controller.app import logs
+from controller.store.audit import AuditTrail
+from controller.app.config import DeviceConfig, TableConfig, default_config, load_config
+from controller.app.devices import Devices
+from controller.engine import Engine
+from controller.store.journal import Journal
+from controller.store.pins import PIN_FILE, PinStore
+from controller.app.systemd import Notifier
+
+JOURNAL_FILE = "journal.sqlite"
+AUDIT_DIR = "audit"
+
+
+@dataclass
+class RunOptions:
+    config: str | None = None
+    simulate: bool = False
+    autoplay: bool = False
+    rounds: int | None = None
+    seed: int = 1
+    data_dir: str | None = None
+    log_format: str | None = None
+    shoe_usb: bool = False
+    sim_transport: str = "pty"
+    strategy: str = "optimal"
+    port: int | None = None         # overrides page.port; 0 picks a free port (tests)
+    page: bool = True
+
+
+def audit_dir(config: TableConfig, data_dir: str | None) -> Path:
+    """Where the audit trail is: ``log.dir``, else DATA_DIR/audit (``--data-dir`` moves both
+    together, so side-by-side tables and tests never share a trail)."""
+    if data_dir is None and config.audit_dir is not None:
+        return config.audit_dir
+    return (Path(data_dir) if data_dir else config.data_dir) / AUDIT_DIR
+
+
+class TableRun:
+    """Everything one ``run`` starts; ``start`` then ``wait``/``stop`` (tests drive it directly)."""
+
+    def __init__(self, opts: RunOptions):
+        self.opts = opts
+        config: TableConfig = load_config(opts.config) if opts.config else default_config()
+        self.sim = None
+        if opts.simulate or opts.config is None:
+            from simulators.table import SimOptions, SimulatedTable
+            # the simulated devices' heartbeat keeps well inside the drivers' silence timeout
+            beat = min(1.0, config.devices["shoe"].settings.get("silence_after", 3.0) / 4)
+            self.sim = SimulatedTable(SimOptions(transport=opts.sim_transport, shoe_usb=opts.shoe_usb,
+                                                 seed=opts.seed, positions=config.positions,
+                                                 strategy=opts.strategy, heartbeat_every=beat),
+                                      preset=config.preset)
+            config = config.with_devices({role: DeviceConfig(role, dev.driver, self.sim.urls()[role],
+                                                             dev.transport, dev.settings)
+                                          for role, dev in config.devices.items()})
+        self.config = config
+        self.data_dir = Path(opts.data_dir) if opts.data_dir else config.data_dir
+        self.audit = AuditTrail(audit_dir(config, opts.data_dir))
+        self.audit.check()                      # a trail that does not verify stops the start
+        logs.configure(opts.log_format or config.log_format, config.log_level, audit=self.audit)
+        self.log = structlog.get_logger("run").bind(table=config.table_id)
+        self.journal = Journal(self.data_dir / JOURNAL_FILE)
+        events: queue.Queue = queue.Queue()
+        self.devices = Devices(config, events.put,
+                               usb_backend=self.sim.usb_backend if self.sim else None)
+        self.engine = Engine(config, self.journal, self.devices, events=events)
+        self.pins = PinStore(self.data_dir / PIN_FILE, attempts=config.pin_attempts,
+                             lockout=config.pin_lockout)
+        self.page = None
+        if opts.page:
+            from controller.page.server import DealerPage
+            self.page = DealerPage(self.engine, self.pins, host=config.page_host,
+                                   port=config.page_port if opts.port is None else opts.port,
+                                   allow=config.page_allow, table_id=config.table_id)
+        self.dealer = None
+        if opts.autoplay:
+            if self.sim is None:
+                raise SystemExit("table-controller: --autoplay needs simulated devices (--simulate)")
+            from simulators.dealer import ScriptedDealer
+            self.dealer = ScriptedDealer(self.engine.post, self.sim.players, rounds=opts.rounds)
+            self.engine.observers.append(self.dealer.observe)
+        self.first_round = (self.journal.last_round() or (0, ""))[0] + 1
+        self.notifier = Notifier()
+        self._notified_state: str | None = None
+        self.engine.observers.append(self._tell_systemd)
+
+    def _tell_systemd(self, snap: dict) -> None:
+        """READY=1 once the self-check passed and the devices answered; STATUS= on each state."""
+        state = snap["state"]
+        if state == self._notified_state:
+            return
+        status = f"table {snap['table']}: {state}" + (f", round {snap['round']}" if snap["round"] else "")
+        if self._notified_state in (None, "starting") and state != "starting":
+            self.notifier.ready(status)
+        else:
+            self.notifier.status(status)
+        self._notified_state = state
+
+    def start(self) -> TableRun:
+        if self.sim:
+            self.sim.start()
+        self.engine.start()
+        if self.page:
+            self.page.start()
+        self.devices.start()
+        self.notifier.start_watchdog(self.engine.alive)
+        self.log.info("run.started", data_dir=str(self.data_dir), simulate=self.sim is not None,
+                      devices={r: d.url for r, d in self.config.devices.items()})
+        return self
+
+    def stop(self) -> None:
+        self.notifier.stopping()
+        self.notifier.stop()
+        if self.page:
+            self.page.stop()
+        self.devices.stop()
+        self.engine.stop()
+        if self.sim:
+            self.sim.stop()
+        self.journal.close()
+        logs.detach_audit()
+        self.audit.close()
+
+    def summary(self) -> dict:
+        """Rounds this run finished, from the journal: played, voided, wagered, paid (cents)."""
+        db = self.journal.db
+        rows = db.execute("SELECT id, status FROM rounds WHERE id >= ?", (self.first_round,)).fetchall()
+        wagered = paid = 0
+        for (data,) in db.execute("SELECT data FROM records WHERE kind = 'settlement' AND round_id >= ?",
+                                  (self.first_round,)):
+            for seat in json.loads(data)["seats"]:
+                wagered += sum(seat["wagers"].values()) + (seat["wagers"]["ante"] if seat["play"] else 0)
+                won = sum(v for v in seat["results"].values() if v > 0) - seat["cap_reduction"]
+                paid += won
+        return {"table": self.config.table_id, "preset": self.config.preset.name,
+                "rounds_played": sum(1 for _, s in rows if s == "complete"),
+                "rounds_voided": sum(1 for _, s in rows if s == "void"),
+                "rounds_open": sum(1 for _, s in rows if s == "open"),
+                "wagered_cents": wagered, "paid_cents": paid}
+
+
+def run(opts: RunOptions) -> int:
+    table = TableRun(opts).start()
+    if table.page:
+        print(f"Dealer page: {table.page.url}", flush=True)
+    stop = threading.Event()
+
+    def on_signal(signum, frame):
+        stop.set()
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    try:
+        while not stop.is_set():
+            if table.dealer is not None and table.dealer.done.wait(0.2):
+                break
+            stop.wait(0.2)
+    finally:
+        summary = table.summary()
+        table.stop()
+    print(json.dumps(summary), file=sys.stdout)
+    return 0

@@ -1,0 +1,5 @@
+"""``table-controller``: one module per command group; ``main`` is the console script."""
+
+from controller.cli.main import main
+
+__all__ = ["main"]

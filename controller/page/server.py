@@ -1,0 +1,236 @@
+"""The dealer's touchscreen page: static files from the package, live snapshots, touch actions.
+
+Owns the HTTP side of the table. It never touches game state: it reads the
+engine's published snapshots and posts dealer actions, like every other
+producer of events (rule 1). aiohttp runs on its own thread with its own
+event loop, so a slow browser never slows the engine.
+
+Routes (every one refused unless the client's address is in ``page.allow``):
+  GET  /                 the page (controller/page/static/index.html)
+  GET  /static/...       its script, style and card images; nothing comes from elsewhere
+  GET  /api/state        the current snapshot (JSON)
+  GET  /api/events       server-sent events: the current snapshot at once, then each new
+                         one as it is published (``event: snapshot``, ``data:`` the JSON);
+                         a comment line every 15 s keeps idle connections open, and
+                         ``retry: 500`` makes the browser reconnect half a second after a drop
+  GET  /api/health       200 once the page is serving (the kiosk launcher waits on it)
+  POST /api/action       {"action", "position"?, "other"?, "spot"?, "amount"?, "reason"?,
+                          "role"?, "pin"?} -> {"ok", "message"}; supervisor actions need
+                         "role" (supervisor | technician) and "pin"
+
+Status codes of /api/action: 200 done; 409 the table refused (the reason says why);
+400 a malformed request; 401 a PIN is needed; 403 a wrong or locked PIN, or an address
+outside ``page.allow``. A request refused for any reason changes nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import ipaddress
+import json
+import threading
+from pathlib import Path
+
+import structlog
+from aiohttp import web
+
+from controller.round import machine as procedure
+from controller.store.pins import PRIVILEGED_ROLES, PinRefused, PinStore
+
+STATIC_DIR = Path(__file__).with_name("static")
+KEEPALIVE = 15.0
+# the page may load nothing from anywhere but this controller
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-cache",
+}
+REQUEST_KEYS = {"action", "position", "other", "spot", "amount", "reason", "role", "pin",
+                "mega", "major", "minor"}
+
+
+class PageError(RuntimeError):
+    """The page could not start (the port is taken, the address cannot be bound)."""
+
+
+class DealerPage:
+    def __init__(self, engine, pins: PinStore, *, host: str, port: int, allow: tuple[str, ...],
+                 table_id: str):
+        self.engine = engine
+        self.pins = pins
+        self.host, self.port = host, port
+        self.allow = [ipaddress.ip_network(net, strict=False) for net in allow]
+        self.log = structlog.get_logger("page").bind(table=table_id)
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+        self._stopping: asyncio.Event | None = None
+        self._listeners: set[asyncio.Event] = set()
+        self._latest: dict = engine.snapshot
+
+    # --- life cycle (called from the main thread) ---------------------------------------
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}/"
+
+    def start(self) -> str:
+        self._thread = threading.Thread(target=self._serve, name="dealer-page", daemon=True)
+        self._thread.start()
+        self._ready.wait(10)
+        if self._error is not None:
+            raise PageError(f"dealer page: cannot listen on {self.host}:{self.port}: {self._error}")
+        self.engine.observers.append(self._published)
+        self.log.info("page.listening", url=self.url, allow=[str(n) for n in self.allow])
+        return self.url
+
+    def stop(self) -> None:
+        if self.loop is None or self._stopping is None:
+            return
+        if self._published in self.engine.observers:
+            self.engine.observers.remove(self._published)
+        self.loop.call_soon_threadsafe(self._stopping.set)
+        if self._thread:
+            self._thread.join(5)
+
+    def _serve(self) -> None:
+        loop = self.loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        self._stopping = asyncio.Event()
+        runner = web.AppRunner(self._app(), access_log=None, handle_signals=False, shutdown_timeout=1.0)
+        try:
+            loop.run_until_complete(runner.setup())
+            site = web.TCPSite(runner, self.host, self.port)
+            loop.run_until_complete(site.start())
+            self.port = runner.addresses[0][1]
+        except OSError as err:
+            self._error = err
+            self._ready.set()
+            loop.run_until_complete(runner.cleanup())
+            loop.close()
+            return
+        self._ready.set()
+        loop.run_until_complete(self._stopping.wait())
+        for listener in self._listeners:
+            listener.set()                      # streams see the stop and end
+        loop.run_until_complete(runner.cleanup())
+        loop.close()
+
+    # --- snapshots (called on the engine's thread: hand over and return) -----------------
+
+    def _published(self, snap: dict) -> None:
+        if self.loop is not None and not self.loop.is_closed():
+            self.loop.call_soon_threadsafe(self._wake, snap)
+
+    def _wake(self, snap: dict) -> None:
+        self._latest = snap
+        for listener in self._listeners:
+            listener.set()
+
+    # --- HTTP -----------------------------------------------------------------------------
+
+    def _app(self) -> web.Application:
+        app = web.Application(middlewares=[self._only_allowed], client_max_size=16 * 1024)
+        app.router.add_get("/", self._index)
+        app.router.add_static("/static/", STATIC_DIR, follow_symlinks=False)
+        app.router.add_get("/api/state", self._state)
+        app.router.add_get("/api/events", self._events)
+        app.router.add_get("/api/health", self._health)
+        app.router.add_post("/api/action", self._action)
+        app.on_response_prepare.append(self._headers)
+        return app
+
+    @staticmethod
+    async def _headers(request: web.Request, response: web.StreamResponse) -> None:
+        response.headers.update(SECURITY_HEADERS)
+
+    @web.middleware
+    async def _only_allowed(self, request: web.Request, handler):
+        try:
+            address = ipaddress.ip_address((request.remote or "").split("%")[0])
+        except ValueError:
+            address = None
+        if address is None or not any(address in net for net in self.allow):
+            self.log.warning("page.address_refused", remote=request.remote, path=request.path)
+            return _answer(403, False, f"address {request.remote} may not use this table's page "
+                                       "(page.allow in the table configuration)")
+        return await handler(request)
+
+    async def _index(self, request: web.Request) -> web.FileResponse:
+        return web.FileResponse(STATIC_DIR / "index.html")
+
+    async def _health(self, request: web.Request) -> web.Response:
+        snap = self._latest
+        return web.json_response({"ok": True, "table": snap["table"], "state": snap["state"]})
+
+    async def _state(self, request: web.Request) -> web.Response:
+        return web.json_response(self._latest)
+
+    async def _events(self, request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream",
+                                               "X-Accel-Buffering": "no"})
+        await response.prepare(request)
+        wake = asyncio.Event()
+        self._listeners.add(wake)
+        sent = None
+        try:
+            await response.write(b"retry: 500\n\n")
+            while not self._stopping.is_set():
+                snap = self._latest
+                if snap is not sent:
+                    await response.write(b"event: snapshot\ndata: " + json.dumps(snap).encode() + b"\n\n")
+                    sent = snap
+                try:
+                    await asyncio.wait_for(wake.wait(), KEEPALIVE)
+                except asyncio.TimeoutError:
+                    await response.write(b": keepalive\n\n")
+                wake.clear()
+        except ConnectionResetError:         # the browser went away; a cancelled handler just ends
+            pass
+        finally:
+            self._listeners.discard(wake)
+        return response
+
+    async def _action(self, request: web.Request) -> web.Response:
+        try:
+            body = await request.json()
+        except (json.JSONDecodeError, UnicodeDecodeError, ValueError):
+            return _answer(400, False, "the request body must be a JSON object")
+        if not isinstance(body, dict):
+            return _answer(400, False, "the request body must be a JSON object")
+        unknown = sorted(set(body) - REQUEST_KEYS)
+        if unknown:
+            return _answer(400, False, f"unknown field {unknown[0]!r}")
+        action = body.pop("action", None)
+        role = body.pop("role", None) or "dealer"
+        pin = body.pop("pin", None)
+        if not isinstance(action, str):
+            return _answer(400, False, "say which action (\"action\": \"open_betting\", ...)")
+        loop = asyncio.get_running_loop()
+        who = ""
+        if action in procedure.SUPERVISOR_ACTIONS:
+            words = action.replace("_", " ")
+            if role not in PRIVILEGED_ROLES:
+                return _answer(401, False, f"{words} needs a supervisor or technician PIN")
+            if not isinstance(pin, str) or not pin:
+                return _answer(401, False, f"{words} needs the {role}'s PIN")
+            try:
+                identity = await loop.run_in_executor(
+                    None, functools.partial(self.pins.check, role, pin, action=action, source=request.remote))
+            except PinRefused as err:
+                return _answer(403, False, str(err))
+            who = str(identity)
+        elif role != "dealer":
+            return _answer(400, False, f"{action.replace('_', ' ')} is a dealer's action; "
+                                       "it takes no role or PIN")
+        verdict = await loop.run_in_executor(
+            None, functools.partial(self.engine.act, action, role=role, who=who, **body))
+        return _answer(200 if verdict.ok else 409, verdict.ok, verdict.message or "done")
+
+
+def _answer(status: int, ok: bool, message: str) -> web.Response:
+    return web.json_response({"ok": ok, "message": message}, status=status)

@@ -1,0 +1,176 @@
+"""One round's facts, rebuilt from its journal records.
+
+Owns the meaning of every journal record kind and the only code that changes
+a round's data: ``Round.apply(kind, data)``. The engine journals a record
+first and applies it second, and recovery applies the same records in the
+same order, so a round after a restart is the round before it, by
+construction rather than by a second code path.
+
+Record kinds (data fields):
+  opened     round, preset, deck, config_digest, jackpots
+  shuffle    deck                            a shuffle was asked for (again, after a restart)
+  shuffled   deck, count                     the shoe's shuffle for this round
+  override   position, spot, amount, by, reason   a supervisor's reading of a spot during betting
+  wagers     positions {pos: {spot: cents}}, linked [[a, b]]   at "No more bets"
+  hand       hand_no, target (position, 0 = dealer, -1 = dead hand), cards [[card, deck]]
+  decision   position, play (bool), by ("sensor" | "dealer")
+  settlement the settlement JSON (controller/rules/roundio.py form)
+  jackpot_verified  hits (settlement's jackpot_hits with the six cards), by, reason
+  paid       position, net, by                the dealer confirmed this position
+  alert      kind, message, position?
+  state      state, from?                    the machine entered this state (from: what a hold interrupted)
+  void       reason, by
+  complete   -
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+DEALER = 0
+DEAD_HAND = -1
+
+
+@dataclass
+class Round:
+    id: int
+    preset: str = ""
+    deck: int = 1
+    config_digest: str = ""
+    jackpots: dict[str, int] = field(default_factory=dict)
+    shuffled: bool = False
+    shoe_count: int = 0
+    overrides: dict[tuple[int, str], int] = field(default_factory=dict)   # supervisor readings, betting
+    wagers: dict[int, dict[str, int]] = field(default_factory=dict)   # accepted at "No more bets"
+    linked: list[tuple[int, int]] = field(default_factory=list)
+    hands: dict[int, tuple[int, ...]] = field(default_factory=dict)   # position (0 dealer) -> cards
+    dead_hands: list[tuple[int, ...]] = field(default_factory=list)
+    hands_received: int = 0
+    cards_dealt: int = 0
+    decisions: dict[int, bool] = field(default_factory=dict)          # position -> played
+    decided_by: dict[int, str] = field(default_factory=dict)
+    settlement: dict | None = None
+    paid: dict[int, int] = field(default_factory=dict)
+    jackpot_verified_by: str | None = None
+    alerts: list[dict] = field(default_factory=list)
+    state: str = "betting"
+    held_from: str | None = None
+    void_reason: str | None = None
+    complete: bool = False
+    times: dict[str, str] = field(default_factory=dict)
+
+    # --- derived --------------------------------------------------------------------
+
+    @property
+    def active(self) -> list[int]:
+        """Positions dealt a hand, in dealing order: from the dealer's left (position 1) on."""
+        return sorted(p for p, w in self.wagers.items() if any(w.values()))
+
+    @property
+    def hands_needed(self) -> int:
+        return len(self.active) + 1
+
+    def target_of(self, hand_index: int) -> int:
+        """Where the n-th hand (0-based) goes: the active positions in order, then the dealer."""
+        active = self.active
+        return active[hand_index] if hand_index < len(active) else DEALER
+
+    @property
+    def deciders(self) -> list[int]:
+        return [p for p in self.active if self.wagers[p].get("ante")]
+
+    @property
+    def undecided(self) -> list[int]:
+        return [p for p in self.deciders if p not in self.decisions]
+
+    @property
+    def settlement_order(self) -> list[int]:
+        return [s["seat"] for s in self.settlement["seats"]] if self.settlement else []
+
+    @property
+    def next_to_pay(self) -> int | None:
+        for position in self.settlement_order:
+            if position not in self.paid:
+                return position
+        return None
+
+    def dealt_cards(self) -> list[int]:
+        cards = [c for hand in self.hands.values() for c in hand]
+        return cards + [c for hand in self.dead_hands for c in hand]
+
+    @classmethod
+    def from_records(cls, round_id: int, records) -> Round:
+        """The round as its journal records leave it (recovery and recall both read it so)."""
+        rnd = cls(round_id)
+        for record in records:
+            rnd.apply(record.kind, record.data, record.at)
+        return rnd
+
+    # --- the one writer -------------------------------------------------------------
+
+    def apply(self, kind: str, data: dict[str, Any], at: str = "") -> None:
+        handler = getattr(self, f"_on_{kind}", None)
+        if handler is None:
+            raise ValueError(f"journal record kind {kind!r} unknown")
+        handler(data)
+        if at:
+            self.times.setdefault(kind, at)
+            self.times[f"last_{kind}"] = at
+
+    def _on_opened(self, d):
+        self.preset, self.deck = d["preset"], d["deck"]
+        self.config_digest = d.get("config_digest", "")
+        self.jackpots = dict(d.get("jackpots", {}))
+
+    def _on_shuffle(self, d):
+        self.shuffled = False
+        self.deck = d["deck"]
+
+    def _on_shuffled(self, d):
+        self.shuffled = True
+        self.deck = d["deck"]
+        self.shoe_count = d["count"]
+        self.cards_dealt = 0
+
+    def _on_override(self, d):
+        self.overrides[(int(d["position"]), d["spot"])] = int(d["amount"])
+
+    def _on_wagers(self, d):
+        self.wagers = {int(p): {s: int(v) for s, v in w.items()} for p, w in d["positions"].items()}
+        self.linked = [tuple(pair) for pair in d.get("linked", [])]
+
+    def _on_hand(self, d):
+        cards = tuple(c for c, _ in d["cards"])
+        self.cards_dealt += len(d["cards"])
+        if d["target"] == DEAD_HAND:
+            self.dead_hands.append(cards)
+        else:
+            self.hands[d["target"]] = cards
+            self.hands_received += 1
+
+    def _on_decision(self, d):
+        self.decisions[int(d["position"])] = bool(d["play"])
+        self.decided_by[int(d["position"])] = d["by"]
+
+    def _on_settlement(self, d):
+        self.settlement = d
+
+    def _on_jackpot_verified(self, d):
+        self.jackpot_verified_by = d["by"]
+
+    def _on_paid(self, d):
+        self.paid[int(d["position"])] = int(d["net"])
+
+    def _on_alert(self, d):
+        self.alerts.append(dict(d))
+
+    def _on_state(self, d):
+        self.state = d["state"]
+        self.held_from = d.get("from")
+
+    def _on_void(self, d):
+        self.void_reason = d["reason"]
+
+    def _on_complete(self, d):
+        self.complete = True

@@ -1,0 +1,110 @@
+"""The table's Super 6 jackpot duties: the sign, the Super 6 spots, hits and new values.
+
+Owns how the table reacts to the jackpot's facts (the rules themselves are in
+controller/store/jackpot.py): the sign confirming or failing, Super 6 spots locked
+and flagged while the jackpot cannot be seen or was just won, a hit holding
+every payment until a supervisor has verified the six cards, and the
+supervisor posting new values. Mixed into ``Table`` and, like it, driven only
+by the engine's thread.
+"""
+
+from __future__ import annotations
+
+from drivers.wire import sensor_protocol as sensor_proto
+
+from controller.round import machine as procedure
+from controller.store.jackpot import win_message
+from controller.rules.paytable import JACKPOTS
+from controller.rules.words import money
+
+SUPER6_SPOT = 1 << sensor_proto.SPOTS.index("super6")
+
+
+class JackpotDuties:
+    # --- the sign ---------------------------------------------------------------------
+
+    def show_jackpots_on_sign(self) -> None:
+        if self.jackpot.progressive:
+            values = self.jackpot.values
+            self.devices.sign.show_values(values["mega"], values["major"], values["minor"])
+
+    def on_sign_showing(self, values: dict) -> None:
+        before = self.jackpot.super6_closed()
+        self.jackpot.sign_shows(values)
+        self._super6_maybe_changed(before)
+
+    def on_sign_failed(self, reason: str) -> None:
+        before = self.jackpot.super6_closed()
+        self.jackpot.sign_failed(reason)
+        self._super6_maybe_changed(before)
+
+    def _super6_maybe_changed(self, before: str | None) -> None:
+        now = self.jackpot.super6_closed()
+        if bool(now) == bool(before):
+            return
+        if now:
+            self.alert("super6_closed", f"Super 6 closed: {now}. No new Super 6 wagers.")
+            self.super6_alerted = True
+        elif self.super6_alerted:               # not at start-up, when it was never announced shut
+            self.alert("super6_open", "Super 6 open again: the sign shows the posted jackpot values")
+            self.super6_alerted = False
+        if self.state == "betting":
+            self.lock_super6_if_closed()
+            self._show_flags()
+
+    def lock_super6_if_closed(self) -> None:
+        """During betting: the Super 6 spots take chips only while Super 6 is open."""
+        if self.jackpot.progressive:
+            self.devices.sensors.lock(sensor_proto.ALL_POSITIONS, SUPER6_SPOT,
+                                      locked=bool(self.jackpot.super6_closed()))
+
+    # --- hits -------------------------------------------------------------------------------
+
+    def pending_hits(self) -> list[dict]:
+        """The round's jackpot hits still waiting for a supervisor, with the six cards."""
+        rnd = self.round
+        if rnd is None or not rnd.settlement or rnd.jackpot_verified_by:
+            return []
+        seats = {s["seat"]: s for s in rnd.settlement["seats"]}
+        return [dict(hit, cards=f"{seats[hit['seat']]['cards']} + {rnd.settlement['dealer']}")
+                for hit in rnd.settlement.get("jackpot_hits", [])]
+
+    def announce_hits(self) -> None:
+        for hit in self.pending_hits():
+            self.alert("jackpot_hit", f"Super 6 {hit['jackpot'].upper()} jackpot at position {hit['seat']} "
+                       f"({hit['cards']}): {money(hit['amount'])}. A supervisor verifies the six cards "
+                       "before anything is paid.", hit["seat"])
+
+    def jackpot_unverified(self, event) -> bool:
+        return bool(self.pending_hits()) or self._refuse("no jackpot hit waits for verification")
+
+    def record_jackpot_verified(self, event) -> None:
+        hits = self.pending_hits()
+        by = event.kwargs.get("by", "supervisor")
+        self.fact("jackpot_verified", hits=hits, by=by, reason=event.kwargs.get("reason", ""))
+        self.jackpot.verified(self.round.id, hits, by, self.round.times.get("jackpot_verified", ""))
+        self.devices.sign.show_message(win_message(hits[0]))
+        for hit in hits:
+            self.alert("jackpot_verified", f"{hit['jackpot'].upper()} jackpot at position {hit['seat']} "
+                       f"verified by the {by}: pay {money(hit['amount'])}", hit["seat"])
+
+    # --- new values --------------------------------------------------------------------------
+
+    def set_jackpots(self, by: str = "supervisor", reason: str = "", **values) -> bool:
+        new = {name: values.get(name) for name in JACKPOTS}
+        problem = self.jackpot.change_problem(new, round_in_play=self.state not in procedure.BETWEEN_ROUNDS)
+        if problem:
+            return self._refuse(problem)
+        if not reason:
+            return self._refuse("say why the jackpot values change")
+        before = self.jackpot.super6_closed()
+        doc = self.jackpot.post(new, by=by, reason=reason)
+        self.log.info("jackpot.posted", by=by, reason=reason, old=doc["old"], new=doc["values"],
+                      state=self.state, round=self.round.id if self.round else None)
+        self.alert("jackpot_posted", "Jackpot values posted by the " + by + ": " +
+                   ", ".join(f"{n.upper()} {money(doc['old'].get(n, 0))} -> {money(new[n])}"
+                             for n in doc["changed"]))
+        self.show_jackpots_on_sign()
+        self.devices.sign.show_message("")           # the win message, if one was showing
+        self._super6_maybe_changed(before)
+        return True

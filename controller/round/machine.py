@@ -1,0 +1,132 @@
+"""The round procedure as data for ``transitions``: states, triggers and their conditions.
+
+Owns what may happen when. Every dealer touch, device fact and automatic
+step is a trigger listed here; a trigger not listed for the current state is
+refused, and one whose conditions fail is refused with the reason the
+condition left (``Table.refusal``). The dealer page offers exactly the
+triggers ``available_actions`` returns. Callbacks live on the model
+(controller/round/table.py) and stay small; ``docs/state-machine.md`` is generated
+from these lists (``python -m controller.round.machine``) and a test fails when the
+committed diagram differs.
+
+Internal triggers (``dest: None``) are actions inside a state (a decision, a
+confirmed payment); they run their callbacks without leaving the state.
+"""
+
+from __future__ import annotations
+
+from transitions import Machine
+
+STATES = [
+    "starting",     # self-check: journal, configuration, devices answering
+    "ready",        # no round open; the dealer may open betting
+    "betting",      # wagers seen on the spots and checked against the limits
+    "dealing",      # "No more bets" said, spots locked, hands coming from the shoe
+    "decisions",    # players play or fold
+    "settling",     # dealer's hand revealed; positions paid from the dealer's right
+    "complete",     # the round is settled
+    "void",         # the round was voided (misdeal, supervisor): wagers returned
+    "held",         # a device needed by the round is lost, jammed or open
+]
+
+ROUND_STATES = ("betting", "dealing", "decisions", "settling")
+HOLDABLE = ("dealing", "decisions")
+
+TRANSITIONS = [
+    # start-up and recovery: nothing opens before the self-check passes
+    {"trigger": "self_check_passed", "source": "starting", "dest": "ready",
+     "conditions": ["devices_answering", "no_open_round"]},
+    *({"trigger": "recover", "source": "starting", "dest": state,
+       "conditions": ["devices_answering", f"recovering_{state}"]} for state in ROUND_STATES),
+
+    # the round
+    {"trigger": "open_betting", "source": ["ready", "complete", "void"], "dest": "betting",
+     "conditions": ["devices_answering"]},
+    {"trigger": "no_more_bets", "source": "betting", "dest": "dealing",
+     "conditions": ["sensors_online", "deck_ready", "has_wagers", "wagers_valid"]},
+    {"trigger": "all_dealt", "source": "dealing", "dest": "decisions", "conditions": "hands_complete"},
+    {"trigger": "play", "source": "decisions", "dest": None, "conditions": "position_undecided",
+     "after": "record_play"},
+    {"trigger": "fold", "source": "decisions", "dest": None, "conditions": "position_undecided",
+     "after": "record_fold"},
+    {"trigger": "all_decided", "source": "decisions", "dest": "settling", "conditions": "decisions_complete"},
+    {"trigger": "verify_jackpot", "source": "settling", "dest": None, "conditions": "jackpot_unverified",
+     "after": "record_jackpot_verified"},
+    {"trigger": "confirm", "source": "settling", "dest": None, "conditions": "position_next_to_pay",
+     "after": "record_paid"},
+    {"trigger": "all_paid", "source": "settling", "dest": "complete", "conditions": "everything_paid"},
+
+    # betting-time actions
+    {"trigger": "link_positions", "source": "betting", "dest": None, "conditions": "positions_linkable",
+     "after": "record_link"},
+    {"trigger": "unlink_positions", "source": "betting", "dest": None, "after": "record_unlink"},
+    {"trigger": "override_wager", "source": "betting", "dest": None, "conditions": "override_valid",
+     "after": "record_override"},
+
+    # irregularities
+    {"trigger": "misdeal", "source": ["dealing", "decisions", "held"], "dest": "void"},
+    {"trigger": "void_round", "source": ["betting", "dealing", "decisions", "held"], "dest": "void",
+     "conditions": ["reason_given", "nothing_paid"]},
+    {"trigger": "hold", "source": list(HOLDABLE), "dest": "held", "conditions": "something_holding"},
+    *({"trigger": "resume", "source": "held", "dest": state,
+       "conditions": ["nothing_holding", f"held_from_{state}"]} for state in HOLDABLE),
+]
+
+# triggers the dealer (or supervisor) may touch; the rest come from devices and the engine
+DEALER_ACTIONS = ("open_betting", "no_more_bets", "play", "fold", "confirm", "misdeal",
+                  "link_positions", "unlink_positions", "override_wager", "void_round", "verify_jackpot")
+# actions outside the round's procedure, taken by the table itself in any state (each method
+# refuses with a reason where it does not apply, e.g. a meter reset while a round is open)
+TABLE_ACTIONS = ("call_supervisor", "reset_meters", "set_jackpots")
+TABLE_ACTION_ARGUMENTS = {"call_supervisor": {"reason"}, "reset_meters": {"reason"},
+                          "set_jackpots": {"reason", "mega", "major", "minor"}}
+# actions that need a supervisor's or technician's PIN (controller/store/pins.py)
+SUPERVISOR_ACTIONS = ("void_round", "override_wager", "reset_meters", "set_jackpots", "verify_jackpot")
+BETWEEN_ROUNDS = ("ready", "complete", "void")
+# tried after every event, in this order, so the round moves on by itself when it can
+AUTOMATIC = ("self_check_passed", "recover", "all_dealt", "all_decided", "all_paid", "hold", "resume")
+
+
+def build(model, initial: str = "starting") -> Machine:
+    return Machine(model=model, states=STATES, transitions=TRANSITIONS, initial=initial,
+                   auto_transitions=False, send_event=True, queued=False,
+                   before_state_change="record_state", model_attribute="state")
+
+
+def available_actions(machine: Machine, state: str) -> list[str]:
+    """The dealer's and supervisor's actions that exist in ``state`` (their conditions are checked
+    when touched)."""
+    triggers = set(machine.get_triggers(state))
+    table = ["call_supervisor"] + (["reset_meters", "set_jackpots"] if state in BETWEEN_ROUNDS else [])
+    return [a for a in DEALER_ACTIONS if a in triggers] + table
+
+
+def mermaid() -> str:
+    """The state diagram, from the lists above (``transitions``' mermaid engine)."""
+    from transitions.extensions.diagrams import GraphMachine
+
+    class _Model:
+        pass
+
+    machine = GraphMachine(model=_Model(), states=STATES, transitions=TRANSITIONS, initial="starting",
+                           auto_transitions=False, graph_engine="mermaid", show_conditions=True,
+                           title="Three Card Poker round")
+    return machine.model.get_graph().draw(None)
+
+
+DIAGRAM_PATH = "docs/state-machine.md"
+
+
+def diagram_document() -> str:
+    return ("# The round as a state machine\n\n"
+            "Generated from `controller/round/machine.py` by `python -m controller.round.machine`; "
+            "`tests/round/test_machine.py` fails when this file differs from the code.\n\n"
+            "Internal triggers (play, fold, confirm, link) are actions inside a state and are drawn "
+            "as loops.\n\n"
+            "```mermaid\n" + mermaid().strip() + "\n```\n")
+
+
+if __name__ == "__main__":
+    import pathlib
+    pathlib.Path(DIAGRAM_PATH).write_text(diagram_document(), encoding="utf-8")
+    print(f"wrote {DIAGRAM_PATH}")

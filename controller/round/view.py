@@ -1,0 +1,76 @@
+"""What readers may see of the table: one plain, JSON-ready dict per published moment.
+
+Owns the view the dealer's page, the autoplay dealer and tests read; it is
+built on the engine's thread after every event and never shared mutable.
+Player hands stay hidden until the dealer's hand is revealed (the dealer
+must not see what the players hold while they decide).
+"""
+
+from __future__ import annotations
+
+from controller.round import machine as procedure
+from controller.rules.cards import card_text
+from controller.rules.words import settlement_lines
+from controller.round.facts import DEALER
+from controller.rules.spots import Spot
+
+
+
+def build_snapshot(table) -> dict:
+    rnd = table.round
+    state = table.state
+    revealed = state in ("settling", "complete") or (rnd is not None and rnd.void_reason is not None)
+    problems = table.wager_problems() if state == "betting" else {}
+    readings = table.readings()
+    positions = []
+    for p in range(1, table.config.positions + 1):
+        entry = {
+            "position": p,
+            "felt": {s: readings.get((p, s)) for s in Spot if (p, s) in readings},
+            "overrides": {s: a for (q, s), a in rnd.overrides.items() if q == p}
+            if rnd and state == "betting" else {},
+            "flags": {s: why for (q, s), why in problems.items() if q == p},
+            "wagers": rnd.wagers.get(p, {}) if rnd else {},
+            "dealt": bool(rnd and p in rnd.hands),
+            "cards": _show(rnd.hands[p]) if rnd and p in rnd.hands and revealed else None,
+            "decision": None if not rnd or p not in rnd.decisions else
+            ("play" if rnd.decisions[p] else "fold"),
+            "linked": next((q for pair in table.links for q in pair if p in pair and q != p), None),
+        }
+        if rnd and rnd.settlement:
+            seat = next((s for s in rnd.settlement["seats"] if s["seat"] == p), None)
+            if seat:
+                entry["settlement"] = {"results": seat["results"], "net": seat["net"],
+                                       "cap_reduction": seat["cap_reduction"], "hand": seat["hand"],
+                                       "lines": settlement_lines(seat), "paid": p in rnd.paid}
+        positions.append(entry)
+    return {
+        "table": table.config.table_id,
+        "preset": table.preset.name,
+        "state": state,
+        "round": rnd.id if rnd else None,
+        "prompt": table.prompt(),
+        "actions": [a for a in procedure.available_actions(table.machine, state)
+                    if a != "set_jackpots" or table.jackpot.progressive],
+        "positions": positions,
+        "dealer": {
+            "dealt": bool(rnd and DEALER in rnd.hands),
+            "cards": _show(rnd.hands[DEALER]) if rnd and DEALER in rnd.hands and revealed else None,
+            "announcement": rnd.settlement["announcement"] if rnd and rnd.settlement else None,
+        },
+        "settlement_order": rnd.settlement_order if rnd else [],
+        "next_to_pay": rnd.next_to_pay if rnd and state == "settling" else None,
+        "void_reason": rnd.void_reason if rnd else None,
+        "devices": {role: {"online": table.online[role], "detail": table.device_detail[role]}
+                    for role in table.online},
+        "holds": list(table.holds.values()),
+        "jackpots": dict(table.jackpot.values),
+        "jackpot": table.jackpot.view(),
+        "jackpot_pending": table.pending_hits(),
+        "alerts": list(table.alerts),
+    }
+
+
+def _show(cards) -> str:
+    """A hand as text; "??" for a card the shoe could not read (shown after a misdeal)."""
+    return " ".join(card_text(c) if 0 <= c < 52 else "??" for c in cards)

@@ -1,0 +1,250 @@
+"""Pay tables and table rules as data: loading and validating preset TOML files.
+
+Owns the ``Preset`` (one rule sheet's pay tables, limits, side bets and rules)
+and the refusal of bad files. A preset ships in ``controller/rules/presets/`` (one per
+rule sheet in shared/seeds); a table may load its own file instead. A bad file
+is refused whole with ``PayTableError`` naming the file, the key (and its line
+where it can be found) and the problem, so nothing half-loaded reaches a table.
+
+All amounts are integer cents; pays are whole "X to 1" odds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tomllib
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from controller.rules.cards import RANKS
+from controller.rules.hand3 import Hand3
+from controller.rules.hand6 import Hand6, Super6
+from controller.rules.spots import BET_SPOTS
+from controller.rules.tomlcheck import TomlChecker, read_file
+
+JACKPOTS = ("mega", "major", "minor")
+
+
+class PayTableError(ValueError):
+    """A pay-table file that cannot be used; the message names file, key and problem."""
+
+
+@dataclass(frozen=True)
+class Limit:
+    min: int
+    max: int
+
+
+@dataclass(frozen=True)
+class Super6Bet:
+    """What one accepted Super 6 bet size pays: cents, or a jackpot name."""
+    bet: int
+    jackpot_share_percent: int
+    awards: dict[Super6, int | str]
+
+
+@dataclass(frozen=True)
+class Preset:
+    name: str
+    title: str
+    rule_sheet: str
+    source: str
+    limits: dict[str, Limit]
+    pair_plus: dict[Hand3, int]
+    ante_bonus: dict[Hand3, int]
+    six_card_bonus: dict[Hand6, int] | None = None
+    super6: dict[int, Super6Bet] | None = None
+    dealer_qualifies_with: int = RANKS.index("Q")
+    fold_loses_pair_plus: bool = True
+    side_bets_stay_after_fold: bool = True
+    max_aggregate_payout: int | None = None
+    decks: int = 1
+    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def offers(self, spot: str) -> bool:
+        return spot in self.limits
+
+    @property
+    def digest(self) -> str:
+        """SHA-256 of the parsed rules: what a journal records as the table's configuration."""
+        text = json.dumps(self.raw, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "source": self.source, "digest": self.digest, **self.raw}
+
+
+# --- loading ---------------------------------------------------------------
+
+DEFAULT_PRESET = "sheet-004"
+
+
+def preset_names() -> list[str]:
+    folder = resources.files("controller.rules") / "presets"
+    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".toml"))
+
+
+def load_preset(name: str) -> Preset:
+    """A shipped preset by name (``sheet-000`` ...)."""
+    names = preset_names()
+    if name not in names:
+        raise PayTableError(f"preset {name!r}: unknown; presets are {', '.join(names)}")
+    item = resources.files("controller.rules") / "presets" / f"{name}.toml"
+    return parse_paytable(item.read_text(encoding="utf-8"), f"preset {name}")
+
+
+def load_paytable(path: str | Path) -> Preset:
+    """A table's own pay-table file."""
+    path = Path(path)
+    return parse_paytable(read_file(path, PayTableError), str(path))
+
+
+def load(preset: str | None = None, paytable: str | Path | None = None) -> Preset:
+    if paytable is not None:
+        return load_paytable(paytable)
+    return load_preset(preset or DEFAULT_PRESET)
+
+
+# --- validation ------------------------------------------------------------
+
+TOP_KEYS = {"preset", "rules", "limits", "pair_plus", "ante_bonus", "six_card_bonus", "super6"}
+PRESET_KEYS = {"name", "title", "rule_sheet"}
+RULE_KEYS = {"dealer_qualifies_with", "fold_loses_pair_plus", "side_bets_stay_after_fold",
+             "max_aggregate_payout", "decks"}
+SUPER6_JACKPOT_HANDS = {Super6.SUPER_ROYAL_DIAMONDS, Super6.SUPER_ROYAL, Super6.ROYAL_FLUSH}
+
+
+class _Checker(TomlChecker):
+    error = PayTableError
+
+    def pays(self, doc: dict, key: str, hands: type, *, required: tuple = ()) -> dict:
+        names = {h.key: h for h in hands}
+        table = self.table(doc, key, set(names), required=True)
+        for hand_key in required:
+            if hand_key not in table:
+                raise self.fail(f"{key}.{hand_key}", "missing pay")
+        result = {}
+        for name, odds in table.items():
+            result[names[name]] = self.cents(odds, f"{key}.{name}", positive=True)
+        return dict(sorted(result.items(), reverse=True))
+
+    def limit(self, value: Any, key: str) -> Limit:
+        if not isinstance(value, dict) or set(value) != {"min", "max"}:
+            raise self.fail(key, "must be { min = CENTS, max = CENTS }")
+        low = self.cents(value["min"], f"{key}.min", positive=True)
+        high = self.cents(value["max"], f"{key}.max", positive=True)
+        if low > high:
+            raise self.fail(key, f"minimum {low} exceeds maximum {high}")
+        return Limit(low, high)
+
+
+def parse_paytable(text: str, source: str) -> Preset:
+    """Validate a pay-table document and build its Preset."""
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise PayTableError(f"{source}: not valid TOML: {err}") from None
+    check = _Checker(text, source)
+    for name in doc:
+        if name not in TOP_KEYS:
+            raise check.fail(name, f"unknown key (allowed: {', '.join(sorted(TOP_KEYS))})")
+
+    meta = check.table(doc, "preset", PRESET_KEYS)
+    for key in PRESET_KEYS:
+        if key not in meta:
+            raise check.fail(f"preset.{key}", "missing")
+        check.text(meta[key], f"preset.{key}")
+
+    rules = check.table(doc, "rules", RULE_KEYS, required=False)
+    qual = rules.get("dealer_qualifies_with", "Q")
+    if not isinstance(qual, str) or len(qual) != 1 or qual.upper() not in RANKS:
+        raise check.fail("rules.dealer_qualifies_with", f"must be one rank letter (2-9, T, J, Q, K, A), not {qual!r}")
+    cap = rules.get("max_aggregate_payout")
+    decks = rules.get("decks", 1)
+    if decks not in (1, 2) or isinstance(decks, bool):
+        raise check.fail("rules.decks", f"must be 1 or 2, not {decks!r}")
+
+    limits_doc = check.table(doc, "limits", set(BET_SPOTS))
+    for spot in ("ante", "pair_plus"):
+        if spot not in limits_doc:
+            raise check.fail(f"limits.{spot}", "missing")
+    limits = {spot: check.limit(v, f"limits.{spot}") for spot, v in limits_doc.items()}
+
+    pair_plus = check.pays(doc, "pair_plus", Hand3, required=("straight_flush", "three_of_a_kind",
+                                                              "straight", "flush", "pair"))
+    if Hand3.HIGH_CARD in pair_plus:
+        raise check.fail("pair_plus.high_card", "Pair Plus pays a pair or better only")
+    ante_bonus = check.pays(doc, "ante_bonus", Hand3)
+
+    six = None
+    if "six_card_bonus" in doc:
+        six = check.pays(doc, "six_card_bonus", Hand6)
+    if (six is None) != ("six_card_bonus" not in limits):
+        raise check.fail("limits.six_card_bonus" if six is None else "six_card_bonus",
+                         "the 6 Card Bonus needs both its limits and its pay table")
+
+    super6 = _parse_super6(doc.get("super6"), check, limits.get("super6"))
+    if (super6 is None) != ("super6" not in limits):
+        raise check.fail("limits.super6" if super6 is None else "super6",
+                         "the Super 6 needs both its limits and its bet sizes")
+
+    return Preset(
+        name=meta["name"], title=meta["title"], rule_sheet=meta["rule_sheet"], source=source,
+        limits=limits, pair_plus=pair_plus, ante_bonus=ante_bonus,
+        six_card_bonus=six, super6=super6,
+        dealer_qualifies_with=RANKS.index(qual.upper()),
+        fold_loses_pair_plus=check.flag(rules.get("fold_loses_pair_plus", True),
+                                        "rules.fold_loses_pair_plus"),
+        side_bets_stay_after_fold=check.flag(rules.get("side_bets_stay_after_fold", True),
+                                             "rules.side_bets_stay_after_fold"),
+        max_aggregate_payout=None if cap is None else check.cents(
+            cap, "rules.max_aggregate_payout", positive=True),
+        decks=decks,
+        raw=doc,
+    )
+
+
+def _parse_super6(entries: Any, check: _Checker, limit: Limit | None) -> dict[int, Super6Bet] | None:
+    if entries is None:
+        return None
+    if not isinstance(entries, list) or not entries:
+        raise check.fail("super6", "must be one or more [[super6]] tables, one per accepted bet size")
+    hands = {h.key: h for h in Super6 if h is not Super6.NONE}
+    allowed = {"bet", "jackpot_share_percent", *hands}
+    result: dict[int, Super6Bet] = {}
+    for i, entry in enumerate(entries):
+        where = f"super6[{i}]"
+        for name in entry:
+            if name not in allowed:
+                raise check.fail(f"{where}.{name}", f"unknown key (allowed: {', '.join(sorted(allowed))})")
+        if "bet" not in entry:
+            raise check.fail(f"{where}.bet", "missing")
+        bet = check.cents(entry["bet"], f"{where}.bet", positive=True)
+        if bet in result:
+            raise check.fail(f"{where}.bet", f"bet size {bet} listed twice")
+        if limit and not limit.min <= bet <= limit.max:
+            raise check.fail(f"{where}.bet", f"bet size {bet} is outside limits.super6 {limit.min}-{limit.max}")
+        share = entry.get("jackpot_share_percent")
+        if isinstance(share, bool) or not isinstance(share, int) or not 0 < share <= 100:
+            raise check.fail(f"{where}.jackpot_share_percent", f"must be a whole percent 1-100, not {share!r}")
+        awards: dict[Super6, int | str] = {}
+        for name, hand in hands.items():
+            if name not in entry:
+                continue
+            value = entry[name]
+            key = f"{where}.{name}"
+            if isinstance(value, str):
+                if value not in JACKPOTS:
+                    raise check.fail(key, f"jackpot {value!r} unknown (mega, major, minor)")
+                if hand not in SUPER6_JACKPOT_HANDS:
+                    raise check.fail(key, "only the super royals and the royal flush can pay a jackpot")
+                awards[hand] = value
+            else:
+                awards[hand] = check.cents(value, key, positive=True)
+        if not awards:
+            raise check.fail(where, "lists no winning hand")
+        result[bet] = Super6Bet(bet, share, dict(sorted(awards.items(), reverse=True)))
+    return result

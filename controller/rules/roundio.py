@@ -1,0 +1,135 @@
+"""The JSON form of a round, as ``table-controller settle`` reads and writes it.
+
+Owns the audit interchange format: one round per JSON object,
+``{"id", "preset"?, "dealer", "jackpots"?, "seats": [{"seat", "cards", "play",
+"wagers": {"ante", "pair_plus", "six_card_bonus", "super6"}}]}`` in, and the
+settlement out (results per wager in pay order, cap reduction, net). Recall
+writes rounds in the same input form so any recorded round can be settled
+again independently and compared. Unknown keys are refused: a typo in an
+audit file must not silently become a zero wager.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from controller.rules.cards import CardError, cards_text, parse_cards
+from controller.rules.hand3 import describe3
+from controller.rules.paytable import JACKPOTS, PayTableError, Preset
+from controller.rules.settlement import (RoundSettlement, SeatHand, SeatResult, SettlementError, Wagers,
+                         settle_round)
+
+ROUND_KEYS = {"id", "preset", "dealer", "jackpots", "seats", "table"}   # "table": what recall adds; not read
+SEAT_KEYS = {"seat", "cards", "play", "wagers"}
+WAGER_KEYS = set(Wagers().as_dict())
+
+
+class RoundFormatError(ValueError):
+    """A round object that does not have the settle input form."""
+
+
+def _whole(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RoundFormatError(f"{where}: must be a whole number, not {value!r}")
+    return value
+
+
+def parse_round(obj: Any, presets: Callable[[str], Preset], default_preset: str | None
+                ) -> tuple[Preset, tuple[int, ...], list[SeatHand], dict[str, int]]:
+    if not isinstance(obj, dict):
+        raise RoundFormatError("a round must be a JSON object")
+    for key in obj:
+        if key not in ROUND_KEYS:
+            raise RoundFormatError(f"unknown key {key!r}")
+    name = obj.get("preset", default_preset)
+    if name is None:
+        raise RoundFormatError("preset: missing (give it in the line or with --preset)")
+    if not isinstance(name, str):
+        raise RoundFormatError(f"preset: must be a name, not {name!r}")
+    preset = presets(name)
+    if "dealer" not in obj:
+        raise RoundFormatError("dealer: missing")
+    dealer = parse_cards(obj["dealer"], count=3, what="dealer")
+    jackpots = obj.get("jackpots", {})
+    if not isinstance(jackpots, dict):
+        raise RoundFormatError("jackpots: must be an object of cents by mega, major, minor")
+    for key, value in jackpots.items():
+        if key not in JACKPOTS:
+            raise RoundFormatError(f"jackpots.{key}: unknown jackpot (mega, major, minor)")
+        if _whole(value, f"jackpots.{key}") <= 0:
+            raise RoundFormatError(f"jackpots.{key}: must be positive cents")
+    seats_doc = obj.get("seats")
+    if not isinstance(seats_doc, list):
+        raise RoundFormatError("seats: must be a list")
+    seats = [_parse_seat(s, i) for i, s in enumerate(seats_doc)]
+    return preset, dealer, seats, jackpots
+
+
+def _parse_seat(doc: Any, index: int) -> SeatHand:
+    where = f"seats[{index}]"
+    if not isinstance(doc, dict):
+        raise RoundFormatError(f"{where}: must be an object")
+    for key in doc:
+        if key not in SEAT_KEYS:
+            raise RoundFormatError(f"{where}: unknown key {key!r}")
+    if "seat" not in doc:
+        raise RoundFormatError(f"{where}.seat: missing")
+    seat = _whole(doc["seat"], f"{where}.seat")
+    if seat < 1:
+        raise RoundFormatError(f"{where}.seat: must be 1 or more")
+    where = f"seat {seat}"
+    if "cards" not in doc:
+        raise RoundFormatError(f"{where}: cards missing")
+    cards = parse_cards(doc["cards"], count=3, what=where)
+    wagers_doc = doc.get("wagers", {})
+    if not isinstance(wagers_doc, dict):
+        raise RoundFormatError(f"{where}.wagers: must be an object")
+    for key in wagers_doc:
+        if key not in WAGER_KEYS:
+            raise RoundFormatError(f"{where}.wagers: unknown wager {key!r} ({', '.join(sorted(WAGER_KEYS))})")
+    wagers = Wagers(**{k: _whole(v, f"{where}.wagers.{k}") for k, v in wagers_doc.items()})
+    play = doc.get("play")
+    if wagers.ante and not isinstance(play, bool):
+        raise RoundFormatError(f"{where}.play: must be true (played) or false (folded) with an Ante")
+    if play is not None and not isinstance(play, bool):
+        raise RoundFormatError(f"{where}.play: must be true or false, not {play!r}")
+    return SeatHand(seat, cards, wagers, bool(play))
+
+
+def settlement_json(round_id: Any, preset: Preset, s: RoundSettlement) -> dict:
+    return {
+        "id": round_id,
+        "preset": preset.name,
+        "dealer": cards_text(s.dealer_cards),
+        "dealer_hand": describe3(s.dealer_score),
+        "dealer_qualifies": s.dealer_qualifies,
+        "seats": [seat_json(r) for r in s.seats],
+        "jackpot_hits": [
+            {"seat": h.seat, "jackpot": h.jackpot, "bet": h.bet, "share_percent": h.share_percent,
+             "posted": h.posted, "winners": h.winners, "amount": h.amount}
+            for h in s.jackpot_hits],
+    }
+
+
+def seat_json(r: SeatResult) -> dict:
+    return {
+        "seat": r.seat,
+        "cards": cards_text(r.cards),
+        "hand": describe3(r.score),
+        "six_card": r.six_card.key if r.six_card is not None else None,
+        "super6_hand": r.super6_hand.key if r.super6_hand is not None else None,
+        "results": dict(r.results),
+        "cap_reduction": r.cap_reduction,
+        "net": r.net,
+    }
+
+
+def settle_json(obj: Any, presets: Callable[[str], Preset], default_preset: str | None) -> dict:
+    """Settle one round object; never raises for bad input, returns {"id", "error"} instead."""
+    round_id = obj.get("id") if isinstance(obj, dict) else None
+    try:
+        preset, dealer, seats, jackpots = parse_round(obj, presets, default_preset)
+        result = settle_round(preset, dealer, seats, jackpots)
+    except (RoundFormatError, CardError, SettlementError, PayTableError) as err:
+        return {"id": round_id, "error": str(err)}
+    return settlement_json(round_id, preset, result)

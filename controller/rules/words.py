@@ -1,0 +1,73 @@
+"""The exact words the dealer reads and says, built from round facts.
+
+Owns the wording of the procedure's announcements (rule sheet 000, Dealing
+Procedures): "No more bets", "No PAIR PLUS, position 2, 3 and 5", "Dealer
+plays with a Queen", "Dealer doesn't play", and money as the dealer reads it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from controller.rules.cards import RANK_NAMES, RANK_PLURALS
+from controller.rules.hand3 import Hand3, category3
+from controller.rules.spots import label
+
+def money(cents: int, *, short: bool = False) -> str:
+    """Integer cents as people read dollars: -$1,234.50; ``short`` drops a ".00" ($5 in a limit)."""
+    sign = "-" if cents < 0 else ""
+    cents = abs(cents)
+    if short and cents % 100 == 0:
+        return f"{sign}${cents // 100:,}"
+    return f"{sign}${cents // 100:,}.{cents % 100:02d}"
+
+
+def positions_list(positions: Sequence[int]) -> str:
+    """1 -> "1"; 2, 3, 5 -> "2, 3 and 5"."""
+    names = [str(p) for p in positions]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def no_pair_plus(positions: Sequence[int]) -> str | None:
+    if not positions:
+        return None
+    return f"No PAIR PLUS, position {positions_list(positions)}"
+
+
+def dealer_announcement(score: int, qualifies: bool) -> str:
+    """What the dealer says after arranging the hand from highest card to lowest."""
+    if not qualifies:
+        return "Dealer doesn't play"
+    category = category3(score)
+    top = (score >> 8) & 15
+    if category is Hand3.HIGH_CARD:
+        name = RANK_NAMES[top]
+        return f"Dealer plays with {'an' if name[0] in 'AEIOU' else 'a'} {name}"
+    if category is Hand3.PAIR:
+        return f"Dealer plays with a Pair of {RANK_PLURALS[top]}"
+    if category is Hand3.THREE_OF_A_KIND:
+        return f"Dealer plays with Three {RANK_PLURALS[top]}"
+    label = category.name.replace("_", " ").title()
+    return f"Dealer plays with a {label}, {RANK_NAMES[top]} high"
+
+
+def settlement_lines(seat: dict) -> list[str]:
+    """A position's wagers in pay order, each as "Pay Play $10.00" or "Take Ante $10.00"."""
+    lines = []
+    for spot, amount in seat["results"].items():
+        if amount > 0:
+            lines.append(f"Pay {label(spot)} {money(amount)}")
+        elif amount < 0:
+            lines.append(f"Take {label(spot)} {money(-amount)}")
+        elif _staked(seat, spot):
+            lines.append(f"Push {label(spot)}")
+    if seat.get("cap_reduction"):
+        lines.append(f"Maximum payout: reduce by {money(seat['cap_reduction'])}")
+    return lines
+
+
+def _staked(seat: dict, spot: str) -> bool:
+    wagers = seat.get("wagers", {})
+    if spot == "play":
+        return bool(seat.get("play") and wagers.get("ante"))
+    return bool(wagers.get(spot))

@@ -1,0 +1,136 @@
+"""Game recall and meters, read from the journal (never from memory).
+
+Owns two read-only views of the journal:
+
+- ``recall``: each round as the JSON ``table-controller settle`` reads (id,
+  preset, dealer, jackpots, seats with cards, play and wagers), plus a
+  ``table`` object with what the table recorded and did: status, times, the
+  wagers accepted, hands, decisions, the results it paid per position, the
+  positions confirmed paid, void reason and alerts. Piping a recalled round
+  into ``settle`` settles it again independently; ``table.results`` is what
+  to compare with.
+- ``meters``: per wager type the number of wagers, the amount wagered, paid
+  to players and taken by the house, and the hold; rounds complete and void,
+  jackpot hits and device events (door, jam, offline). By default they
+  count from the last meter reset: a reset writes a baseline (a
+  ``meters_reset`` table event naming who, why and the last round behind
+  it); nothing is deleted, and ``lifetime=True`` counts everything.
+
+Writes one thing: ``record_meter_reset``, the baseline.
+"""
+
+from __future__ import annotations
+
+import json
+
+from controller.rules.cards import cards_text
+from controller.rules.spots import PAY_ORDER
+from controller.store.journal import Journal
+from controller.round.facts import DEALER, Round
+
+
+
+def rebuild(journal: Journal, round_id: int) -> tuple[Round, dict]:
+    records = journal.records(round_id)
+    rnd = Round.from_records(round_id, records)
+    row = journal.db.execute("SELECT status, opened_at, closed_at FROM rounds WHERE id = ?",
+                             (round_id,)).fetchone()
+    return rnd, {"status": row[0], "opened_at": row[1], "closed_at": row[2], "records": len(records)}
+
+
+def recall_round(journal: Journal, round_id: int) -> dict:
+    rnd, meta = rebuild(journal, round_id)
+    doc: dict = {"id": round_id, "preset": rnd.preset}
+    if DEALER in rnd.hands:
+        doc["dealer"] = cards_text(c for c in rnd.hands[DEALER] if c < 52)
+    if rnd.jackpots:
+        doc["jackpots"] = rnd.jackpots
+    seats = []
+    for position in rnd.active:
+        seat = {"seat": position, "wagers": rnd.wagers[position]}
+        if position in rnd.hands:
+            seat["cards"] = cards_text(c for c in rnd.hands[position] if c < 52)
+        if rnd.wagers[position].get("ante") and position in rnd.decisions:
+            seat["play"] = rnd.decisions[position]
+        seats.append(seat)
+    doc["seats"] = seats
+    settlement = rnd.settlement or {}
+    doc["table"] = {
+        **meta,
+        "state": rnd.state,
+        "deck": rnd.deck,
+        "void_reason": rnd.void_reason,
+        "announcement": settlement.get("announcement"),
+        "results": [{"seat": s["seat"], "results": s["results"], "cap_reduction": s["cap_reduction"],
+                     "net": s["net"]} for s in settlement.get("seats", [])],
+        "paid": {str(p): net for p, net in rnd.paid.items()},
+        "decided_by": {str(p): by for p, by in rnd.decided_by.items()},
+        "dead_hands": [cards_text(c for c in h if c < 52) for h in rnd.dead_hands],
+        "alerts": rnd.alerts,
+        "times": rnd.times,
+    }
+    return doc
+
+
+def recall(journal: Journal, last: int = 10, round_id: int | None = None) -> list[dict]:
+    ids = [round_id] if round_id is not None else journal.round_ids(last)
+    known = {r for (r,) in journal.db.execute(
+        f"SELECT id FROM rounds WHERE id IN ({','.join('?' * len(ids))})", ids)} if ids else set()
+    missing = [i for i in ids if i not in known]
+    if missing:
+        raise LookupError(f"{journal.path}: no round {missing[0]}")
+    return [recall_round(journal, i) for i in ids]
+
+
+def record_meter_reset(journal: Journal, *, by: str, reason: str) -> dict:
+    """Journal a new meter baseline after the last round (callers make sure none is open)."""
+    last = journal.last_round()
+    if last is not None and last[1] == "open":
+        raise ValueError(f"round {last[0]} is still open; meters are reset between rounds")
+    baseline = {"after_round": last[0] if last else 0, "by": by, "reason": reason}
+    journal.table_event("meters_reset", baseline)
+    return baseline
+
+
+def last_meter_reset(journal: Journal) -> dict | None:
+    row = journal.db.execute("SELECT seq, at, data FROM table_events WHERE kind = 'meters_reset' "
+                             "ORDER BY seq DESC LIMIT 1").fetchone()
+    return dict(json.loads(row[2]), seq=row[0], at=row[1]) if row else None
+
+
+def meters(journal: Journal, *, lifetime: bool = False) -> dict:
+    reset = None if lifetime else last_meter_reset(journal)
+    after_round, after_event = (reset["after_round"], reset["seq"]) if reset else (0, 0)
+    per = {w: {"wagers": 0, "wagered": 0, "paid": 0, "taken": 0} for w in PAY_ORDER}
+    caps = hits = 0
+    for (data,) in journal.db.execute("SELECT data FROM records WHERE kind = 'settlement' AND round_id > ?",
+                                      (after_round,)):
+        settlement = json.loads(data)
+        hits += len(settlement.get("jackpot_hits", []))
+        for seat in settlement["seats"]:
+            caps += seat["cap_reduction"]
+            stakes = dict(seat["wagers"], play=seat["wagers"]["ante"] if seat["play"] else 0)
+            for spot, result in seat["results"].items():
+                m = per[spot]
+                if stakes.get(spot):
+                    m["wagers"] += 1
+                    m["wagered"] += stakes[spot]
+                m["paid" if result > 0 else "taken"] += abs(result)
+    for m in per.values():
+        m["hold"] = m["taken"] - m["paid"]
+    status = dict(journal.db.execute("SELECT status, COUNT(*) FROM rounds WHERE id > ? GROUP BY status",
+                                     (after_round,)).fetchall())
+    events: dict[str, int] = {}
+    for (data,) in journal.db.execute(
+            "SELECT data FROM records WHERE kind = 'alert' AND round_id > ? UNION ALL "
+            "SELECT data FROM table_events WHERE kind = 'alert' AND seq > ?", (after_round, after_event)):
+        kind = json.loads(data)["kind"]
+        events[kind] = events.get(kind, 0) + 1
+    for kind, count in journal.db.execute("SELECT kind, COUNT(*) FROM table_events "
+                                          "WHERE kind IN ('jam', 'door') AND seq > ? GROUP BY kind",
+                                          (after_event,)):
+        events[kind] = count
+    since = {k: reset[k] for k in ("at", "by", "reason", "after_round")} if reset else None
+    return {"rounds": {s: status.get(s, 0) for s in ("complete", "void", "open")},
+            "wagers": per, "cap_reductions": caps, "jackpot_hits": hits, "events": events,
+            "since_reset": since}

@@ -1,0 +1,233 @@
+"""Reliable link over the shared frame codec: ACK/NAK, retransmission, heartbeats (sans-I/O).
+
+Used unchanged by both ends (the host driver and the device, real or
+simulated). Time is passed in (``now``, seconds); nothing here sleeps, reads
+or writes. Every call returns the bytes to put on the wire and the events for
+the caller.
+
+Rules (docs/protocols/framing.md):
+- Link frames: ``ACK`` (0x00, payload: acked SEQ), ``NAK`` (0x01, payload:
+  SEQ or 0xFF when the frame was unreadable, then a reason code) and
+  ``HEARTBEAT`` (0x02, empty). They consume no sequence number and are never
+  acknowledged.
+- Message frames (type >= 0x10) are sent stop-and-wait: one in flight, the
+  next when it is ACKed. No ACK within ``retransmit_after`` seconds, or a NAK
+  for corruption, sends it again; after ``max_attempts`` sends it is dropped
+  with ``SendFailed``. A NAK for a bad or unknown message drops it with
+  ``Refused``.
+- A receiver ACKs each message frame it accepts, ACKs again without
+  re-delivering a repeat of the last SEQ (a lost ACK), and NAKs a frame it
+  cannot read (reason 1) or a message it cannot decode (2) or does not know (3).
+- The hello message type starts a new session: duplicate detection is reset
+  (a peer that restarted begins again at SEQ 0) and anything still queued for
+  the old session is dropped.
+- Either side sends a heartbeat after ``heartbeat_every`` seconds without
+  sending; a peer heard from for ``silence_after`` seconds is reported
+  ``PeerSilent``, and ``PeerAlive`` when it is heard again.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from drivers.wire.framing import Frame, FrameDecoder, FrameError, encode_frame
+
+ACK, NAK, HEARTBEAT = 0x00, 0x01, 0x02
+FIRST_MESSAGE_TYPE = 0x10
+NAK_UNREADABLE, NAK_BAD_MESSAGE, NAK_UNKNOWN_TYPE = 1, 2, 3
+NAK_REASONS = {NAK_UNREADABLE: "unreadable frame", NAK_BAD_MESSAGE: "bad message",
+               NAK_UNKNOWN_TYPE: "unknown message type"}
+UNKNOWN_SEQ = 0xFF
+
+
+class MessageError(ValueError):
+    """A frame whose message payload cannot be decoded."""
+
+    def __init__(self, reason: str, unknown_type: bool = False):
+        super().__init__(reason)
+        self.unknown_type = unknown_type
+
+
+@dataclass(frozen=True)
+class Delivered:
+    message: Any
+
+
+@dataclass(frozen=True)
+class LinkFault:
+    """Peer bytes we could not use; counted, logged with their bytes, answered with NAK."""
+    reason: str
+    raw: bytes
+
+
+@dataclass(frozen=True)
+class Refused:
+    """The peer NAKed one of our messages as bad or unknown."""
+    message_type: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class SendFailed:
+    message_type: int
+    attempts: int
+
+
+@dataclass(frozen=True)
+class PeerSilent:
+    seconds: float
+
+
+@dataclass(frozen=True)
+class PeerAlive:
+    pass
+
+
+class Link:
+    def __init__(self, decode: Callable[[int, bytes], Any], *, hello_type: int = FIRST_MESSAGE_TYPE,
+                 retransmit_after: float = 0.25, max_attempts: int = 4,
+                 heartbeat_every: float = 1.0, silence_after: float = 3.0):
+        self._decode = decode
+        self._hello_type = hello_type
+        self.retransmit_after = retransmit_after
+        self.max_attempts = max_attempts
+        self.heartbeat_every = heartbeat_every
+        self.silence_after = silence_after
+        self.stats = {"frames_in": 0, "frames_out": 0, "faults": 0, "retransmits": 0}
+        self.reset(0.0)
+
+    def reset(self, now: float) -> None:
+        """Forget all link state (a new connection)."""
+        self._decoder = FrameDecoder()
+        self._next_seq = 0
+        self._queue: deque[tuple[int, bytes]] = deque()
+        self._in_flight: tuple[int, int, bytes] | None = None      # seq, type, wire bytes
+        self._attempts = 0
+        self._sent_at = now
+        self._last_tx = now
+        self._last_rx = now
+        self._last_seq: int | None = None
+        self._silent = False
+
+    @property
+    def idle(self) -> bool:
+        """Nothing queued or awaiting acknowledgement."""
+        return self._in_flight is None and not self._queue
+
+    # --- sending -----------------------------------------------------------
+
+    def send(self, message_type: int, payload: bytes, now: float) -> bytes:
+        if message_type < FIRST_MESSAGE_TYPE:
+            raise ValueError(f"message type 0x{message_type:02x} is reserved for the link")
+        encode_frame(0, message_type, payload)        # refuse an unsendable frame now, not later
+        self._queue.append((message_type, payload))
+        return self._transmit_next(now) if self._in_flight is None else b""
+
+    def _transmit_next(self, now: float) -> bytes:
+        if not self._queue:
+            self._in_flight = None
+            return b""
+        message_type, payload = self._queue.popleft()
+        seq = self._next_seq
+        self._next_seq = (seq + 1) % 256
+        self._in_flight = (seq, message_type, encode_frame(seq, message_type, payload))
+        self._attempts = 0
+        return self._resend(now)
+
+    def _resend(self, now: float) -> bytes:
+        assert self._in_flight is not None
+        self._attempts += 1
+        self._sent_at = now
+        return self._wire(self._in_flight[2], now)
+
+    def _wire(self, data: bytes, now: float) -> bytes:
+        self._last_tx = now
+        self.stats["frames_out"] += 1
+        return data
+
+    # --- receiving -----------------------------------------------------------
+
+    def receive(self, data: bytes, now: float) -> tuple[list, bytes]:
+        events: list = []
+        out = bytearray()
+        for item in self._decoder.feed(data):
+            if isinstance(item, FrameError):
+                self.stats["faults"] += 1
+                events.append(LinkFault(item.reason, item.raw))
+                out += self._wire(encode_frame(UNKNOWN_SEQ, NAK, bytes((UNKNOWN_SEQ, NAK_UNREADABLE))), now)
+                continue
+            self.stats["frames_in"] += 1
+            self._last_rx = now
+            if self._silent:
+                self._silent = False
+                events.append(PeerAlive())
+            out += self._on_frame(item, now, events)
+        return events, bytes(out)
+
+    def _on_frame(self, frame: Frame, now: float, events: list) -> bytes:
+        if frame.type == HEARTBEAT:
+            return b""
+        if frame.type == ACK:
+            if self._in_flight and frame.payload[:1] == bytes((self._in_flight[0],)):
+                return self._transmit_next(now)
+            return b""
+        if frame.type == NAK:
+            return self._on_nak(frame, now, events)
+        if frame.type < FIRST_MESSAGE_TYPE:
+            events.append(LinkFault(f"reserved frame type 0x{frame.type:02x}", frame.payload))
+            return b""
+        if frame.type == self._hello_type:
+            # The peer (re)started a session: forget its old SEQ and drop what we
+            # still had queued for the old session.
+            self._last_seq = None
+            self._queue.clear()
+            self._in_flight = None
+        ack = self._wire(encode_frame(frame.seq, ACK, bytes((frame.seq,))), now)
+        if frame.seq == self._last_seq:
+            return ack                                   # our ACK was lost; the peer repeated itself
+        try:
+            message = self._decode(frame.type, frame.payload)
+        except MessageError as err:
+            self.stats["faults"] += 1
+            reason = NAK_UNKNOWN_TYPE if err.unknown_type else NAK_BAD_MESSAGE
+            events.append(LinkFault(str(err), frame.payload))
+            return self._wire(encode_frame(frame.seq, NAK, bytes((frame.seq, reason))), now)
+        self._last_seq = frame.seq
+        events.append(Delivered(message))
+        return ack
+
+    def _on_nak(self, frame: Frame, now: float, events: list) -> bytes:
+        if not self._in_flight or len(frame.payload) < 2:
+            return b""
+        seq, reason = frame.payload[0], frame.payload[1]
+        if seq not in (self._in_flight[0], UNKNOWN_SEQ):
+            return b""
+        if reason == NAK_UNREADABLE:
+            return self._retry(now, events)
+        events.append(Refused(self._in_flight[1], NAK_REASONS.get(reason, f"reason {reason}")))
+        return self._transmit_next(now)
+
+    def _retry(self, now: float, events: list) -> bytes:
+        assert self._in_flight is not None
+        if self._attempts >= self.max_attempts:
+            events.append(SendFailed(self._in_flight[1], self._attempts))
+            return self._transmit_next(now)
+        self.stats["retransmits"] += 1
+        return self._resend(now)
+
+    # --- timers ----------------------------------------------------------------
+
+    def poll(self, now: float) -> tuple[list, bytes]:
+        events: list = []
+        out = bytearray()
+        if self._in_flight and now - self._sent_at >= self.retransmit_after:
+            out += self._retry(now, events)
+        if now - self._last_tx >= self.heartbeat_every:
+            out += self._wire(encode_frame(0, HEARTBEAT), now)
+        if not self._silent and now - self._last_rx >= self.silence_after:
+            self._silent = True
+            events.append(PeerSilent(round(now - self._last_rx, 3)))
+        return events, bytes(out)

@@ -1,0 +1,156 @@
+"""Declarative message payloads for the framed protocols (sans-I/O).
+
+Owns the mapping between a message dataclass and its (type, payload) on the
+wire. A protocol is a ``Catalog``: each message class is registered with its
+type code, the side that sends it and its fields in order. Field encodings
+(all integers big-endian):
+
+- ``U8`` one byte; ``U16`` two bytes; ``U32`` four bytes.
+- ``TEXT``: a length byte then that many ASCII bytes.
+- ``U8_LIST``: a count byte then that many bytes.
+- ``CARDS``: a count byte then per card two bytes: card code (rank*4+suit,
+  0-51, or 0xFF unreadable) and deck id.
+
+A payload with bytes left over, too few bytes or a value out of range is a
+``MessageError``: the link NAKs it and the driver logs it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+from drivers.wire.link import MessageError
+
+HOST, DEVICE = "host", "device"
+
+
+class Field:
+    def __init__(self, name: str, size: int | None):
+        self.name, self.size = name, size
+
+    def encode(self, value: Any) -> bytes:
+        raise NotImplementedError
+
+    def decode(self, data: bytes, at: int) -> tuple[Any, int]:
+        raise NotImplementedError
+
+
+class Int(Field):
+    def __init__(self, size: int):
+        super().__init__(f"u{size * 8}", size)
+
+    def encode(self, value: Any) -> bytes:
+        if isinstance(value, bool):
+            value = int(value)
+        return int(value).to_bytes(self.size, "big")
+
+    def decode(self, data: bytes, at: int) -> tuple[int, int]:
+        end = at + self.size
+        if end > len(data):
+            raise MessageError(f"payload ends inside a {self.name} at byte {at}")
+        return int.from_bytes(data[at:end], "big"), end
+
+
+class Text(Field):
+    def __init__(self):
+        super().__init__("text", None)
+
+    def encode(self, value: str) -> bytes:
+        raw = value.encode("ascii", "replace")[:255]
+        return bytes((len(raw),)) + raw
+
+    def decode(self, data: bytes, at: int) -> tuple[str, int]:
+        if at >= len(data):
+            raise MessageError(f"payload ends before a text length at byte {at}")
+        end = at + 1 + data[at]
+        if end > len(data):
+            raise MessageError(f"text at byte {at} runs past the payload")
+        raw = data[at + 1:end]
+        if any(b > 126 or b < 32 for b in raw):
+            raise MessageError(f"text at byte {at} is not printable ASCII")
+        return raw.decode("ascii"), end
+
+
+class ByteList(Field):
+    def __init__(self, width: int):
+        super().__init__(f"list of {width}-byte items", None)
+        self.width = width
+
+    def encode(self, value: Sequence) -> bytes:
+        items = list(value)
+        if len(items) > 255:
+            raise ValueError("at most 255 items")
+        if self.width == 1:
+            return bytes((len(items), *items))
+        return bytes((len(items), *(b for item in items for b in item)))
+
+    def decode(self, data: bytes, at: int) -> tuple[tuple, int]:
+        if at >= len(data):
+            raise MessageError(f"payload ends before a count at byte {at}")
+        count = data[at]
+        end = at + 1 + count * self.width
+        if end > len(data):
+            raise MessageError(f"{count} items at byte {at} run past the payload")
+        body = data[at + 1:end]
+        if self.width == 1:
+            return tuple(body), end
+        return tuple(tuple(body[i:i + self.width]) for i in range(0, len(body), self.width)), end
+
+
+U8, U16, U32, TEXT, U8_LIST, CARDS = Int(1), Int(2), Int(4), Text(), ByteList(1), ByteList(2)
+
+
+class Catalog:
+    """One protocol's messages: type codes, senders and field layouts."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self._by_type: dict[int, tuple[type, str, list[Field]]] = {}
+        self._by_class: dict[type, tuple[int, list[Field]]] = {}
+
+    def message(self, type_code: int, sender: str, *fields: Field):
+        """Class decorator registering a dataclass whose fields match ``fields`` in order."""
+        def register(cls):
+            cls = dataclasses.dataclass(frozen=True)(cls)
+            names = [f.name for f in dataclasses.fields(cls)]
+            if len(names) != len(fields):
+                raise TypeError(f"{cls.__name__}: {len(names)} fields but {len(fields)} encodings")
+            if type_code in self._by_type:
+                raise TypeError(f"{self.name}: type 0x{type_code:02x} registered twice")
+            self._by_type[type_code] = (cls, sender, list(fields))
+            self._by_class[cls] = (type_code, list(fields))
+            cls.TYPE = type_code
+            cls.SENDER = sender
+            return cls
+        return register
+
+    def types(self) -> dict[int, type]:
+        return {code: entry[0] for code, entry in sorted(self._by_type.items())}
+
+    def encode(self, message: Any) -> tuple[int, bytes]:
+        type_code, fields = self._by_class[type(message)]
+        values = [getattr(message, f.name) for f in dataclasses.fields(message)]
+        return type_code, b"".join(enc.encode(v) for enc, v in zip(fields, values))
+
+    def decoder(self, receiver: str):
+        """A decode function for the link that accepts only what the other side may send."""
+        def decode(type_code: int, payload: bytes) -> Any:
+            entry = self._by_type.get(type_code)
+            if entry is None or entry[1] == receiver:
+                raise MessageError(f"{self.name}: unknown message type 0x{type_code:02x} "
+                                   f"for the {receiver}", unknown_type=True)
+            cls, _, fields = entry
+            values, at = [], 0
+            for enc in fields:
+                value, at = enc.decode(payload, at)
+                values.append(value)
+            if at != len(payload):
+                raise MessageError(f"{self.name} {cls.__name__}: {len(payload) - at} "
+                                   "unexpected bytes at the end")
+            try:
+                return cls(*values)
+            except ValueError as err:
+                raise MessageError(f"{self.name} {cls.__name__}: {err}") from None
+        return decode

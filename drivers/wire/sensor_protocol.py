@@ -1,0 +1,121 @@
+"""The bet-spot sensor controller protocol: messages (sans-I/O).
+
+Wire format: frames and link rules of drivers/wire/framing.py and drivers/wire/link.py;
+message payloads per drivers/wire/messages.py. Specification with hex examples:
+docs/protocols/sensors.md.
+
+Positions are numbered 1..N from the dealer's left. Spots: 0 Ante, 1 Play,
+2 Pair Plus, 3 6 Card Bonus, 4 Super 6. A chip value is a u32 in cents, or
+0xFFFFFFFF where the sensor sees presence only (no RFID chips).
+
+Host -> sensors: Hello 0x10, Lock 0x11, Lamp 0x12, SnapshotRequest 0x13.
+Sensors -> host: HelloReply 0x90, SpotReading 0x91, Snapshot 0x92, SensorFault 0x93.
+"""
+
+from __future__ import annotations
+
+from drivers.wire.messages import DEVICE, HOST, TEXT, U8, U32, Catalog, ByteList
+
+PROTOCOL_VERSION = 1
+SPOTS = ("ante", "play", "pair_plus", "six_card_bonus", "super6")
+ALL_POSITIONS = 0
+ALL_SPOTS = 0x1F
+UNKNOWN_VALUE = 0xFFFFFFFF
+LAMP_OFF, LAMP_ON, LAMP_FLASH = 0, 1, 2
+EMPTY, CHIPS = 0, 1
+
+catalog = Catalog("sensors")
+SPOT_STATES = ByteList(5)       # per spot: state byte + u32 value
+
+
+def _check_spot(spot: int) -> None:
+    if spot >= len(SPOTS):
+        raise ValueError(f"spot {spot} is not 0-{len(SPOTS) - 1}")
+
+
+@catalog.message(0x10, HOST, U8)
+class Hello:
+    protocol_version: int = PROTOCOL_VERSION
+
+
+@catalog.message(0x11, HOST, U8, U8, U8)
+class Lock:
+    position: int           # 0 = every position
+    spots: int              # bit mask of spots, bit n = spot n
+    locked: int             # 1 lock (chips may not change), 0 unlock
+
+
+@catalog.message(0x12, HOST, U8, U8, U8)
+class Lamp:
+    position: int
+    spot: int
+    mode: int               # 0 off, 1 on, 2 flash
+
+    def __post_init__(self):
+        _check_spot(self.spot)
+        if self.mode > LAMP_FLASH:
+            raise ValueError(f"lamp mode {self.mode} is not 0-2")
+
+
+@catalog.message(0x13, HOST)
+class SnapshotRequest:
+    pass
+
+
+@catalog.message(0x90, DEVICE, U8, U8, U8, TEXT, TEXT)
+class HelloReply:
+    protocol_version: int
+    positions: int
+    reads_values: int       # 1: RFID chip values; 0: presence only
+    firmware: str
+    serial: str
+
+
+@catalog.message(0x91, DEVICE, U8, U8, U8, U32)
+class SpotReading:
+    position: int
+    spot: int
+    state: int              # 0 empty, 1 chips
+    value: int              # cents, or UNKNOWN_VALUE
+
+    def __post_init__(self):
+        _check_spot(self.spot)
+        if self.state > CHIPS:
+            raise ValueError(f"spot state {self.state} is not 0 or 1")
+
+
+@catalog.message(0x92, DEVICE, U8, ByteList(5 * len(SPOTS)))
+class Snapshot:
+    positions: int
+    spots: tuple            # per position: 5 x (state, value u32) packed as 25 bytes
+
+    def readings(self) -> list[SpotReading]:
+        out = []
+        for index, packed in enumerate(self.spots):
+            for spot in range(len(SPOTS)):
+                state = packed[spot * 5]
+                value = int.from_bytes(bytes(packed[spot * 5 + 1:spot * 5 + 5]), "big")
+                out.append(SpotReading(index + 1, spot, state, value))
+        return out
+
+    @staticmethod
+    def pack(readings: dict[tuple[int, int], tuple[int, int]], positions: int) -> "Snapshot":
+        rows = []
+        for position in range(1, positions + 1):
+            row = b""
+            for spot in range(len(SPOTS)):
+                state, value = readings.get((position, spot), (EMPTY, 0))
+                row += bytes((state,)) + value.to_bytes(4, "big")
+            rows.append(tuple(row))
+        return Snapshot(positions, tuple(rows))
+
+
+@catalog.message(0x93, DEVICE, U8, U8, U8)
+class SensorFault:
+    position: int
+    spot: int
+    code: int               # 1 blocked, 2 no reading, 3 hardware fault
+
+
+host_decode = catalog.decoder(HOST)
+device_decode = catalog.decoder(DEVICE)

@@ -1,0 +1,133 @@
+"""The card shoe / hand-forming shuffler protocol: messages (sans-I/O).
+
+Wire format: frames and link rules of drivers/wire/framing.py and drivers/wire/link.py;
+message payloads per drivers/wire/messages.py. Specification with hex examples:
+docs/protocols/shoe.md.
+
+Host -> shoe: Hello 0x10, Shuffle 0x11, DeliverHand 0x12, DeckCheck 0x13,
+StatusRequest 0x14.
+Shoe -> host: HelloReply 0x90, ShuffleComplete 0x91, HandDelivered 0x92,
+DeckCheckResult 0x93, Status 0x94, Jam 0x95, Door 0x96, ShoeError 0x97.
+
+A card is one byte ``rank*4 + suit`` (rank 0 = deuce .. 12 = ace; suit 0..3 =
+clubs, diamonds, hearts, spades) or 0xFF for a card the reader could not
+read, followed by a deck-id byte (the back design it read; 1 or 2 on a
+two-deck table).
+"""
+
+from __future__ import annotations
+
+from drivers.wire.messages import CARDS, DEVICE, HOST, TEXT, U8, U8_LIST, Catalog
+
+PROTOCOL_VERSION = 1
+UNREADABLE = 0xFF
+STATUS_READY, STATUS_DOOR_OPEN, STATUS_JAMMED, STATUS_SHUFFLING = 1, 2, 4, 8
+JAM_CLEARED = 0
+JAM_CODES = {0: "cleared", 1: "card stuck in the feed", 2: "elevator blocked",
+             3: "delivery tray blocked", 4: "card reader fault"}
+
+catalog = Catalog("shoe")
+
+
+def _check_cards(cards) -> None:
+    for card, _deck in cards:
+        if card > 51 and card != UNREADABLE:
+            raise ValueError(f"card code {card} is not 0-51 or 0xFF")
+
+
+@catalog.message(0x10, HOST, U8)
+class Hello:
+    protocol_version: int = PROTOCOL_VERSION
+
+
+@catalog.message(0x11, HOST, U8)
+class Shuffle:
+    deck: int = 1
+
+
+@catalog.message(0x12, HOST, U8)
+class DeliverHand:
+    hand_no: int
+
+
+@catalog.message(0x13, HOST)
+class DeckCheck:
+    pass
+
+
+@catalog.message(0x14, HOST)
+class StatusRequest:
+    pass
+
+
+@catalog.message(0x90, DEVICE, U8, U8, TEXT, TEXT)
+class HelloReply:
+    protocol_version: int
+    decks: int
+    firmware: str
+    serial: str
+
+
+@catalog.message(0x91, DEVICE, U8, U8)
+class ShuffleComplete:
+    deck: int
+    count: int
+
+
+@catalog.message(0x92, DEVICE, U8, CARDS)
+class HandDelivered:
+    hand_no: int
+    cards: tuple            # ((card, deck), ...) in the order read
+
+    def __post_init__(self):
+        _check_cards(self.cards)
+
+
+@catalog.message(0x93, DEVICE, U8, U8, U8_LIST, U8_LIST, CARDS)
+class DeckCheckResult:
+    deck: int
+    count: int
+    missing: tuple          # card codes of the deck in play not found
+    duplicates: tuple       # card codes read more than once
+    foreign: tuple          # ((card, deck), ...) not of the deck in play
+
+    def __post_init__(self):
+        _check_cards(self.foreign)
+        for card in (*self.missing, *self.duplicates):
+            if card > 51:
+                raise ValueError(f"card code {card} is not 0-51")
+
+    @property
+    def ok(self) -> bool:
+        return self.count == 52 and not (self.missing or self.duplicates or self.foreign)
+
+
+@catalog.message(0x94, DEVICE, U8, U8, U8)
+class Status:
+    flags: int
+    remaining: int
+    deck: int
+
+
+@catalog.message(0x95, DEVICE, U8)
+class Jam:
+    code: int               # 0 = cleared
+
+    @property
+    def description(self) -> str:
+        return JAM_CODES.get(self.code, f"jam code {self.code}")
+
+
+@catalog.message(0x96, DEVICE, U8)
+class Door:
+    open: int               # 1 open, 0 closed
+
+
+@catalog.message(0x97, DEVICE, U8, TEXT)
+class ShoeError:
+    code: int
+    text: str
+
+
+host_decode = catalog.decoder(HOST)       # what the host accepts: shoe messages
+device_decode = catalog.decoder(DEVICE)   # what the shoe accepts: host commands

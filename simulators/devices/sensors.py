@@ -1,0 +1,70 @@
+"""Simulated bet-spot sensor controller (device side of the sensor protocol).
+
+Owns what lies on every spot of every position, the lock state after "No
+more bets" and the lamps. Chips are placed and removed through ``place`` and
+``remove`` (scripted players, tests, the CLI); each change is reported to the
+host as it happens, locked or not: the sensors see what is on the felt, and
+deciding whether a change is allowed is the controller's job.
+"""
+
+from __future__ import annotations
+
+from drivers.wire import sensor_protocol as proto
+
+from simulators.devices.framed import FramedDevice
+
+
+class SimulatedSensors(FramedDevice):
+    catalog = proto.catalog
+    decode = proto.device_decode
+
+    def __init__(self, port, *, positions: int = 6, reads_values: bool = True, **kwargs):
+        super().__init__(port, **kwargs)
+        self.positions = positions
+        self.reads_values = reads_values
+        self.spots: dict[tuple[int, int], int] = {}
+        self.locked: set[tuple[int, int]] = set()
+        self.lamps: dict[tuple[int, int], int] = {}
+
+    def handle(self, message, now: float) -> None:
+        if isinstance(message, proto.Hello):
+            self.emit(proto.HelloReply(proto.PROTOCOL_VERSION, self.positions, int(self.reads_values),
+                                       "SIM-BSC-1.0", "SIM0002"))
+        elif isinstance(message, proto.SnapshotRequest):
+            self.emit(proto.Snapshot.pack({k: (proto.CHIPS, self._wire_value(v))
+                                           for k, v in self.spots.items()}, self.positions))
+        elif isinstance(message, proto.Lock):
+            positions = range(1, self.positions + 1) if message.position == 0 else [message.position]
+            for position in positions:
+                for spot in range(len(proto.SPOTS)):
+                    if message.spots & (1 << spot):
+                        (self.locked.add if message.locked else self.locked.discard)((position, spot))
+        elif isinstance(message, proto.Lamp):
+            self.lamps[(message.position, message.spot)] = message.mode
+
+    def _wire_value(self, value: int) -> int:
+        return value if self.reads_values else proto.UNKNOWN_VALUE
+
+    def place(self, position: int, spot: str, value: int) -> None:
+        """Chips on a spot (a new stack, or a stack raised or lowered to ``value`` cents)."""
+        key = (position, proto.SPOTS.index(spot))
+        with self.lock:
+            self.spots[key] = value
+        self.emit(proto.SpotReading(position, key[1], proto.CHIPS, self._wire_value(value)))
+
+    def remove(self, position: int, spot: str) -> None:
+        key = (position, proto.SPOTS.index(spot))
+        with self.lock:
+            self.spots.pop(key, None)
+        self.emit(proto.SpotReading(position, key[1], proto.EMPTY, 0))
+
+    def flicker(self, position: int, spot: str) -> None:
+        """A sensor that blinks: the stack seems to go and come back."""
+        value = self.spots.get((position, proto.SPOTS.index(spot)))
+        if value is not None:
+            self.remove(position, spot)
+            self.place(position, spot, value)
+
+    def clear_table(self) -> None:
+        for position, spot in list(self.spots):
+            self.remove(position, proto.SPOTS[spot])

@@ -1,0 +1,267 @@
+"""The dealer's page in a real browser (Playwright, Debian's chromium) against the simulated table.
+
+The table is the real controller on simulated devices, served by its own page on a free port;
+the simulated players bet and put out Play chips themselves, and the test is the dealer,
+touching only what the page offers. The journal is the judge of what happened.
+"""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+
+from controller.rules.hand3 import qualifies, score3
+from controller.rules.words import dealer_announcement
+
+from tests.support.browser import VIEWPORTS, launch, snapshot, tap, wait_state
+from tests.support.rig import table
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as playwright:
+        chromium = launch(playwright)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport=VIEWPORTS["tablet"])
+    tab = context.new_page()
+    yield tab
+    context.close()
+
+
+def _open(page, rig):
+    page.goto(rig.run.page.url)
+    expect(page.locator("#link")).to_have_text("Live")
+    wait_state(page, "ready")
+
+
+def _bets_down(page, rig):
+    """Open betting and wait until the players' chips are all seen and the shoe has shuffled."""
+    tap(page, "button[data-action=open_betting]")
+    wait_state(page, "betting")
+    players = rig.sim.players
+    rig.eventually(lambda: players.betting_done, what="the players' bets")
+    page.wait_for_function(
+        "bets => { const s = window.tableSnapshot; return !s.prompt.includes('Shoe shuffling') &&"
+        " Object.entries(bets).every(([p, w]) => Object.entries(w).every(([k, v]) =>"
+        " s.positions[p - 1].felt[k] === v)); }", arg={str(p): w for p, w in players.bets.items()})
+
+
+def test_a_full_round_worked_from_the_page(tmp_path, page):
+    with table(tmp_path, "sheet-004", page=True, players=True, seed=11) as rig:
+        _open(page, rig)
+        _bets_down(page, rig)
+        tap(page, "button[data-action=no_more_bets]")
+        wait_state(page, "decisions")
+        assert any(p and p[0] == "No more bets" for p in rig.prompts)   # shown while the cards came
+        # positions whose players put out no Play chips are folds the dealer enters
+        while snapshot(page)["state"] == "decisions":
+            folds = page.locator("button[data-pos-action=fold]")
+            undecided = folds.count()
+            if undecided:
+                folds.first.click()
+                page.wait_for_function("n => document.querySelectorAll('button[data-pos-action=fold]')"
+                                       ".length < n", arg=undecided)
+            else:
+                page.wait_for_timeout(50)
+        wait_state(page, "settling")
+        snap = snapshot(page)
+        rnd = rig.engine.table.round
+        dealer_hand = rig.records("hand")[-1].data
+        assert dealer_hand["target"] == 0
+        announcement = snap["dealer"]["announcement"]
+        expect(page.locator("#announcement")).to_have_text(announcement)
+        expect(page.locator("#dealer-cards .card")).to_have_count(3)
+        settlement = rig.records("settlement")[0].data
+        score = score3([c for c, _ in dealer_hand["cards"]])
+        assert announcement == settlement["announcement"] == dealer_announcement(score, qualifies(score))
+        # confirm each position in the order the page asks for, reading what it says to pay
+        confirmed, shown = [], {}
+        while snapshot(page)["state"] == "settling":
+            nxt = snapshot(page)["next_to_pay"]
+            net_text = page.locator(f"#pos-{nxt} .net").inner_text()
+            shown[nxt] = net_text
+            tap(page, f"#pos-{nxt} button[data-pos-action=confirm]")
+            confirmed.append(nxt)
+            page.wait_for_function("n => window.tableSnapshot.next_to_pay !== n", arg=nxt)
+        wait_state(page, "complete")
+        expect(page.locator("#prompt .first")).to_have_text("Round complete")
+        # the journal: paid in the house's order from the dealer's right, each what the page showed
+        paid = [(r.data["position"], r.data["net"]) for r in rig.records("paid")]
+        assert [p for p, _ in paid] == confirmed == rnd.settlement_order
+        for position, net in paid:
+            seat = next(s for s in settlement["seats"] if s["seat"] == position)
+            assert net == seat["net"]
+            expected = "Push" if net == 0 else f"{'Pay' if net > 0 else 'Take'} ${abs(net) // 100:,}.{abs(net) % 100:02d}"
+            assert shown[position] == expected
+        decisions = {r.data["position"]: r.data for r in rig.records("decision")}
+        assert set(decisions) == {int(p) for p, w in rig.records("wagers")[0].data["positions"].items()
+                                  if w["ante"]}
+
+
+def test_a_misdeal_declared_on_the_page_voids_the_round(tmp_path, page):
+    with table(tmp_path, "sheet-002", page=True, players=True, seed=4) as rig:
+        _open(page, rig)
+        _bets_down(page, rig)
+        expect(page.locator("button[data-action=misdeal]")).to_be_disabled()     # nothing dealt yet
+        tap(page, "button[data-action=no_more_bets]")
+        wait_state(page, "decisions")
+        tap(page, "button[data-action=misdeal]")
+        page.locator("#misdeal-dialog button[value='a card was exposed']").click()
+        wait_state(page, "void")
+        expect(page.locator("#prompt .first")).to_have_text("Round void: a card was exposed")
+        expect(page.locator("#prompt")).to_contain_text("Return all wagers")
+        void = rig.records("void")[0].data
+        assert void == {"reason": "a card was exposed", "by": "dealer"}
+        assert not rig.records("settlement") and not rig.records("paid")
+        # the next round opens from the page, and the players pick up and bet again
+        voided = snapshot(page)["round"]
+        _bets_down(page, rig)
+        assert snapshot(page)["round"] == voided + 1
+
+
+def _supervisor(page, action: str, *, reason: str, pin: str, role: str = "supervisor") -> str:
+    """Work the supervisor's dialog; the error line it shows afterwards ("" when done)."""
+    if not page.locator("#sup-dialog").is_visible():
+        tap(page, "#supervisor-menu")
+        page.locator(f"[data-sup={action}]").click()
+    page.locator("#sup-reason").fill(reason)
+    page.locator(f"input[name=sup-role][value={role}]").check()
+    page.locator("#keypad button[data-key=clear]").click()
+    for digit in pin:
+        page.locator("#keypad button", has_text=digit).first.click()
+    expect(page.locator("#sup-pin")).to_have_value(pin)
+    page.locator("#sup-submit").click()
+    page.wait_for_function("() => !document.querySelector('#sup-dialog').open || "
+                           "document.querySelector('#sup-error').textContent !== ''")
+    error = page.locator("#sup-error").inner_text() if page.locator("#sup-dialog").is_visible() else ""
+    page.locator("#sup-error").evaluate("e => e.textContent = ''")
+    return error
+
+
+def test_supervisor_pins_wrong_pins_lock_the_role_and_nothing_changes(tmp_path, page):
+    settings = "pin_attempts = 3\npin_lockout = 600\n"
+    with table(tmp_path, "sheet-004", page=True, players=True, seed=2, page_settings=settings) as rig:
+        pins = rig.run.pins
+        pins.set_pin("supervisor", "Ana", "2468")
+        pins.set_pin("technician", "Tom", "13579")
+        _open(page, rig)
+        _bets_down(page, rig)
+        errors = [_supervisor(page, "void_round", reason="player dispute", pin="1111") for _ in range(3)]
+        assert errors[0] == "wrong supervisor PIN (2 more tries before the supervisor PIN is locked)"
+        assert errors[1] == "wrong supervisor PIN (1 more try before the supervisor PIN is locked)"
+        assert errors[2] == "wrong supervisor PIN; supervisor PIN locked for 10 min after 3 wrong PINs"
+        # locked: even the right PIN is refused, and the round goes on untouched
+        locked = _supervisor(page, "void_round", reason="player dispute", pin="2468")
+        assert locked.startswith("supervisor PIN locked after 3 wrong PINs; try again in ")
+        assert snapshot(page)["state"] == "betting" and not rig.records("void")
+        # the lock survives a restart of the PIN store (it is in the file, not in memory)
+        assert type(pins)(pins.path, attempts=3, lockout=600).locked_for("supervisor") > 590
+        # another role is not locked: the technician voids the round, named in the journal
+        assert _supervisor(page, "void_round", reason="player dispute", pin="13579", role="technician") == ""
+        wait_state(page, "void")
+        assert rig.records("void")[0].data == {"reason": "player dispute", "by": "technician Tom"}
+        expect(page.locator("#toast")).to_have_text("void round: done")
+
+
+def test_a_supervisor_override_of_an_unreadable_stack_is_accepted_and_journaled(tmp_path, page):
+    with table(tmp_path, "sheet-000", page=True, seed=3) as rig:
+        rig.run.pins.set_pin("supervisor", "Ana", "2468")
+        _open(page, rig)
+        tap(page, "button[data-action=open_betting]")
+        wait_state(page, "betting")
+        rig.sim.sensors.reads_values = False
+        rig.sim.sensors.place(2, "ante", 500)
+        expect(page.locator("#pos-2 .spots li.flag")).to_contain_text("cannot read their value")
+        tap(page, "#supervisor-menu")
+        page.locator("[data-sup=override_wager]").click()
+        page.locator("#ov-position").select_option("2")
+        page.locator("#ov-spot").select_option("ante")
+        page.locator("#ov-amount").fill("5")
+        assert _supervisor(page, "override_wager", reason="sensor misread", pin="2468") == ""
+        expect(page.locator("#pos-2 .spots")).to_contain_text("Ante (override)$5.00")
+        expect(page.locator("#pos-2 .spots li.flag")).to_have_count(0)
+        override = rig.records("override")[0].data
+        assert override == {"position": 2, "spot": "ante", "amount": 500, "by": "supervisor Ana",
+                            "reason": "sensor misread"}
+        page.wait_for_function("() => !window.tableSnapshot.prompt.includes('Shoe shuffling')")
+        tap(page, "button[data-action=no_more_bets]")
+        wait_state(page, "decisions")
+        assert rig.records("wagers")[0].data["positions"]["2"]["ante"] == 500
+
+
+def test_the_page_says_when_the_connection_is_lost_and_reconnects_by_itself(tmp_path, page):
+    from controller.page.server import DealerPage
+    with table(tmp_path, "sheet-002", page=True, seed=5) as rig:
+        _open(page, rig)
+        old = rig.run.page
+        old.stop()
+        expect(page.locator("#lost")).to_be_visible()
+        expect(page.locator("#link")).to_have_text("Connection lost")
+        expect(page.locator("button[data-action=open_betting]")).to_be_disabled()
+        new = DealerPage(rig.engine, rig.run.pins, host="127.0.0.1", port=old.port,
+                         allow=("127.0.0.0/8",), table_id="T-TEST")
+        new.start()
+        rig.run.page = new
+        expect(page.locator("#link")).to_have_text("Live", timeout=10_000)
+        expect(page.locator("#lost")).to_be_hidden()
+        rig.act("open_betting")                  # a change made elsewhere reaches the page
+        wait_state(page, "betting")
+
+
+@pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
+def test_every_position_and_action_fits_the_screen(tmp_path, browser, viewport):
+    size = VIEWPORTS[viewport]
+    context = browser.new_context(viewport=size)
+    tab = context.new_page()
+    try:
+        with table(tmp_path, "sheet-004", page=True, players=True, seed=7, positions=7) as rig:
+            _open(tab, rig)
+            _bets_down(tab, rig)
+            for selector in ["#prompt", "#pos-1", "#pos-7", "button[data-action=no_more_bets]",
+                             "#supervisor-menu", "#alerts"]:
+                box = tab.locator(selector).bounding_box()
+                assert box and box["x"] >= 0 and box["y"] >= 0, selector
+                assert box["x"] + box["width"] <= size["width"] + 1, selector
+                assert box["y"] + box["height"] <= size["height"] + 1, selector
+            # touch targets: every action button at least 64 px tall
+            for button in tab.locator("footer button").all():
+                assert button.bounding_box()["height"] >= 64
+    finally:
+        context.close()
+
+
+def test_a_jackpot_hit_is_verified_on_the_page_before_it_is_paid(tmp_path, page):
+    from controller.rules.cards import parse_card
+    with table(tmp_path, "sheet-004", page=True, seed=9) as rig:
+        rig.run.pins.set_pin("supervisor", "Ana", "2468")
+        rig.wait(lambda s: s["jackpot"]["super6_closed"] is None, what="Super 6 open")
+        rig.sim.shoe.planned = [parse_card(c) for c in ("Ah", "Kh", "Qh", "Jh", "Th", "2c")]
+        _open(page, rig)
+        tap(page, "button[data-action=open_betting]")
+        wait_state(page, "betting")
+        rig.bet({1: {"ante": 500, "super6": 1000}})
+        page.wait_for_function("() => !window.tableSnapshot.prompt.includes('Shoe shuffling')")
+        tap(page, "button[data-action=no_more_bets]")
+        wait_state(page, "decisions")
+        tap(page, "#pos-1 button[data-pos-action=play]")
+        wait_state(page, "settling")
+        expect(page.locator("#jackpot-pending")).to_contain_text(
+            "JACKPOT MINOR · position 1 · $2,500.00 · Ah Kh Qh + Jh Th 2c")
+        expect(page.locator("#pos-1 button[data-pos-action=confirm]")).to_have_count(1)
+        page.locator("#pos-1 button[data-pos-action=confirm]").click()
+        expect(page.locator("#toast")).to_contain_text("a supervisor verifies the six cards")
+        tap(page, "#supervisor-menu")
+        page.locator("[data-sup=verify_jackpot]").click()
+        expect(page.locator("#verify-fields")).to_contain_text("Ah Kh Qh + Jh Th 2c")
+        assert _supervisor(page, "verify_jackpot", reason="cards checked", pin="2468") == ""
+        expect(page.locator("#jackpot-pending")).to_be_hidden()
+        expect(page.locator("#hits")).to_contain_text("verified by supervisor Ana")
+        tap(page, "#pos-1 button[data-pos-action=confirm]")
+        wait_state(page, "complete")
+        assert rig.records("paid")[0].data["net"] == rig.records("settlement")[0].data["seats"][0]["net"]
+        expect(page.locator("#super6")).to_contain_text("MINOR was won")

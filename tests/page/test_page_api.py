@@ -1,0 +1,146 @@
+"""The page's HTTP side without a browser: addresses, refusals, PINs, the event stream, headers;
+and the table actions behind it (call supervisor, meter reset) in the journal."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+from urllib.parse import urlsplit
+
+import pytest
+
+from controller.page.server import DealerPage
+from controller.store.recall import meters
+
+from tests.support.rig import table
+
+
+def _request(url: str, method: str = "GET", body=None, headers=None):
+    parts = urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
+    data = body if isinstance(body, (bytes, type(None))) else json.dumps(body).encode()
+    conn.request(method, parts.path or "/", body=data,
+                 headers=headers or ({"Content-Type": "application/json"} if data is not None else {}))
+    response = conn.getresponse()
+    payload = response.read()
+    conn.close()
+    return response, payload
+
+
+def _act(rig, body):
+    response, payload = _request(rig.run.page.url + "api/action", "POST", body)
+    return response.status, json.loads(payload)
+
+
+@pytest.fixture
+def rig(tmp_path):
+    with table(tmp_path, "sheet-004", page=True, page_settings="pin_attempts = 2\n") as r:
+        r.wait(lambda s: s["state"] == "ready", what="ready")
+        yield r
+
+
+def test_the_page_and_its_files_come_from_the_package_with_a_strict_policy(rig):
+    response, body = _request(rig.run.page.url)
+    assert response.status == 200 and b"/static/page.js" in body
+    csp = response.getheader("Content-Security-Policy")
+    assert csp.startswith("default-src 'self'")
+    for name in ("page.js", "page.css"):
+        response, body = _request(rig.run.page.url + f"static/{name}")
+        assert response.status == 200 and len(body) > 1000
+    assert b"http" not in _request(rig.run.page.url + "static/page.css")[1]   # nothing from elsewhere
+    response, _ = _request(rig.run.page.url + "static/../pins.py")
+    assert response.status in (403, 404)
+    response, body = _request(rig.run.page.url + "api/health")
+    assert json.loads(body) == {"ok": True, "table": "T-TEST", "state": "ready"}
+
+
+def test_malformed_or_unauthorised_requests_change_nothing_and_say_why(rig):
+    assert _act(rig, b"not json") == (400, {"ok": False, "message": "the request body must be a JSON object"})
+    assert _act(rig, [1, 2]) == (400, {"ok": False, "message": "the request body must be a JSON object"})
+    assert _act(rig, {"action": "open_betting", "cash": 1}) == (400, {"ok": False,
+                                                                     "message": "unknown field 'cash'"})
+    assert _act(rig, {"action": "call_supervisor", "position": 2}) == \
+        (409, {"ok": False, "message": "call_supervisor: unknown argument 'position'"})
+    assert _act(rig, {"action": "no_more_bets"}) == (409, {"ok": False,
+                                                          "message": "no more bets is not possible while ready"})
+    assert _act(rig, {"action": "reset_meters", "reason": "audit"}) == \
+        (401, {"ok": False, "message": "reset meters needs a supervisor or technician PIN"})
+    assert _act(rig, {"action": "reset_meters", "reason": "audit", "role": "dealer", "pin": "1"})[0] == 401
+    assert _act(rig, {"action": "open_betting", "role": "supervisor", "pin": "1234"}) == \
+        (400, {"ok": False, "message": "open betting is a dealer's action; it takes no role or PIN"})
+    assert _act(rig, {"action": "reset_meters", "reason": "audit", "role": "supervisor", "pin": "1234"}) == \
+        (403, {"ok": False, "message": "no supervisor PIN is set on this table (a technician sets one "
+                                       "with `table-controller pin set supervisor NAME`)"})
+    assert rig.snap["state"] == "ready" and not rig.journal.db.execute(
+        "SELECT 1 FROM table_events WHERE kind = 'meters_reset'").fetchall()
+
+
+def test_an_address_outside_the_allowed_range_is_refused(rig):
+    fenced = DealerPage(rig.engine, rig.run.pins, host="127.0.0.1", port=0, allow=("10.9.0.0/16",),
+                        table_id="T-TEST")
+    fenced.start()
+    try:
+        response, body = _request(fenced.url + "api/action", "POST", {"action": "open_betting"})
+        assert response.status == 403
+        assert json.loads(body)["message"] == ("address 127.0.0.1 may not use this table's page "
+                                               "(page.allow in the table configuration)")
+        assert _request(fenced.url)[0].status == 403
+    finally:
+        fenced.stop()
+    assert rig.snap["state"] == "ready"
+
+
+def test_the_event_stream_sends_the_state_at_once_then_every_change(rig):
+    parts = urlsplit(rig.run.page.url)
+    with socket.create_connection((parts.hostname, parts.port), timeout=10) as sock:
+        sock.sendall(b"GET /api/events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")
+        reader = sock.makefile("rb")
+        assert b"200" in reader.readline()
+        headers = {}
+        while (line := reader.readline()) not in (b"\r\n", b""):
+            name, _, value = line.decode().partition(":")
+            headers[name.lower()] = value.strip()
+        assert headers["content-type"] == "text/event-stream"
+
+        def next_snapshot():
+            while True:
+                line = reader.readline()
+                assert line, "stream ended"
+                if b"data: {" in line:
+                    return json.loads(line[line.index(b"{"):])
+
+        assert next_snapshot()["state"] == "ready"
+        rig.act("open_betting")
+        while (snap := next_snapshot())["state"] != "betting":
+            pass
+        assert snap["round"] is not None and snap["version"] <= rig.snap["version"]
+
+
+def test_a_supervisor_resets_the_meters_between_rounds_and_the_reset_is_journaled(rig):
+    rig.run.pins.set_pin("supervisor", "Ana", "2468")
+    rig.open_and_bet({1: {"ante": 500}})
+    status, answer = _act(rig, {"action": "reset_meters", "reason": "shift", "role": "supervisor", "pin": "2468"})
+    assert (status, answer["message"]) == (409, "meters are reset between rounds, not while betting")
+    rig.act("void_round", role="supervisor", reason="test")
+    rig.state("void")
+    assert meters(rig.journal)["rounds"]["void"] == 1
+    status, answer = _act(rig, {"action": "reset_meters", "role": "supervisor", "pin": "2468"})
+    assert (status, answer["message"]) == (409, "say why the meters are reset")
+    status, answer = _act(rig, {"action": "reset_meters", "reason": "end of shift", "role": "supervisor",
+                                "pin": "2468"})
+    assert (status, answer) == (200, {"ok": True, "message": "done"})
+    since = meters(rig.journal)
+    assert since["rounds"] == {"complete": 0, "void": 0, "open": 0}
+    assert since["since_reset"]["by"] == "supervisor Ana" and since["since_reset"]["reason"] == "end of shift"
+    assert since["since_reset"]["after_round"] == 1
+    assert meters(rig.journal, lifetime=True)["rounds"]["void"] == 1      # nothing was deleted
+
+
+def test_calling_a_supervisor_alerts_and_is_journaled(rig):
+    assert _act(rig, {"action": "call_supervisor"}) == (200, {"ok": True, "message": "done"})
+    snap = rig.wait(lambda s: any(a["kind"] == "supervisor_called" for a in s["alerts"]))
+    alert = next(a for a in snap["alerts"] if a["kind"] == "supervisor_called")
+    assert alert["kind"] == "supervisor_called" and alert["message"] == "Supervisor called to the table by the dealer"
+    row = rig.journal.db.execute("SELECT data FROM table_events WHERE kind = 'alert'").fetchall()[-1]
+    assert json.loads(row[0])["kind"] == "supervisor_called"

@@ -1,0 +1,33 @@
+"""The procedure's definition: the committed diagram matches it, and its names resolve."""
+
+from pathlib import Path
+
+from controller.round import machine
+from controller.round.table import Table
+from tests.support import ROOT
+
+
+
+def test_committed_diagram_is_generated_from_the_machine():
+    committed = (ROOT / machine.DIAGRAM_PATH).read_text(encoding="utf-8")
+    assert committed == machine.diagram_document(), \
+        "docs/state-machine.md is stale: run `python -m controller.round.machine`"
+
+
+def test_every_condition_and_callback_named_in_the_data_exists_on_the_table():
+    names = set()
+    for t in machine.TRANSITIONS:
+        for key in ("conditions", "after"):
+            value = t.get(key, [])
+            names.update([value] if isinstance(value, str) else value)
+    missing = sorted(n for n in names if not callable(getattr(Table, n, None)))
+    assert not missing
+
+
+def test_dealer_actions_and_automatic_steps_are_triggers():
+    triggers = {t["trigger"] for t in machine.TRANSITIONS}
+    assert set(machine.DEALER_ACTIONS) <= triggers and set(machine.AUTOMATIC) <= triggers
+    assert set(machine.SUPERVISOR_ACTIONS) <= set(machine.DEALER_ACTIONS) | set(machine.TABLE_ACTIONS)
+    # table actions are methods of the table, not round triggers
+    assert not set(machine.TABLE_ACTIONS) & triggers
+    assert all(callable(getattr(Table, a, None)) for a in machine.TABLE_ACTIONS)

@@ -1,0 +1,131 @@
+import re
+from pathlib import Path
+
+import pytest
+
+from controller.rules.hand3 import Hand3
+from controller.rules.hand6 import Hand6, Super6
+from controller.rules.paytable import PayTableError, load_paytable, load_preset, preset_names
+from tests.support import ROOT
+
+SEEDS = ROOT.parent / "shared" / "seeds"
+PRESET_DIR = ROOT / "controller" / "rules" / "presets"
+
+
+def test_one_preset_per_rule_sheet(presets):
+    assert preset_names() == ["sheet-000", "sheet-002", "sheet-003", "sheet-004"]
+    sheets = {p.rule_sheet for p in presets.values()}
+    assert len(sheets) == 4
+    if SEEDS.is_dir():                   # shared/ sits beside the project in CI and development
+        assert sheets == {f.name for f in SEEDS.glob("*.txt")}
+
+
+@pytest.mark.parametrize("name, pair_plus, ante_bonus, limit", [
+    ("sheet-000", (40, 30, 5, 3, 1), (4, 3, 1), (200, 1000)),
+    ("sheet-002", (40, 30, 6, 3, 1), (5, 4, 1), None),
+    ("sheet-003", (35, 25, 5, 3, 1), (5, 3, 1), (100, 10000)),
+    ("sheet-004", (40, 30, 6, 3, 1), (4, 3, 1), (None, 1000)),
+])
+def test_pay_tables_as_the_sheets_print_them(presets, name, pair_plus, ante_bonus, limit):
+    p = presets[name]
+    assert tuple(p.pair_plus.values()) == pair_plus
+    assert list(p.pair_plus) == [Hand3.STRAIGHT_FLUSH, Hand3.THREE_OF_A_KIND, Hand3.STRAIGHT,
+                                 Hand3.FLUSH, Hand3.PAIR]
+    assert tuple(p.ante_bonus.values()) == ante_bonus
+    assert list(p.ante_bonus) == [Hand3.STRAIGHT_FLUSH, Hand3.THREE_OF_A_KIND, Hand3.STRAIGHT]
+    if limit:
+        low, high = limit
+        assert low is None or p.limits["ante"].min == low
+        assert p.limits["ante"].max == p.limits["pair_plus"].max == high
+
+
+def test_sheet_004_extras(p004):
+    assert p004.max_aggregate_payout == 500_000
+    assert p004.limits["six_card_bonus"].min == p004.limits["super6"].min == 500
+    assert list(p004.six_card_bonus.values()) == [1000, 200, 50, 25, 15, 10, 5]
+    assert p004.six_card_bonus[Hand6.THREE_OF_A_KIND] == 5
+    assert set(p004.super6) == {500, 1000}
+    five, ten = p004.super6[500], p004.super6[1000]
+    assert (five.jackpot_share_percent, ten.jackpot_share_percent) == (50, 100)
+    assert five.awards[Super6.SUPER_ROYAL_DIAMONDS] == "mega"
+    assert ten.awards[Super6.SUPER_ROYAL] == "major" and ten.awards[Super6.ROYAL_FLUSH] == "minor"
+    assert [five.awards[h] for h in (Super6.STRAIGHT_FLUSH, Super6.FOUR_OF_A_KIND, Super6.FULL_HOUSE,
+                                     Super6.FLUSH, Super6.STRAIGHT)] == [37500, 20000, 10000, 7500, 5000]
+    assert [ten.awards[h] for h in (Super6.STRAIGHT_FLUSH, Super6.FOUR_OF_A_KIND, Super6.FULL_HOUSE,
+                                    Super6.FLUSH, Super6.STRAIGHT)] == [75000, 40000, 20000, 15000, 10000]
+
+
+def test_sheet_000_uses_two_decks_others_one(presets):
+    assert {n: p.decks for n, p in presets.items()} == {
+        "sheet-000": 2, "sheet-002": 1, "sheet-003": 1, "sheet-004": 1}
+
+
+def test_unknown_preset():
+    with pytest.raises(PayTableError, match=r"preset 'sheet-999': unknown; presets are sheet-000"):
+        load_preset("sheet-999")
+
+
+def test_digest_changes_with_any_rule(tmp_path):
+    base = (PRESET_DIR / "sheet-000.toml").read_text()
+    a = tmp_path / "a.toml"
+    b = tmp_path / "b.toml"
+    a.write_text(base)
+    b.write_text(base.replace("flush = 3", "flush = 4"))
+    assert load_paytable(a).digest != load_paytable(b).digest
+    assert load_paytable(a).digest == load_preset("sheet-000").digest
+
+
+def edited(tmp_path, old, new, source="sheet-004.toml"):
+    text = (PRESET_DIR / source).read_text()
+    assert old in text, f"test setup: {old!r} not in {source}"
+    path = tmp_path / "house.toml"
+    path.write_text(text.replace(old, new, 1))
+    return path
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("flush = 3\n", "quads = 3\n", r"line \d+: key 'pair_plus.quads': unknown key"),
+    ("pair = 1\n", "pair = -1\n", r"line \d+: key 'pair_plus.pair': must be positive, not -1"),
+    ("pair = 1\n", "\n", r"key 'pair_plus.pair': missing pay"),
+    ("pair = 1\n", "pair = 1.5\n", r"key 'pair_plus.pair': must be a whole number"),
+    ("ante = { min = 500, max = 1000 }", "ante = { min = 1500, max = 1000 }",
+     r"line (\d+): key 'limits.ante': minimum 1500 exceeds maximum 1000"),
+    ("[rules]\n", "[rules]\ncolour = \"red\"\n", r"key 'rules.colour': unknown key"),
+    ("[preset]\n", "[presets]\nx = 1\n[preset]\n", r"key 'presets': unknown key"),
+    ("decks = 1", "decks = 3", r"key 'rules.decks': must be 1 or 2"),
+    ("dealer_qualifies_with = \"Q\"", "dealer_qualifies_with = \"Queen\"",
+     r"key 'rules.dealer_qualifies_with'"),
+    ("royal_flush = 1000\n", "royal_flush = 0\n", r"key 'six_card_bonus.royal_flush': must be positive"),
+    ("bet = 1000\n", "bet = 0\n", r"key 'super6\[1\].bet': must be positive"),
+    ("bet = 1000\n", "bet = 2000\n", r"bet size 2000 is outside limits.super6 500-1000"),
+    ("bet = 1000\n", "bet = 500\n", r"bet size 500 listed twice"),
+    ("super_royal = \"major\"", "super_royal = \"giant\"", r"jackpot 'giant' unknown"),
+    ("straight_flush = 37500", "straight_flush = \"minor\"", r"only the super royals and the royal flush"),
+    ("jackpot_share_percent = 50", "jackpot_share_percent = 150", r"must be a whole percent 1-100"),
+    ("six_card_bonus = { min = 500, max = 1000 }\n", "",
+     r"key 'six_card_bonus': the 6 Card Bonus needs both its limits and its pay table"),
+    ("title = ", "titel = ", r"key 'preset.titel': unknown key"),
+    ("max_aggregate_payout = 500000", "max_aggregate_payout = \"5000\"", r"must be a whole number of cents"),
+    ("[limits]", "[limits", r"not valid TOML"),
+])
+def test_bad_files_are_refused_naming_file_key_and_problem(tmp_path, old, new, message):
+    path = edited(tmp_path, old, new)
+    with pytest.raises(PayTableError, match=message) as err:
+        load_paytable(path)
+    assert str(path) in str(err.value)
+    line = re.search(r"line (\d+): key '([^']+)'", str(err.value))
+    if line:                              # the line named is the line that holds the key
+        key = line.group(2).split(".")[-1]
+        key = re.sub(r"\[\d+\]", "", key)
+        assert key in path.read_text().splitlines()[int(line.group(1)) - 1]
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(PayTableError, match=r"nope.toml: cannot read"):
+        load_paytable(tmp_path / "nope.toml")
+
+
+def test_a_house_file_loads(tmp_path):
+    path = edited(tmp_path, "straight = 6\n", "straight = 5\n")
+    p = load_paytable(path)
+    assert p.pair_plus[Hand3.STRAIGHT] == 5 and p.source == str(path)

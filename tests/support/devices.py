@@ -1,0 +1,74 @@
+"""Helpers for tests that run real drivers against simulated devices."""
+
+from __future__ import annotations
+
+import queue
+import time
+from contextlib import contextmanager
+
+from drivers import registry
+from simulators.table import PORTS as SERIAL_PORTS
+from simulators.devices.usb import UsbPort
+
+PORTS = {**SERIAL_PORTS, "usb": UsbPort}
+
+
+class Events:
+    """The controller's side: a queue the drivers post to, read with deadlines."""
+
+    def __init__(self) -> None:
+        self.q: queue.Queue = queue.Queue()
+        self.seen: list = []
+
+    def post(self, event) -> None:
+        self.q.put(event)
+
+    def wait(self, predicate, timeout: float = 5.0, what: str = "event"):
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise AssertionError(f"no {what} within {timeout} s; saw {self.seen[-10:]}")
+            try:
+                event = self.q.get(timeout=remaining)
+            except queue.Empty:
+                continue
+            self.seen.append(event)
+            if predicate(event):
+                return event
+
+    def of(self, cls, timeout: float = 5.0, **fields):
+        def match(e):
+            target = getattr(e, "message", e)
+            return isinstance(target, cls) and all(getattr(target, k) == v for k, v in fields.items())
+        event = self.wait(match, timeout, cls.__name__)
+        return getattr(event, "message", event)
+
+
+@contextmanager
+def driver_alone(name: str, driver: str, url: str, **settings):
+    """A driver on a URL with no simulated device behind it (a bad port, a loopback)."""
+    events = Events()
+    drv = registry.build(name, driver, url, events.post, **settings)
+    drv.start()
+    try:
+        yield drv, events
+    finally:
+        drv.stop()
+
+
+@contextmanager
+def running(device_factory, transport: str, name: str, driver: str, **driver_settings):
+    port = PORTS[transport]()
+    device = device_factory(port).start()
+    events = Events()
+    # a USB gadget is reached through its bus, handed to pyusb as the backend (as libusb would be)
+    transport_settings = {"backend": port.backend} if isinstance(port, UsbPort) else {}
+    drv = registry.build(name, driver, port.url, events.post, transport_settings=transport_settings,
+                         **driver_settings)
+    drv.start()
+    try:
+        yield device, drv, events
+    finally:
+        drv.stop()
+        device.stop()

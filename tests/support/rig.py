@@ -1,0 +1,115 @@
+"""A whole table in the test process: the real controller (config file, journal, drivers,
+engine) against the simulated devices on ptys, started the way ``table-controller run
+--config FILE --simulate`` starts it. Nothing in the controller is patched."""
+
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+from controller.app.run import RunOptions, TableRun
+
+FAST_DEVICES = "heartbeat_every = 0.1\nsilence_after = 0.6\n"
+
+
+def config_text(preset: str = "sheet-004", *, positions: int = 6, two_positions: str = "allowed",
+                hand_timeout: float = 5.0, page_settings: str = "") -> str:
+    jackpot = "[jackpot]\nmega = 10000000\nmajor = 2500000\nminor = 250000\n\n" \
+        if preset == "sheet-004" else ""
+    return (f'[table]\nid = "T-TEST"\npreset = "{preset}"\npositions = {positions}\n'
+            f'one_player_two_positions = "{two_positions}"\nhand_timeout = {hand_timeout}\n\n{jackpot}'
+            '[log]\nformat = "json"\nlevel = "warning"\n\n'
+            f'[page]\n{page_settings}\n'
+            f'[devices.shoe]\ndriver = "shoe-framed"\nurl = "loop://"\n{FAST_DEVICES}\n'
+            f'[devices.sensors]\ndriver = "sensors-framed"\nurl = "loop://"\n{FAST_DEVICES}\n'
+            '[devices.sign]\ndriver = "sign-alpha"\nurl = "loop://"\nack_timeout = 0.3\n')
+
+
+class Rig:
+    def __init__(self, run: TableRun):
+        self.run = run
+        self.engine = run.engine
+        self.sim = run.sim
+        self.journal = run.journal
+        self.prompts: list[list[str]] = []          # every prompt the dealer was shown, in order
+        self.engine.observers.append(lambda snap: self.prompts.append(snap["prompt"]))
+
+    @property
+    def snap(self) -> dict:
+        return self.engine.snapshot
+
+    def wait(self, predicate, timeout: float = 10.0, what: str = "the table"):
+        deadline = time.monotonic() + timeout
+        snap = self.engine.snapshot
+        while not predicate(snap):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise AssertionError(f"{what} not reached within {timeout} s; state {snap['state']}, "
+                                     f"prompt {snap['prompt']}, alerts {snap['alerts'][-3:]}")
+            snap = self.engine.wait_snapshot(snap["version"], min(remaining, 0.5))
+        return snap
+
+    def state(self, state: str, timeout: float = 10.0) -> dict:
+        return self.wait(lambda s: s["state"] == state, timeout, f"state {state}")
+
+    @staticmethod
+    def eventually(check, timeout: float = 5.0, what: str = "condition"):
+        deadline = time.monotonic() + timeout
+        while not check():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{what} not met within {timeout} s")
+            time.sleep(0.01)
+
+    def act(self, action: str, **args):
+        verdict = self.engine.act(action, **args)
+        assert verdict.ok, f"{action} {args} refused: {verdict.message}"
+        return verdict
+
+    def refused(self, action: str, **args) -> str:
+        verdict = self.engine.act(action, **args)
+        assert not verdict.ok, f"{action} {args} was accepted"
+        return verdict.message
+
+    def bet(self, bets: dict[int, dict[str, int]]) -> dict:
+        """Chips on the felt by hand, then wait until the controller sees every stack."""
+        for position, wagers in bets.items():
+            for spot, value in wagers.items():
+                self.sim.sensors.place(position, spot, value)
+        return self.wait(lambda s: all(s["positions"][p - 1]["felt"].get(k) == v
+                                       for p, w in bets.items() for k, v in w.items()),
+                         what="the wagers on the felt")
+
+    def open_and_bet(self, bets: dict[int, dict[str, int]], *, super6_open: bool = True) -> dict:
+        self.wait(lambda s: "open_betting" in s["actions"] and s["state"] != "starting", what="ready")
+        if super6_open and any("super6" in w for w in bets.values()):   # as a dealer would wait for the sign
+            self.wait(lambda s: s["jackpot"]["super6_closed"] is None, what="Super 6 open")
+        self.act("open_betting")
+        self.state("betting")
+        self.bet(bets)
+        return self.wait(lambda s: "Shoe shuffling" not in s["prompt"], what="the shuffle")
+
+    def records(self, kind: str | None = None, round_id: int | None = None) -> list:
+        round_id = round_id or self.snap["round"]
+        return [r for r in self.journal.records(round_id) if kind is None or r.kind == kind]
+
+
+@contextmanager
+def table(tmp_path: Path, preset: str = "sheet-004", *, autoplay: bool = False, rounds: int | None = None,
+          seed: int = 1, strategy: str = "optimal", data_dir: Path | None = None, page: bool = False,
+          players: bool = False, prepare=None, **config):
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    path = tmp_path / f"table-{preset}.toml"
+    path.write_text(config_text(preset, **config), encoding="utf-8")
+    run = TableRun(RunOptions(config=str(path), simulate=True, autoplay=autoplay, rounds=rounds, seed=seed,
+                              strategy=strategy, data_dir=str(data_dir or tmp_path / "data"),
+                              page=page, port=0))
+    if not autoplay and not players:
+        run.sim.players.paused = True
+    if prepare is not None:
+        prepare(run)                    # e.g. stack the shoe or script the players before anything runs
+    run.start()
+    try:
+        yield Rig(run)
+    finally:
+        run.stop()

@@ -1,0 +1,73 @@
+"""Table configuration: the example loads, and every bad file is refused naming key and line."""
+
+import pytest
+
+from controller.app.config import ConfigError, default_config, parse_config
+from tests.support import ROOT
+
+GOOD = """\
+[table]
+id = "T7"
+preset = "sheet-002"
+positions = 7
+
+[devices.shoe]
+driver = "shoe-framed"
+url = "usb://1209:0001/SHOE7"
+
+[devices.sensors]
+driver = "sensors-framed"
+url = "/dev/table-sensors"
+baudrate = 57600
+
+[devices.sign]
+driver = "sign-alpha"
+url = "socket://10.0.0.9:7000"
+acks = false
+"""
+
+
+def test_a_good_file_and_the_embedded_default_load():
+    config = parse_config(GOOD, "t7.toml")
+    assert (config.table_id, config.positions, config.preset.name) == ("T7", 7, "sheet-002")
+    assert config.devices["sensors"].transport == {"baudrate": 57600}
+    assert config.devices["sign"].settings == {"acks": False}
+    assert default_config().preset.name == "sheet-004"
+    assert parse_config(GOOD, "a").digest == parse_config(GOOD, "b").digest
+    assert parse_config(GOOD.replace("positions = 7", "positions = 6"), "a").digest != config.digest
+
+
+@pytest.mark.parametrize("change, message", [
+    (("positions = 7", "positions = 7\nseats = 3"), "t.toml, line 5: key 'table.seats': unknown key"),
+    (('preset = "sheet-002"', 'preset = "sheet-009"'), "line 3: key 'table.preset': preset 'sheet-009': unknown"),
+    (('url = "/dev/table-sensors"', 'url = "COM3"'), "line 12: key 'devices.sensors.url': 'COM3' is not a device URL"),
+    (('url = "/dev/table-sensors"', 'url = "usb://1209:0002"'), "only the shoe attaches by USB"),
+    (('driver = "sign-alpha"', 'driver = "sign-x"'), "line 16: key 'devices.sign.driver': 'sign-x' is not a sign driver"),
+    (("baudrate = 57600", 'baudrate = "fast"'), "key 'devices.sensors.baudrate': wrong type str"),
+    (("acks = false", "ack = false"), "line 18: key 'devices.sign.ack': unknown key"),
+    (("positions = 7", "positions = 12"), "key 'table.positions': must be a whole number from 1 to 9"),
+    (('[devices.sign]', '[devices.signs]'), "key 'devices.signs': unknown key"),
+    (("[table]", "[tabel]"), "key 'tabel': unknown section"),
+    (("positions = 7", "positions = 7\n["), "t.toml: not valid TOML"),
+])
+def test_bad_files_are_refused_naming_key_and_line(change, message):
+    with pytest.raises(ConfigError) as err:
+        parse_config(GOOD.replace(*change), "t.toml")
+    assert message in str(err.value)
+
+
+def test_a_jackpot_preset_needs_its_opening_values():
+    with pytest.raises(ConfigError, match="key 'jackpot.mega': missing: preset sheet-004 pays a MEGA"):
+        parse_config(GOOD.replace('"sheet-002"', '"sheet-004"'), "t.toml")
+    text = GOOD.replace('"sheet-002"', '"sheet-004"') + "[jackpot]\nmega = 100\nmajor = 200\nminor = 50\n"
+    with pytest.raises(ConfigError, match="MEGA >= MAJOR >= MINOR"):
+        parse_config(text, "t.toml")
+
+
+def test_the_deployed_example_configuration_loads():
+    from pathlib import Path
+
+    from controller.app.config import load_config
+    config = load_config(ROOT / "deploy" / "table.example.toml")
+    assert config.table_id == "TCP-07" and config.devices["sign"].transport == {"baudrate": 9600}
+    assert config.page_port == 8080 and config.jackpots["mega"] == 10_000_000

@@ -1,0 +1,107 @@
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from drivers.wire.framing import (Frame, FrameDecoder, FrameEncodeError, FrameError, MAX_PAYLOAD,
+                             cobs_decode, cobs_encode, crc16, encode_frame)
+
+FRAMES = [Frame(0, 0x10, b""), Frame(7, 0x92, bytes(range(256)) + b"\0\0\0"),
+          Frame(255, 0x01, b"\xff\x01"), Frame(3, 0x93, b"\0" * 600)]
+
+
+def test_crc_is_ccitt_false():
+    assert crc16(b"123456789") == 0x29B1           # the standard check value
+
+
+def test_known_frame_bytes():
+    # 00 | COBS(01 05 12 07 CRC) | 00 - the example in docs/protocols/framing.md
+    wire = encode_frame(5, 0x12, b"\x07")
+    body = bytes((1, 5, 0x12, 7))
+    assert wire == b"\0" + cobs_encode(body + crc16(body).to_bytes(2, "big")) + b"\0"
+    assert wire.count(0) == 2
+
+
+@pytest.mark.parametrize("frame", FRAMES)
+def test_whole_and_byte_by_byte(frame):
+    wire = encode_frame(frame.seq, frame.type, frame.payload)
+    assert FrameDecoder().feed(wire) == [frame]
+    decoder = FrameDecoder()
+    got = [item for b in wire for item in decoder.feed(bytes((b,)))]
+    assert got == [frame]
+
+
+def test_garbage_before_between_and_after():
+    wire = b"".join(encode_frame(f.seq, f.type, f.payload) for f in FRAMES)
+    decoder = FrameDecoder()
+    out = decoder.feed(b"\x13\x37garbage" + wire + b"trailing")
+    frames = [x for x in out if isinstance(x, Frame)]
+    errors = [x for x in out if isinstance(x, FrameError)]
+    assert frames == FRAMES
+    assert len(errors) == 1 and errors[0].raw == b"\x13\x37garbage"
+    assert decoder.feed(b"\0") == [FrameError("bad COBS encoding", b"trailing")]
+
+
+def test_corrupted_frame_is_an_error_and_the_next_frame_decodes():
+    good = encode_frame(1, 0x91, b"\x01\x34")
+    bad = bytearray(encode_frame(2, 0x91, b"\x01\x34"))
+    bad[4] ^= 0x40
+    out = FrameDecoder().feed(bytes(bad) + good)
+    assert isinstance(out[0], FrameError) and out[0].reason in ("CRC mismatch", "bad COBS encoding")
+    assert out[1] == Frame(1, 0x91, b"\x01\x34")
+
+
+def test_wrong_version_and_short_frames():
+    body = bytes((9, 1, 0x10))
+    raw = cobs_encode(body + crc16(body).to_bytes(2, "big"))
+    (err,) = FrameDecoder().feed(b"\0" + raw + b"\0")
+    assert err.reason == "protocol version 9 unsupported (expected 1)"
+    (err,) = FrameDecoder().feed(b"\0" + cobs_encode(b"\x01\x02") + b"\0")
+    assert "shorter than 5" in err.reason
+
+
+def test_overlong_input_without_delimiter_is_dropped():
+    decoder = FrameDecoder()
+    out = decoder.feed(b"\x55" * 5000)
+    assert len(out) == 1 and "no delimiter" in out[0].reason
+    assert decoder.feed(encode_frame(0, 0x10)) == [Frame(0, 0x10)]
+
+
+def test_our_own_misuse_raises():
+    with pytest.raises(FrameEncodeError):
+        encode_frame(0, 0x10, bytes(MAX_PAYLOAD + 1))
+    with pytest.raises(FrameEncodeError):
+        encode_frame(256, 0x10)
+
+
+@given(st.binary(max_size=2000))
+def test_cobs_round_trip(data):
+    encoded = cobs_encode(data)
+    assert 0 not in encoded
+    assert cobs_decode(encoded) == data
+
+
+@settings(max_examples=300)
+@given(st.binary(max_size=3000))
+def test_random_bytes_never_raise(data):
+    out = FrameDecoder().feed(data)
+    assert all(isinstance(x, (Frame, FrameError)) for x in out)
+
+
+@settings(max_examples=300)
+@given(st.binary(max_size=300), st.integers(0, 255), st.integers(0x10, 0xFF), st.binary(max_size=200))
+def test_valid_frame_after_garbage_is_decoded(garbage, seq, type_, payload):
+    decoder = FrameDecoder()
+    out = decoder.feed(garbage + encode_frame(seq, type_, payload))
+    assert out[-1] == Frame(seq, type_, payload)
+
+
+@settings(max_examples=300)
+@given(st.integers(0, 255), st.binary(min_size=1, max_size=100), st.data())
+def test_mutated_frames_never_raise_nor_pass_as_other_frames(seq, payload, data):
+    wire = bytearray(encode_frame(seq, 0x92, payload))
+    i = data.draw(st.integers(1, len(wire) - 2))
+    wire[i] = data.draw(st.integers(0, 255).filter(lambda b: b != wire[i]))
+    out = FrameDecoder().feed(bytes(wire))
+    for item in out:
+        assert isinstance(item, (Frame, FrameError))
+        if isinstance(item, Frame):      # a single-byte change must never yield a wrong frame
+            assert item == Frame(seq, 0x92, payload)
