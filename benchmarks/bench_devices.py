@@ -13,12 +13,12 @@ import queue
 import statistics
 import time
 
+from drivers.events import DeviceMessage, DeviceOnline
+from drivers.registry import build
 from drivers.wire import alpha
 from drivers.wire import sensor_protocol as sp
 from drivers.wire import shoe_protocol as shoe
 from drivers.wire.framing import Frame, FrameDecoder, encode_frame
-from drivers.registry import build
-from drivers.events import DeviceMessage, DeviceOnline
 from simulators.devices.ports import PtyPort
 from simulators.devices.shoe import SimulatedShoe
 

@@ -20,8 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from controller.store.journal import GENESIS, Journal, _digest, now_iso  # noqa: E402
 from controller.app.run import RunOptions, TableRun  # noqa: E402
+from controller.store.journal import GENESIS, Journal, _digest, now_iso  # noqa: E402
 
 SCRATCH = Path(__file__).resolve().parent / ".scratch"
 ROUNDS = 100_000

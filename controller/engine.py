@@ -30,17 +30,30 @@ from typing import Any
 import structlog
 from transitions import MachineError
 
-from drivers.events import (CommandFailed, DeviceFault, DeviceMessage, DeviceOffline, DeviceOnline,
-                            SpotChanged)
-
-from drivers.sign import SignShowing
-
 from controller.round import machine as procedure
+from controller.round.ports import Command, Ports
+from controller.round.table import Table
+from controller.round.view import build_snapshot
 from controller.store.journal import JournalError
 from controller.store.pins import PRIVILEGED_ROLES
-from controller.round.view import build_snapshot
-from controller.round.table import Table
+from drivers.events import (
+    CommandFailed,
+    DeckChecked,
+    DeviceFault,
+    DeviceMessage,
+    DeviceOffline,
+    DeviceOnline,
+    DeviceTrouble,
+    HandDealt,
+    ShoeCount,
+    ShoeDoor,
+    ShoeJam,
+    ShuffleDone,
+    SignShowing,
+    SpotChanged,
+)
 
+SHOE_FACTS = (ShuffleDone, HandDealt, ShoeCount, ShoeJam, ShoeDoor, DeckChecked)
 
 @dataclass
 class DealerAction:
@@ -78,16 +91,17 @@ class Probe:
 
 
 class Engine:
-    def __init__(self, config, journal, devices, *, events: queue.Queue | None = None,
+    def __init__(self, config, journal, ports: Ports, *, events: queue.Queue | None = None,
                  clock: Callable[[], float] = time.monotonic):
         self.config = config
+        self.ports = ports
         self.clock = clock
         self.queue: queue.Queue = events if events is not None else queue.Queue()
         self._timers: list[tuple[float, int, str]] = []
         self._live_timers: dict[str, int] = {}
         self._tokens = itertools.count(1)
         self.log = structlog.get_logger("engine").bind(table=config.table_id)
-        self.table = Table(config, journal, devices, schedule=self.schedule, cancel=self.cancel)
+        self.table = Table(config, journal, schedule=self.schedule, cancel=self.cancel)
         self.observers: list[Callable[[dict], None]] = []
         self._snapshot: dict = {}
         self._version = 0
@@ -108,6 +122,11 @@ class Engine:
             return reply.get(timeout=timeout)
         except queue.Empty:
             return Verdict(False, f"{action}: the table did not answer within {timeout:g} s")
+
+    def submit(self, action: str, role: str = "dealer", who: str = "", **args: Any) -> None:
+        """Post an action without waiting for its verdict (for callers on the engine's own thread,
+        such as an observer of the snapshots, which must never block it)."""
+        self.post(DealerAction(action, args, role, None, who))
 
     def alive(self, timeout: float) -> bool:
         """True when the engine's thread takes an event from its queue within ``timeout``."""
@@ -159,51 +178,70 @@ class Engine:
         self.handle(event)
         return True
 
+    def idle(self) -> bool:
+        """No event waits and no timer is due: ``step`` has nothing to do now."""
+        wait = self._until_next_timer()
+        return self.queue.empty() and (wait is None or wait > 0)
+
     def handle(self, event: Any) -> None:
+        """One event: the table decides and journals; then its device commands go out."""
         table = self.table
         try:
-            if isinstance(event, DealerAction):
-                self._dealer_action(event)
-            elif isinstance(event, SpotChanged):
-                table.on_spot(event)
-            elif isinstance(event, DeviceMessage):
-                self._device_message(event)
-            elif isinstance(event, DeviceOnline):
-                table.on_online(event.device, event.info)
-            elif isinstance(event, DeviceOffline):
-                table.on_offline(event.device, event.reason)
-            elif isinstance(event, DeviceFault):
-                self.log.warning("device.fault", device=event.device, url=event.url, reason=event.reason,
-                                 raw=event.raw_hex, state=table.state)
-            elif isinstance(event, CommandFailed):
-                table.alert("command_failed", f"The {event.device} did not take {event.command}: "
-                            f"{event.reason}")
-                if event.device == "sign":
-                    table.on_sign_failed(f"the sign did not take {event.command}: {event.reason}")
-            elif isinstance(event, TimerExpired):
-                if self._live_timers.get(event.name) == event.token:
-                    del self._live_timers[event.name]
-                    table.on_timer(event.name)
-            else:
-                self.log.error("engine.unknown_event", unknown=repr(event))
+            self._dispatch(event)
             self._advance()
         except JournalError:
+            table.take_commands()       # nothing is sent for facts that are not in the journal
             raise                       # a journal that cannot be written stops the table
         except Exception as err:        # a bug must not take the table down with the round in it
             self.log.exception("engine.error", failed_event=repr(event), state=table.state)
             table.alert("internal_error", f"Internal error handling {type(event).__name__}: {err}; "
                         "call a technician")
-        finally:
-            self._publish()
+        self._send(table.take_commands())
+        self._publish()
 
-    def _device_message(self, event: DeviceMessage) -> None:
-        role = event.device
-        self.log.info("device.message", device=role, message=type(event.message).__name__,
-                      state=self.table.state, round=self.table.round.id if self.table.round else None)
-        if role == "shoe":
-            self.table.on_shoe(event.message)
-        elif role == "sign" and isinstance(event.message, SignShowing):
-            self.table.on_sign_showing(event.message.values)
+    def _dispatch(self, event: Any) -> None:
+        table = self.table
+        if isinstance(event, DealerAction):
+            self._dealer_action(event)
+        elif isinstance(event, SpotChanged):
+            table.on_spot(event)
+        elif isinstance(event, SHOE_FACTS) or (isinstance(event, DeviceTrouble) and event.device == "shoe"):
+            self.log.info("device.message", device=event.device, message=type(event).__name__,
+                          state=table.state, round=table.round.id if table.round else None)
+            table.on_shoe(event)
+        elif isinstance(event, SignShowing):
+            table.on_sign_showing(event.values)
+        elif isinstance(event, DeviceOnline):
+            table.on_online(event.device, event.info)
+        elif isinstance(event, DeviceOffline):
+            table.on_offline(event.device, event.reason)
+        elif isinstance(event, DeviceFault):
+            self.log.warning("device.fault", device=event.device, url=event.url, reason=event.reason,
+                             raw=event.raw_hex, state=table.state)
+        elif isinstance(event, (DeviceMessage, DeviceTrouble)):
+            self.log.info("device.message", device=event.device, message=repr(event),
+                          state=table.state, round=table.round.id if table.round else None)
+        elif isinstance(event, CommandFailed):
+            table.alert("command_failed", f"The {event.device} did not take {event.command}: "
+                        f"{event.reason}")
+            if event.device == "sign":
+                table.on_sign_failed(f"the sign did not take {event.command}: {event.reason}")
+        elif isinstance(event, TimerExpired):
+            if self._live_timers.get(event.name) == event.token:
+                del self._live_timers[event.name]
+                table.on_timer(event.name)
+        else:
+            self.log.error("engine.unknown_event", unknown=repr(event))
+
+    def _send(self, commands: list[Command]) -> None:
+        """The table's requests to its devices, in order, after the facts behind them are journaled.
+        A port that fails is logged; the device's own events (offline, command failed) tell the rest."""
+        for command in commands:
+            try:
+                command.send(self.ports)
+            except Exception:
+                self.log.exception("engine.command_failed", device=command.device, command=repr(command),
+                                   state=self.table.state)
 
     def _dealer_action(self, event: DealerAction) -> None:
         try:

@@ -17,16 +17,23 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar, Protocol
 
 import structlog
 
 from drivers.events import CommandFailed, DeviceFault, DeviceMessage, DeviceOffline, DeviceOnline
-from drivers.wire.link import Delivered, Link, LinkFault, PeerAlive, PeerSilent, Refused, SendFailed
-from drivers.wire.messages import Catalog
 from drivers.transport import Transport, TransportError
+from drivers.wire.link import Delivered, Link, LinkEvent, LinkFault, PeerAlive, PeerSilent, Refused, SendFailed
+from drivers.wire.messages import Catalog, Message
 
 Post = Callable[[Any], None]
+
+
+class HelloReply(Protocol):
+    """What a framed driver reads of its device's answer to the handshake."""
+
+    @property
+    def protocol_version(self) -> int: ...
 
 
 class DeviceDriver:
@@ -98,7 +105,7 @@ class DeviceDriver:
 
     # --- state reporting -----------------------------------------------------------
 
-    def went_online(self, info: dict) -> None:
+    def went_online(self, info: dict[str, Any]) -> None:
         self._reported_offline = False
         if not self.online:
             self.online = True
@@ -137,9 +144,9 @@ class FramedDriver(DeviceDriver):
     """A device speaking the shared framed protocol (shoe, sensors)."""
 
     catalog: Catalog
-    decode: Callable
-    hello: Any
-    hello_reply: type
+    decode: ClassVar[Callable[[int, bytes], Message]]      # called on the class: type(self).decode
+    hello: Message
+    hello_reply: type[HelloReply]
     protocol_version: int
 
     def __init__(self, name: str, transport: Transport, post: Post, *,
@@ -149,7 +156,7 @@ class FramedDriver(DeviceDriver):
         self.link = Link(type(self).decode, retransmit_after=retransmit_after,
                          heartbeat_every=heartbeat_every, silence_after=silence_after)
 
-    def send(self, message: Any) -> bool:
+    def send(self, message: Message) -> bool:
         """Queue a command for the device; False (and CommandFailed) while disconnected."""
         with self._lock:
             if not self.connected:
@@ -167,7 +174,7 @@ class FramedDriver(DeviceDriver):
         self.link.reset(now)
         return self.queue(self.hello, now)
 
-    def queue(self, message: Any, now: float) -> bytes:
+    def queue(self, message: Message, now: float) -> bytes:
         """Hand a message to the link; returns the bytes to write now (lock held)."""
         type_code, payload = self.catalog.encode(message)
         return self.link.send(type_code, payload, now)
@@ -182,7 +189,7 @@ class FramedDriver(DeviceDriver):
         self._write(out)
         self._handle(events, now)
 
-    def _handle(self, events: list, now: float) -> None:
+    def _handle(self, events: list[LinkEvent], now: float) -> None:
         for event in events:
             if isinstance(event, Delivered):
                 self._delivered(event.message, now)

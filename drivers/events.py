@@ -57,3 +57,74 @@ class SpotChanged:
     change: str             # placed, changed, removed
     value: int | None       # cents, None where the sensor reads presence only
     previous: int | None
+
+
+# --- what the devices report, in the game's words (only the drivers know the wire codes) -------
+
+Card = tuple["int | None", int]     # (card 0-51 as rank*4 + suit, or None where unreadable; deck number)
+
+
+@dataclass(frozen=True)
+class ShuffleDone:
+    device: str
+    deck: int
+    count: int              # cards the shoe counted into the shuffled deck
+
+
+@dataclass(frozen=True)
+class HandDealt:
+    device: str
+    hand_no: int
+    cards: tuple[Card, ...]     # in the order the shoe read them
+
+
+@dataclass(frozen=True)
+class ShoeCount:
+    device: str
+    remaining: int          # cards still in the shoe
+    deck: int
+    ready: bool             # the shoe can deal (not shuffling, jammed or open)
+
+
+@dataclass(frozen=True)
+class ShoeJam:
+    device: str
+    jammed: bool            # False: the jam was cleared
+    description: str
+    code: int               # the shoe's own jam number (docs/protocols/shoe.md), for the record
+
+
+@dataclass(frozen=True)
+class ShoeDoor:
+    device: str
+    open: bool
+
+
+@dataclass(frozen=True)
+class DeckChecked:
+    device: str
+    deck: int
+    count: int
+    missing: tuple[int, ...]
+    duplicates: tuple[int, ...]
+    foreign: tuple[Card, ...]
+
+    @property
+    def ok(self) -> bool:
+        return self.count == 52 and not (self.missing or self.duplicates or self.foreign)
+
+
+@dataclass(frozen=True)
+class DeviceTrouble:
+    """A device reports a problem of its own (a shoe error, a sensor fault), in its words."""
+    device: str
+    code: int
+    text: str
+
+
+@dataclass(frozen=True)
+class SignShowing:
+    """Every packet of an update has been acknowledged (or written, without ACK/NAK)."""
+    device: str
+    values: dict
+    message: str

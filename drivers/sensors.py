@@ -8,11 +8,12 @@ snapshot, so chips moved while the link was down are seen.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
-from drivers.wire import sensor_protocol as proto
 from drivers.device import FramedDriver
 from drivers.events import DeviceMessage, SpotChanged
+from drivers.wire import sensor_protocol as proto
 
 
 class SensorDriver(FramedDriver):
@@ -22,16 +23,23 @@ class SensorDriver(FramedDriver):
     hello_reply = proto.HelloReply
     protocol_version = proto.PROTOCOL_VERSION
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.spots: dict[tuple[int, int], int | None] = {}   # (position, spot) -> value; absent = empty
 
-    def lock(self, position: int = proto.ALL_POSITIONS, spots: int = proto.ALL_SPOTS,
-             locked: bool = True) -> bool:
-        return self.send(proto.Lock(position, spots, int(locked)))
+    # --- commands in the controller's words (controller/round/ports.py: SensorPort) -------------
 
-    def lamp(self, position: int, spot: str, mode: int) -> bool:
-        return self.send(proto.Lamp(position, proto.SPOTS.index(spot), mode))
+    def lock(self, locked: bool = True, *, position: int | None = None,
+             spots: Collection[str] | None = None) -> bool:
+        """Lock (chips may not change) or unlock ``spots`` (names; None: all) of ``position``
+        (None: every position)."""
+        mask = proto.ALL_SPOTS if spots is None else proto.spot_mask(spots)
+        return self.send(proto.Lock(proto.ALL_POSITIONS if position is None else position, mask,
+                                    int(locked)))
+
+    def lamp(self, position: int, spot: str, lamp: str) -> bool:
+        """Light a spot: ``lamp`` is "off", "on" or "flash"."""
+        return self.send(proto.Lamp(position, proto.spot_code(spot), proto.LAMP_MODES[lamp]))
 
     def on_handshake(self, reply: Any, now: float) -> None:
         self._write(self.queue(proto.SnapshotRequest(), now))

@@ -18,22 +18,14 @@ line, so a sign that refused an update is retried until it shows it.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
 
-from drivers.wire import alpha
 from drivers.device import DeviceDriver
-from drivers.events import CommandFailed, DeviceMessage
+from drivers.events import CommandFailed, SignShowing
+from drivers.wire import alpha
 
 LABELS = {"mega": "M", "major": "J", "minor": "N"}
 MESSAGE_LABEL = "W"
 LAYOUT_LABEL = "A"
-
-
-@dataclass(frozen=True)
-class SignShowing:
-    """Every packet of an update has been acknowledged (or written, without ACK/NAK)."""
-    values: dict
-    message: str
 
 
 def format_cents(cents: int) -> str:
@@ -122,7 +114,7 @@ class SignDriver(DeviceDriver):
 
     def _showing(self) -> None:
         if not self._owed:
-            self.post(DeviceMessage(self.name, SignShowing(dict(self.values), self.message)))
+            self.post(SignShowing(self.name, dict(self.values), self.message))
 
     def on_bytes(self, data: bytes, now: float) -> None:
         for response in self._responses.feed(data):
@@ -153,6 +145,8 @@ class SignDriver(DeviceDriver):
         self._pump(now)
 
     def _retry(self, now: float, reason: str) -> None:
+        if self._in_flight is None:
+            return
         what, packet = self._in_flight
         if self._attempts < self.max_attempts:
             self._attempts += 1

@@ -12,7 +12,10 @@ names the device and its URL.
 from __future__ import annotations
 
 import re
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict
+
+if TYPE_CHECKING:                       # imported where used, so a missing library fails only there
+    import serial
 
 
 class TransportError(OSError):
@@ -28,13 +31,22 @@ class Transport(Protocol):
     def close(self) -> None: ...
 
 
+class SerialSettings(TypedDict):
+    baudrate: int
+    bytesize: int
+    parity: str
+    stopbits: float
+    timeout: float
+    write_timeout: float
+
+
 class SerialTransport:
     def __init__(self, device: str, url: str, *, baudrate: int = 115200, bytesize: int = 8,
                  parity: str = "N", stopbits: float = 1, timeout: float = 0.05):
         self.device, self.url = device, url
-        self.settings = dict(baudrate=baudrate, bytesize=bytesize, parity=parity, stopbits=stopbits,
-                             timeout=timeout, write_timeout=2.0)
-        self._port = None
+        self.settings = SerialSettings(baudrate=baudrate, bytesize=bytesize, parity=parity, stopbits=stopbits,
+                                       timeout=timeout, write_timeout=2.0)
+        self._port: serial.Serial | None = None
 
     def open(self) -> None:
         import serial
@@ -69,7 +81,7 @@ class SerialTransport:
             except Exception:               # closing a vanished port must not mask why it vanished
                 pass
 
-    def _require(self):
+    def _require(self) -> serial.Serial:
         if self._port is None:
             raise TransportError(f"{self.device}: {self.url} is not open")
         return self._port
@@ -81,7 +93,7 @@ USB_URL = re.compile(r"usb://([0-9a-fA-F]{4}):([0-9a-fA-F]{4})(?:/(.+))?$")
 class UsbTransport:
     """Bulk IN/OUT endpoints of interface 0 on a device chosen by vendor, product and serial."""
 
-    def __init__(self, device: str, url: str, *, backend=None, timeout: float = 0.05):
+    def __init__(self, device: str, url: str, *, backend: Any = None, timeout: float = 0.05):
         match = USB_URL.match(url)
         if not match:
             raise TransportError(f"{device}: {url!r} is not usb://VID:PID[/SERIAL]")
@@ -90,7 +102,9 @@ class UsbTransport:
         self.serial = match.group(3)
         self.backend = backend
         self.timeout_ms = max(1, int(timeout * 1000))
-        self._dev = self._in = self._out = None
+        self._dev: Any = None           # usb.core.Device and its two usb.core.Endpoint (pyusb is untyped)
+        self._in: Any = None
+        self._out: Any = None
 
     def open(self) -> None:
         import usb.core
@@ -109,7 +123,7 @@ class UsbTransport:
             dev.set_configuration()
             intf = dev.get_active_configuration()[(0, 0)]
 
-            def bulk(direction):
+            def bulk(direction: int) -> Any:
                 return usb.util.find_descriptor(intf, custom_match=lambda e: (
                     usb.util.endpoint_direction(e.bEndpointAddress) == direction
                     and usb.util.endpoint_type(e.bmAttributes) == usb.util.ENDPOINT_TYPE_BULK))
@@ -153,7 +167,7 @@ class UsbTransport:
         self._dev = self._in = self._out = None
 
 
-def _usb_serial(dev) -> str | None:
+def _usb_serial(dev: Any) -> str | None:
     try:
         import usb.util
         return usb.util.get_string(dev, dev.iSerialNumber) if dev.iSerialNumber else None
@@ -166,7 +180,7 @@ def _reason(err: BaseException) -> str:
     return text
 
 
-def open_transport(device: str, url: str, **settings) -> Transport:
+def open_transport(device: str, url: str, **settings: Any) -> Transport:
     """A transport for a configured URL: ``usb://`` for pyusb, anything else for pyserial."""
     if url.startswith("usb://"):
         return UsbTransport(device, url, backend=settings.get("backend"),

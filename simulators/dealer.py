@@ -3,7 +3,9 @@
 Owns the dealer's side of an unattended run (``table-controller run
 --autoplay``). It reads the published snapshots, as the page does, looks at
 the players (simulators/players.py) the way a dealer looks at the felt, and
-posts dealer actions into the engine's queue; it never touches game state.
+submits dealer actions through the ``submit`` callable it is given (the
+engine's, wired by simulators/harness.py); it never touches game state and
+never waits for a verdict (it is called on the engine's thread).
 Each distinct situation gets one action, so a refused action is tried again
 only when something visible has changed.
 """
@@ -11,13 +13,15 @@ only when something visible has changed.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
+from typing import Any
 
-from controller.engine import DealerAction
+Submit = Callable[..., None]        # submit(action, role="dealer", who="", **arguments)
 
 
 class ScriptedDealer:
-    def __init__(self, post, players, *, rounds: int | None = None):
-        self.post = post
+    def __init__(self, submit: Submit, players: Any, *, rounds: int | None = None):
+        self.submit = submit
         self.players = players
         self.rounds = rounds
         self.finished_rounds: list[tuple[int, str]] = []      # (round, "complete" | "void")
@@ -44,7 +48,7 @@ class ScriptedDealer:
         if key in self._tried:
             return
         self._tried.add(key)
-        self.post(DealerAction(action, args))
+        self.submit(action, **args)
 
     def _between_rounds(self, snap: dict) -> None:
         if any(p["felt"] for p in snap["positions"]):
@@ -84,8 +88,8 @@ class ScriptedDealer:
             key = ("verify_jackpot", snap["round"])
             if key not in self._tried:
                 self._tried.add(key)
-                self.post(DealerAction("verify_jackpot", {"reason": "six cards checked (simulated supervisor)"},
-                                       role="supervisor", who="supervisor (simulated)"))
+                self.submit("verify_jackpot", role="supervisor", who="supervisor (simulated)",
+                            reason="six cards checked (simulated supervisor)")
             return
         if snap["next_to_pay"] is not None:
             self._once(snap, "confirm", position=snap["next_to_pay"])

@@ -15,13 +15,12 @@ import shlex
 from dataclasses import dataclass
 
 from controller.rules.paytable import Preset, load_preset
-
-from simulators.players import Players
 from simulators.devices.ports import PtyPort, TcpPort
 from simulators.devices.sensors import SimulatedSensors
 from simulators.devices.shoe import SimulatedShoe
 from simulators.devices.sign import SimulatedSign
 from simulators.devices.usb import UsbPort
+from simulators.players import Players
 
 PORTS = {"pty": PtyPort, "tcp": TcpPort}
 

@@ -3,12 +3,12 @@ import os
 import pytest
 from hypothesis import settings
 
+from controller.rules.paytable import load_preset, preset_names
+
 # CI runs are reproducible (the same examples every run); developers explore.
 settings.register_profile("ci", derandomize=True, deadline=None)
 settings.register_profile("dev", deadline=None)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
-
-from controller.rules.paytable import load_preset, preset_names
 
 
 @pytest.fixture(scope="session")

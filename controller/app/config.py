@@ -29,11 +29,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from controller.errors import InputError
 from controller.rules.paytable import JACKPOTS, PayTableError, Preset, load_paytable, load_preset
 from controller.rules.tomlcheck import TomlChecker, read_file
+from drivers import registry
 
 
-class ConfigError(ValueError):
+class ConfigError(InputError):
     """A configuration that cannot be used; the message names file, key and line."""
 
 
@@ -42,17 +44,6 @@ class _Checker(TomlChecker):
 
 
 DEVICE_ROLES = ("shoe", "sensors", "sign")
-ROLE_DRIVERS = {"shoe": {"shoe-framed"}, "sensors": {"sensors-framed"}, "sign": {"sign-alpha"}}
-SERIAL_KEYS = {"baudrate": int, "bytesize": int, "parity": str, "stopbits": (int, float),
-               "timeout": (int, float)}
-DRIVER_KEYS = {
-    "shoe-framed": {"heartbeat_every": (int, float), "silence_after": (int, float),
-                    "retransmit_after": (int, float)},
-    "sensors-framed": {"heartbeat_every": (int, float), "silence_after": (int, float),
-                       "retransmit_after": (int, float)},
-    "sign-alpha": {"address": str, "acks": bool, "ack_timeout": (int, float),
-                   "max_attempts": int, "heartbeat_every": (int, float)},
-}
 URL_FORMS = re.compile(r"^(/dev/\S+|(socket|rfc2217)://[^\s:/]+:\d{1,5}\S*|loop://\S*|spy://\S+"
                        r"|usb://[0-9a-fA-F]{4}:[0-9a-fA-F]{4}(/\S+)?)$")
 
@@ -200,26 +191,29 @@ def _device(c: _Checker, role: str, doc: Any) -> DeviceConfig:
     if not isinstance(doc, dict):
         raise c.fail(key, "must be a table")
     driver = doc.get("driver")
-    if driver not in ROLE_DRIVERS[role]:
+    if driver not in registry.drivers_for(role):
         raise c.fail(f"{key}.driver", f"{driver!r} is not a {role} driver "
-                     f"({', '.join(sorted(ROLE_DRIVERS[role]))})")
+                     f"({', '.join(registry.drivers_for(role))})")
     url = doc.get("url")
     if not isinstance(url, str) or not URL_FORMS.match(url):
         raise c.fail(f"{key}.url", f"{url!r} is not a device URL (/dev/..., socket://HOST:PORT, "
                      "rfc2217://HOST:PORT, loop://, spy://..., usb://VID:PID[/SERIAL])")
     if url.startswith("usb://") and role != "shoe":
         raise c.fail(f"{key}.url", f"only the shoe attaches by USB; the {role} is on a serial line")
-    allowed = {"driver", "url", *SERIAL_KEYS, *DRIVER_KEYS[driver]}
-    transport, settings = {}, {}
+    declared = registry.DRIVERS[driver].settings
+    allowed = {"driver", "url", *registry.SERIAL_SETTINGS, *declared}
+    transport: dict[str, Any] = {}
+    settings: dict[str, Any] = {}
     for name, value in doc.items():
         if name in ("driver", "url"):
             continue
         if name not in allowed:
             raise c.fail(f"{key}.{name}", f"unknown key (allowed: {', '.join(sorted(allowed))})")
-        kind = SERIAL_KEYS.get(name) or DRIVER_KEYS[driver][name]
-        if isinstance(value, bool) != (kind is bool) or not isinstance(value, kind):
-            raise c.fail(f"{key}.{name}", f"wrong type {type(value).__name__}")
-        (transport if name in SERIAL_KEYS else settings)[name] = value
+        serial = name in registry.SERIAL_SETTINGS
+        problem = (registry.SERIAL_SETTINGS if serial else declared)[name].problem(value)
+        if problem:
+            raise c.fail(f"{key}.{name}", problem)
+        (transport if serial else settings)[name] = value
     return DeviceConfig(role, driver, url, transport, settings)
 
 

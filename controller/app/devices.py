@@ -12,9 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from drivers import registry
-
 from controller.app.config import TableConfig
+from drivers import registry
 
 
 class Devices:

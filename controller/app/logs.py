@@ -11,19 +11,21 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import TextIO
+from typing import TextIO, cast
 
 import structlog
+from structlog.typing import EventDict, Processor, WrappedLogger
 
 LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING,
           "error": logging.ERROR}
 
 
-def configure(fmt: str = "json", level: str = "info", stream: TextIO | None = None, audit=None) -> None:
+def configure(fmt: str = "json", level: str = "info", stream: TextIO | None = None,
+              audit: Processor | None = None) -> None:
     """``fmt`` is "json" (production) or "console" (development); ``audit`` an AuditTrail that
     receives every entry, whatever the console shows."""
-    stream = stream or _CurrentStderr()
-    shared = [
+    stream = stream or cast(TextIO, _CurrentStderr())      # it has the write, flush and isatty loggers use
+    shared: list[Processor] = [
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
@@ -52,16 +54,16 @@ def configure(fmt: str = "json", level: str = "info", stream: TextIO | None = No
     logging.getLogger("transitions").setLevel(logging.WARNING)   # we log transitions ourselves
 
 
-def _below(console_level: int):
+def _below(console_level: int) -> Processor:
     """Drops entries under the console's level after the audit trail has kept them."""
-    def processor(logger, method_name: str, event_dict: dict) -> dict:
+    def processor(logger: WrappedLogger, method_name: str, event_dict: EventDict) -> EventDict:
         if LEVELS.get(event_dict.get("level", "info"), logging.INFO) < console_level:
             raise structlog.DropEvent
         return event_dict
     return processor
 
 
-_settings: tuple | None = None
+_settings: tuple[str, str, TextIO] | None = None
 
 
 def detach_audit() -> None:

@@ -21,13 +21,14 @@ from pathlib import Path
 import structlog
 
 from controller.app import logs
-from controller.store.audit import AuditTrail
-from controller.app.config import DeviceConfig, TableConfig, default_config, load_config
+from controller.app.config import TableConfig, default_config, load_config
 from controller.app.devices import Devices
+from controller.app.systemd import Notifier
 from controller.engine import Engine
+from controller.store.audit import AuditTrail
 from controller.store.journal import Journal
 from controller.store.pins import PIN_FILE, PinStore
-from controller.app.systemd import Notifier
+from controller.store.recall import rounds_summary
 
 JOURNAL_FILE = "journal.sqlite"
 AUDIT_DIR = "audit"
@@ -65,16 +66,10 @@ class TableRun:
         config: TableConfig = load_config(opts.config) if opts.config else default_config()
         self.sim = None
         if opts.simulate or opts.config is None:
-            from simulators.table import SimOptions, SimulatedTable
-            # the simulated devices' heartbeat keeps well inside the drivers' silence timeout
-            beat = min(1.0, config.devices["shoe"].settings.get("silence_after", 3.0) / 4)
-            self.sim = SimulatedTable(SimOptions(transport=opts.sim_transport, shoe_usb=opts.shoe_usb,
-                                                 seed=opts.seed, positions=config.positions,
-                                                 strategy=opts.strategy, heartbeat_every=beat),
-                                      preset=config.preset)
-            config = config.with_devices({role: DeviceConfig(role, dev.driver, self.sim.urls()[role],
-                                                             dev.transport, dev.settings)
-                                          for role, dev in config.devices.items()})
+            # the one place the controller reaches for simulators: devices where hardware would be
+            from simulators.harness import simulate
+            self.sim, config = simulate(config, transport=opts.sim_transport, shoe_usb=opts.shoe_usb,
+                                        seed=opts.seed, strategy=opts.strategy)
         self.config = config
         self.data_dir = Path(opts.data_dir) if opts.data_dir else config.data_dir
         self.audit = AuditTrail(audit_dir(config, opts.data_dir))
@@ -98,9 +93,8 @@ class TableRun:
         if opts.autoplay:
             if self.sim is None:
                 raise SystemExit("table-controller: --autoplay needs simulated devices (--simulate)")
-            from simulators.dealer import ScriptedDealer
-            self.dealer = ScriptedDealer(self.engine.post, self.sim.players, rounds=opts.rounds)
-            self.engine.observers.append(self.dealer.observe)
+            from simulators.harness import scripted_dealer
+            self.dealer = scripted_dealer(self.sim, self.engine.submit, self.engine.observers, opts.rounds)
         self.first_round = (self.journal.last_round() or (0, ""))[0] + 1
         self.notifier = Notifier()
         self._notified_state: str | None = None
@@ -145,21 +139,8 @@ class TableRun:
 
     def summary(self) -> dict:
         """Rounds this run finished, from the journal: played, voided, wagered, paid (cents)."""
-        db = self.journal.db
-        rows = db.execute("SELECT id, status FROM rounds WHERE id >= ?", (self.first_round,)).fetchall()
-        wagered = paid = 0
-        for (data,) in db.execute("SELECT data FROM records WHERE kind = 'settlement' AND round_id >= ?",
-                                  (self.first_round,)):
-            for seat in json.loads(data)["seats"]:
-                wagered += sum(seat["wagers"].values()) + (seat["wagers"]["ante"] if seat["play"] else 0)
-                won = sum(v for v in seat["results"].values() if v > 0) - seat["cap_reduction"]
-                paid += won
         return {"table": self.config.table_id, "preset": self.config.preset.name,
-                "rounds_played": sum(1 for _, s in rows if s == "complete"),
-                "rounds_voided": sum(1 for _, s in rows if s == "void"),
-                "rounds_open": sum(1 for _, s in rows if s == "open"),
-                "wagered_cents": wagered, "paid_cents": paid}
-
+                **rounds_summary(self.journal, self.first_round)}
 
 def run(opts: RunOptions) -> int:
     table = TableRun(opts).start()

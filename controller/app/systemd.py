@@ -20,12 +20,13 @@ from __future__ import annotations
 import os
 import socket
 import threading
+from collections.abc import Mapping
 
 import structlog
 
 
 class Notifier:
-    def __init__(self, environ=os.environ):
+    def __init__(self, environ: Mapping[str, str] = os.environ):
         self.address = environ.get("NOTIFY_SOCKET") or None
         usec = environ.get("WATCHDOG_USEC")
         pid = environ.get("WATCHDOG_PID")

@@ -1,5 +1,66 @@
-"""``table-controller``: one module per command group; ``main`` is the console script."""
+"""``table-controller``: the command line of the table controller; ``main`` is the console script.
 
-from controller.cli.main import main
+Owns the parser, built from each command group's ``add_commands``, and the one
+place where the controller's errors (controller/errors.py) become exit
+statuses. Each group module owns its commands' options and their text/JSON
+presentation; the work itself lives in the modules each command calls.
 
-__all__ = ["main"]
+    rules.py     presets, settle, par-sheet
+    table.py     run
+    records.py   recall, meters
+    config.py    config check
+    jackpot.py   jackpot
+    pins.py      pin set, pin remove, pin list
+    audit.py     audit verify
+    common.py    the --config/--data-dir options and the journal they share
+
+Exit status: 0 done; 1 some input could not be processed, each failure
+reported (settle's bad lines, recall's unknown round, pin remove's unknown
+holder, audit verify's broken chain); 2 usage or configuration error (an
+``InputError``, a command or group given without its action, a page that
+cannot listen); 3 the journal or audit trail cannot be trusted or written (an
+``IntegrityError``), except that ``run``, ``recall``, ``meters`` and
+``jackpot`` keep the 2 they exited with for it before the error tree. A
+reader that goes away (a closed pipe) ends the command with 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from controller.cli import audit, config, jackpot, pins, records, rules, table
+from controller.cli.common import STATUS_INPUT, STATUS_INTEGRITY, Command, refuse
+from controller.errors import IntegrityError, TableError
+
+GROUPS = (rules, table, records, config, jackpot, pins, audit)     # the order of --help
+
+__all__ = ["build_parser", "main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="table-controller",
+                                     description="Three Card Poker table controller")
+    sub = parser.add_subparsers(metavar="COMMAND")
+    for group in GROUPS:
+        group.add_commands(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    command: Command | None = getattr(args, "func", None)
+    if command is None:             # no command, or a group (audit, config, pin) without its action
+        help_of: argparse.ArgumentParser = getattr(args, "group_parser", parser)
+        help_of.print_help()
+        return STATUS_INPUT
+    try:
+        return command(args)
+    except TableError as err:
+        refuse(err)
+        if isinstance(err, IntegrityError):
+            status: int = getattr(args, "integrity_status", STATUS_INTEGRITY)
+            return status
+        return STATUS_INPUT
+    except BrokenPipeError:
+        return 0

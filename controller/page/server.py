@@ -177,16 +177,18 @@ class DealerPage:
         wake = asyncio.Event()
         self._listeners.add(wake)
         sent = None
+        stopping = self._stopping
+        assert stopping is not None             # set by _serve before the server takes requests
         try:
             await response.write(b"retry: 500\n\n")
-            while not self._stopping.is_set():
+            while not stopping.is_set():
                 snap = self._latest
                 if snap is not sent:
                     await response.write(b"event: snapshot\ndata: " + json.dumps(snap).encode() + b"\n\n")
                     sent = snap
                 try:
                     await asyncio.wait_for(wake.wait(), KEEPALIVE)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     await response.write(b": keepalive\n\n")
                 wake.clear()
         except ConnectionResetError:         # the browser went away; a cancelled handler just ends

@@ -13,6 +13,7 @@ Record kinds (data fields):
   override   position, spot, amount, by, reason   a supervisor's reading of a spot during betting
   wagers     positions {pos: {spot: cents}}, linked [[a, b]]   at "No more bets"
   hand       hand_no, target (position, 0 = dealer, -1 = dead hand), cards [[card, deck]]
+                                              (card 0-51, or 255 where the shoe could not read it)
   decision   position, play (bool), by ("sensor" | "dealer")
   settlement the settlement JSON (controller/rules/roundio.py form)
   jackpot_verified  hits (settlement's jackpot_hits with the six cards), by, reason
@@ -30,6 +31,7 @@ from typing import Any
 
 DEALER = 0
 DEAD_HAND = -1
+UNREADABLE = 255          # a card the shoe could not read, as the journal's hand records keep it
 
 
 @dataclass

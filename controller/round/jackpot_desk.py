@@ -4,31 +4,38 @@ Owns how the table reacts to the jackpot's facts (the rules themselves are in
 controller/store/jackpot.py): the sign confirming or failing, Super 6 spots locked
 and flagged while the jackpot cannot be seen or was just won, a hit holding
 every payment until a supervisor has verified the six cards, and the
-supervisor posting new values. Mixed into ``Table`` and, like it, driven only
-by the engine's thread.
+supervisor posting new values. A part of ``Table`` (its shared state is
+declared in controller/round/core.py; the felt's lamps are its own base) and, like it, driven only by the
+engine's thread; what it asks of the sign and the sensors it returns as
+commands.
 """
 
 from __future__ import annotations
 
-from drivers.wire import sensor_protocol as sensor_proto
+from typing import Any
+
+from transitions import EventData
 
 from controller.round import machine as procedure
-from controller.store.jackpot import win_message
+from controller.round.felt import FeltDuties
+from controller.round.ports import LockSpots, ShowJackpots, ShowMessage
 from controller.rules.paytable import JACKPOTS
+from controller.rules.spots import Spot
 from controller.rules.words import money
+from controller.store.jackpot import win_message
 
-SUPER6_SPOT = 1 << sensor_proto.SPOTS.index("super6")
 
+class JackpotDesk(FeltDuties):                  # the felt's lamps flag Super 6 stacks when it closes
+    super6_alerted: bool                        # a "Super 6 closed" alert is standing
 
-class JackpotDuties:
     # --- the sign ---------------------------------------------------------------------
 
     def show_jackpots_on_sign(self) -> None:
         if self.jackpot.progressive:
             values = self.jackpot.values
-            self.devices.sign.show_values(values["mega"], values["major"], values["minor"])
+            self.emit(ShowJackpots(values["mega"], values["major"], values["minor"]))
 
-    def on_sign_showing(self, values: dict) -> None:
+    def on_sign_showing(self, values: dict[str, int]) -> None:
         before = self.jackpot.super6_closed()
         self.jackpot.sign_shows(values)
         self._super6_maybe_changed(before)
@@ -50,17 +57,16 @@ class JackpotDuties:
             self.super6_alerted = False
         if self.state == "betting":
             self.lock_super6_if_closed()
-            self._show_flags()
+            self.show_flags()
 
     def lock_super6_if_closed(self) -> None:
         """During betting: the Super 6 spots take chips only while Super 6 is open."""
         if self.jackpot.progressive:
-            self.devices.sensors.lock(sensor_proto.ALL_POSITIONS, SUPER6_SPOT,
-                                      locked=bool(self.jackpot.super6_closed()))
+            self.emit(LockSpots(bool(self.jackpot.super6_closed()), spots=(Spot.SUPER6,)))
 
     # --- hits -------------------------------------------------------------------------------
 
-    def pending_hits(self) -> list[dict]:
+    def pending_hits(self) -> list[dict[str, Any]]:
         """The round's jackpot hits still waiting for a supervisor, with the six cards."""
         rnd = self.round
         if rnd is None or not rnd.settlement or rnd.jackpot_verified_by:
@@ -75,28 +81,30 @@ class JackpotDuties:
                        f"({hit['cards']}): {money(hit['amount'])}. A supervisor verifies the six cards "
                        "before anything is paid.", hit["seat"])
 
-    def jackpot_unverified(self, event) -> bool:
-        return bool(self.pending_hits()) or self._refuse("no jackpot hit waits for verification")
+    def jackpot_unverified(self, event: EventData) -> bool:
+        return bool(self.pending_hits()) or self.refuse("no jackpot hit waits for verification")
 
-    def record_jackpot_verified(self, event) -> None:
+    def record_jackpot_verified(self, event: EventData) -> None:
         hits = self.pending_hits()
         by = event.kwargs.get("by", "supervisor")
         self.fact("jackpot_verified", hits=hits, by=by, reason=event.kwargs.get("reason", ""))
-        self.jackpot.verified(self.round.id, hits, by, self.round.times.get("jackpot_verified", ""))
-        self.devices.sign.show_message(win_message(hits[0]))
+        rnd = self.open_round
+        self.jackpot.verified(rnd.id, hits, by, rnd.times.get("jackpot_verified", ""))
+        self.emit(ShowMessage(win_message(hits[0])))
         for hit in hits:
             self.alert("jackpot_verified", f"{hit['jackpot'].upper()} jackpot at position {hit['seat']} "
                        f"verified by the {by}: pay {money(hit['amount'])}", hit["seat"])
 
     # --- new values --------------------------------------------------------------------------
 
-    def set_jackpots(self, by: str = "supervisor", reason: str = "", **values) -> bool:
-        new = {name: values.get(name) for name in JACKPOTS}
-        problem = self.jackpot.change_problem(new, round_in_play=self.state not in procedure.BETWEEN_ROUNDS)
+    def set_jackpots(self, by: str = "supervisor", reason: str = "", **values: int) -> bool:
+        asked: dict[str, object] = {name: values.get(name) for name in JACKPOTS}
+        problem = self.jackpot.change_problem(asked, round_in_play=self.state not in procedure.BETWEEN_ROUNDS)
         if problem:
-            return self._refuse(problem)
+            return self.refuse(problem)
+        new = {name: values[name] for name in JACKPOTS}       # whole cents above 0: checked just now
         if not reason:
-            return self._refuse("say why the jackpot values change")
+            return self.refuse("say why the jackpot values change")
         before = self.jackpot.super6_closed()
         doc = self.jackpot.post(new, by=by, reason=reason)
         self.log.info("jackpot.posted", by=by, reason=reason, old=doc["old"], new=doc["values"],
@@ -105,6 +113,6 @@ class JackpotDuties:
                    ", ".join(f"{n.upper()} {money(doc['old'].get(n, 0))} -> {money(new[n])}"
                              for n in doc["changed"]))
         self.show_jackpots_on_sign()
-        self.devices.sign.show_message("")           # the win message, if one was showing
+        self.emit(ShowMessage(""))                   # the win message, if one was showing
         self._super6_maybe_changed(before)
         return True

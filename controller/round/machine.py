@@ -15,6 +15,8 @@ confirmed payment); they run their callbacks without leaving the state.
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from transitions import Machine
 
 STATES = [
@@ -32,7 +34,7 @@ STATES = [
 ROUND_STATES = ("betting", "dealing", "decisions", "settling")
 HOLDABLE = ("dealing", "decisions")
 
-TRANSITIONS = [
+TRANSITIONS: list[dict[str, Any]] = [
     # start-up and recovery: nothing opens before the self-check passes
     {"trigger": "self_check_passed", "source": "starting", "dest": "ready",
      "conditions": ["devices_answering", "no_open_round"]},
@@ -72,6 +74,32 @@ TRANSITIONS = [
        "conditions": ["nothing_holding", f"held_from_{state}"]} for state in HOLDABLE),
 ]
 
+# What a transition that changes state journals besides the ``state`` record itself: the records
+# written before it and after it. Each kind's data is made by the table's ``journal_<kind>``; no
+# other code decides what a transition journals (controller/round/facts.py lists the kinds).
+JOURNALS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "recover": (("recovery",), ()),         # an alert: the round continues after a restart
+    "open_betting": (("opened",), ()),      # a new round, in one record with everything it needs
+    "no_more_bets": (("wagers",), ()),      # the wagers accepted, as they lay on the felt
+    "all_decided": (("settlement",), ()),   # the dealer's hand revealed: every position's result
+    "misdeal": (("void",), ()),
+    "void_round": (("void",), ()),
+    "all_paid": ((), ("complete",)),
+}
+
+# What a change on the felt is in each state (a held round: the state the hold interrupted):
+#   wager   a bet being made: checked against limits and offers, its lamp flashed when refused
+#   locked  the spots are locked: any change is past posting, never accepted; only the Play spot of
+#           a position still to decide is its decision (in DECIDING_STATES)
+# A state not listed does not look at the felt.
+FELT_CHANGES = {"betting": "wager", "dealing": "locked", "decisions": "locked"}
+DECIDING_STATES = ("decisions",)
+
+# The states in which each of the shoe's facts belongs to the round; elsewhere it is ignored
+# (a reshuffle after a void, a count nobody asked for) or, for a hand, a dead hand.
+SHOE_FACTS = {"shuffled": ("betting",), "hand": ("dealing",), "count": ("dealing",)}
+DEAD_HAND_STATES = ("dealing", "decisions", "held")     # a stray hand is journaled as a dead hand
+
 # triggers the dealer (or supervisor) may touch; the rest come from devices and the engine
 DEALER_ACTIONS = ("open_betting", "no_more_bets", "play", "fold", "confirm", "misdeal",
                   "link_positions", "unlink_positions", "override_wager", "void_round", "verify_jackpot")
@@ -88,7 +116,7 @@ AUTOMATIC = ("self_check_passed", "recover", "all_dealt", "all_decided", "all_pa
 
 
 def build(model, initial: str = "starting") -> Machine:
-    return Machine(model=model, states=STATES, transitions=TRANSITIONS, initial=initial,
+    return Machine(model=model, states=STATES, transitions=cast(Any, TRANSITIONS), initial=initial,
                    auto_transitions=False, send_event=True, queued=False,
                    before_state_change="record_state", model_attribute="state")
 
@@ -108,10 +136,11 @@ def mermaid() -> str:
     class _Model:
         pass
 
-    machine = GraphMachine(model=_Model(), states=STATES, transitions=TRANSITIONS, initial="starting",
-                           auto_transitions=False, graph_engine="mermaid", show_conditions=True,
-                           title="Three Card Poker round")
-    return machine.model.get_graph().draw(None)
+    model: Any = _Model()
+    GraphMachine(model=model, states=STATES, transitions=cast(Any, TRANSITIONS), initial="starting",
+                 auto_transitions=False, graph_engine="mermaid", show_conditions=True,
+                 title="Three Card Poker round")
+    return str(model.get_graph().draw(None))
 
 
 DIAGRAM_PATH = "docs/state-machine.md"

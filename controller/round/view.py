@@ -1,22 +1,74 @@
 """What readers may see of the table: one plain, JSON-ready dict per published moment.
 
-Owns the view the dealer's page, the autoplay dealer and tests read; it is
-built on the engine's thread after every event and never shared mutable.
-Player hands stay hidden until the dealer's hand is revealed (the dealer
-must not see what the players hold while they decide).
+Owns the view the dealer's page, the autoplay dealer and tests read, and the
+dealer's prompt in each state; it is built on the engine's thread after
+every event and never shared mutable. Player hands stay hidden until the
+dealer's hand is revealed (the dealer must not see what the players hold
+while they decide).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from controller.round import machine as procedure
-from controller.rules.cards import card_text
-from controller.rules.words import settlement_lines
 from controller.round.facts import DEALER
-from controller.rules.spots import Spot
+from controller.round.table import Table
+from controller.rules.cards import card_text
+from controller.rules.spots import Spot, label
+from controller.rules.words import no_pair_plus, settlement_lines
+
+# --- what the dealer is told, state by state -------------------------------------------------
 
 
+def _betting(table: Table) -> list[str]:
+    lines = ["Place your bets"]
+    lines += [f"Position {p} {label(s)}: {why}" for (p, s), why in sorted(table.wager_problems().items())]
+    if not table.open_round.shuffled:
+        lines.append("Shoe shuffling")
+    return lines
 
-def build_snapshot(table) -> dict:
+
+def _dealing(table: Table) -> list[str]:
+    rnd = table.open_round
+    announcement = no_pair_plus([p for p in rnd.active if not rnd.wagers[p].get(Spot.PAIR_PLUS)])
+    return ["No more bets"] + ([announcement] if announcement else [])
+
+
+def _settling(table: Table) -> list[str]:
+    rnd = table.open_round
+    lines = [(rnd.settlement or {}).get("announcement", "")]
+    for hit in table.pending_hits():
+        lines.append(f"JACKPOT: {hit['jackpot'].upper()} at position {hit['seat']}; "
+                     "supervisor to verify the six cards")
+    if rnd.next_to_pay is not None:
+        lines.append(f"Settle position {rnd.next_to_pay}")
+    return lines
+
+
+PROMPTS: dict[str, Callable[[Table], list[str]]] = {
+    "starting": lambda t: ["Starting: " + (t.refusal or "checking the devices")],
+    "ready": lambda t: ["Open betting"],
+    "betting": _betting,
+    "dealing": _dealing,
+    "decisions": lambda t: [f"Position {p}: play or fold" for p in t.open_round.undecided]
+    or ["Reveal the dealer's hand"],
+    "settling": _settling,
+    "complete": lambda t: ["Round complete", "Open betting"],
+    "void": lambda t: [f"Round void: {t.open_round.void_reason}", "Return all wagers", "Open betting"],
+    "held": lambda t: ["Round held", *t.holds.values()],
+}
+
+
+def prompt(table: Table) -> list[str]:
+    return PROMPTS[table.state](table)
+
+
+# --- the snapshot ------------------------------------------------------------------------------
+
+
+def build_snapshot(table: Table) -> dict[str, Any]:
     rnd = table.round
     state = table.state
     revealed = state in ("settling", "complete") or (rnd is not None and rnd.void_reason is not None)
@@ -26,7 +78,7 @@ def build_snapshot(table) -> dict:
     for p in range(1, table.config.positions + 1):
         entry = {
             "position": p,
-            "felt": {s: readings.get((p, s)) for s in Spot if (p, s) in readings},
+            "felt": {s.value: readings.get((p, s)) for s in Spot if (p, s) in readings},
             "overrides": {s: a for (q, s), a in rnd.overrides.items() if q == p}
             if rnd and state == "betting" else {},
             "flags": {s: why for (q, s), why in problems.items() if q == p},
@@ -49,7 +101,7 @@ def build_snapshot(table) -> dict:
         "preset": table.preset.name,
         "state": state,
         "round": rnd.id if rnd else None,
-        "prompt": table.prompt(),
+        "prompt": prompt(table),
         "actions": [a for a in procedure.available_actions(table.machine, state)
                     if a != "set_jackpots" or table.jackpot.progressive],
         "positions": positions,

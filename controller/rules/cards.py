@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from controller.errors import InputError
+
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
 RANK_NAMES = ("Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine",
@@ -22,7 +24,7 @@ DIAMONDS = 1
 DECK = tuple(range(52))
 
 
-class CardError(ValueError):
+class CardError(InputError):
     """A card or a set of cards that cannot be what was dealt."""
 
 
@@ -38,8 +40,8 @@ def make_card(rank: int, suit: int) -> int:
     return rank * 4 + suit
 
 
-def parse_card(token: str) -> int:
-    """One card from its text; raises CardError naming the token."""
+def parse_card(token: object) -> int:
+    """One card from its text; raises CardError naming the token (which may be anything read from input)."""
     if not isinstance(token, str):
         raise CardError(f"card {token!r}: expected text such as 'As' or '10h'")
     text = token.strip()

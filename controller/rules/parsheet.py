@@ -24,23 +24,25 @@ tests re-derive these counts by independent brute force.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from fractions import Fraction
 from itertools import combinations, combinations_with_replacement
 from math import comb, prod
+from typing import Any
 
 import numpy as np
 
 from controller.rules.cards import cards_text
 from controller.rules.hand3 import Hand3, describe3, qualifies, score3
 from controller.rules.hand6 import Hand6, Super6, rank_category, suited_category
-from controller.rules.paytable import Preset
+from controller.rules.paytable import Preset, Super6Bet
 
 HANDS3 = comb(52, 3)                 # 22,100
 DEALER_HANDS = comb(49, 3)           # 18,424 per player hand
 HANDS6 = comb(52, 6)                 # 20,358,520
 
 
-def exact(value: Fraction) -> dict:
+def exact(value: Fraction) -> dict[str, str | float]:
     return {"fraction": f"{value.numerator}/{value.denominator}", "decimal": float(value)}
 
 
@@ -93,7 +95,10 @@ def dealer_outcomes(hands: np.ndarray, scores: np.ndarray, qualify_rank: int) ->
     c1 = np.concatenate((np.zeros((52, 1), np.int64), np.cumsum(h1, axis=1)), axis=1)
     c2 = np.concatenate((np.zeros((52 * 52, 1), np.int64), np.cumsum(h2, axis=1)), axis=1)
 
-    def disjoint(total, per_card, per_pair, itself):
+    Counts = Callable[[np.ndarray], np.ndarray]         # hands holding the given cards / pairs
+
+    def disjoint(total: np.ndarray | int, per_card: Counts, per_pair: Counts,
+                 itself: np.ndarray | int) -> np.ndarray | int:
         return (total - sum(per_card(hands[:, m]) for m in range(3))
                 + sum(per_pair(ids) for ids in pair_ids) - itself)
 
@@ -104,7 +109,7 @@ def dealer_outcomes(hands: np.ndarray, scores: np.ndarray, qualify_rank: int) ->
     return np.stack([not_qualifying, below, tied, above], axis=1)
 
 
-def ante_play(preset: Preset, hands: np.ndarray, scores: np.ndarray) -> dict:
+def ante_play(preset: Preset, hands: np.ndarray, scores: np.ndarray) -> dict[str, Any]:
     """Derived strategy and house edge of Ante/Play with the preset's Ante Bonus."""
     outcomes = dealer_outcomes(hands, scores, preset.dealer_qualifies_with)
     nq, win, tie, lose = outcomes.T
@@ -142,16 +147,16 @@ def ante_play(preset: Preset, hands: np.ndarray, scores: np.ndarray) -> dict:
     }
 
 
-def _threshold(scores: np.ndarray, play: np.ndarray) -> tuple[dict, bool]:
+def _threshold(scores: np.ndarray, play: np.ndarray) -> tuple[dict[str, str], bool]:
     """The weakest hand the derived strategy plays, and whether every stronger hand plays too."""
     weakest = int(scores[play].min())
     monotone = bool(play[scores >= weakest].all())
-    example = next(h for h, s in zip(combinations(range(52), 3), scores.tolist()) if s == weakest)
+    example = next(h for h, s in zip(combinations(range(52), 3), scores.tolist(), strict=True) if s == weakest)
     ranks = "-".join("23456789TJQKA"[(weakest >> shift) & 15] for shift in (8, 4, 0))
     return {"hand": describe3(weakest), "ranks": ranks, "example": cards_text(example)}, monotone
 
 
-def pair_plus(preset: Preset, counts: dict[Hand3, int]) -> dict:
+def pair_plus(preset: Preset, counts: dict[Hand3, int]) -> dict[str, Any]:
     won = sum(counts[h] * odds for h, odds in preset.pair_plus.items())
     lost = sum(n for h, n in counts.items() if h not in preset.pair_plus)
     ret = Fraction(won - lost, HANDS3)
@@ -163,8 +168,8 @@ def pair_plus(preset: Preset, counts: dict[Hand3, int]) -> dict:
 
 def six_card_counts() -> tuple[dict[Hand6, int], dict[Super6, int]]:
     """Counts of every 6 Card Bonus and Super 6 category over all C(52,6) hands."""
-    bonus: Counter = Counter()
-    super6: Counter = Counter()
+    bonus: Counter[Hand6] = Counter()
+    super6: Counter[Super6] = Counter()
 
     def add(category: tuple[Hand6, Super6], ways: int) -> None:
         bonus[category[0]] += ways
@@ -194,25 +199,25 @@ def six_card_counts() -> tuple[dict[Hand6, int], dict[Super6, int]]:
             {h: super6.get(h, 0) for h in sorted(Super6, reverse=True)})
 
 
-def six_card_bonus(preset: Preset, counts: dict[Hand6, int]) -> dict:
-    won = sum(counts[h] * odds for h, odds in preset.six_card_bonus.items())
-    lost = sum(n for h, n in counts.items() if h not in preset.six_card_bonus)
+def six_card_bonus(pays: dict[Hand6, int], counts: dict[Hand6, int]) -> dict[str, Any]:
+    won = sum(counts[h] * odds for h, odds in pays.items())
+    lost = sum(n for h, n in counts.items() if h not in pays)
     ret = Fraction(won - lost, HANDS6)
     return {"counts": {h.key: n for h, n in counts.items()}, "of": HANDS6,
             "return": exact(ret), "house_edge": exact(-ret)}
 
 
-def super6(preset: Preset, counts: dict[Super6, int], jackpots: dict[str, int] | None) -> dict:
-    sizes = {}
-    for bet, entry in sorted(preset.super6.items()):
+def super6(bets: dict[int, Super6Bet], counts: dict[Super6, int], jackpots: dict[str, int] | None) -> dict[str, Any]:
+    sizes: dict[str, dict[str, Any]] = {}
+    for bet, entry in sorted(bets.items()):
         fixed = sum(counts[h] * a for h, a in entry.awards.items() if isinstance(a, int))
         lost = sum(n for h, n in counts.items() if h not in entry.awards)
         ret = Fraction(fixed - lost * bet, HANDS6 * bet)
-        hits = {}
+        hits: dict[str, Fraction] = {}
         for hand, award in entry.awards.items():
             if isinstance(award, str):
                 hits[award] = hits.get(award, Fraction(0)) + Fraction(counts[hand], HANDS6)
-        row = {"return_excluding_jackpots": exact(ret),
+        row: dict[str, Any] = {"return_excluding_jackpots": exact(ret),
                "jackpot_hit_probability": {k: exact(v) for k, v in hits.items()},
                "jackpot_share_percent": entry.jackpot_share_percent}
         if jackpots:
@@ -224,10 +229,10 @@ def super6(preset: Preset, counts: dict[Super6, int], jackpots: dict[str, int] |
     return {"counts": {h.key: n for h, n in counts.items()}, "of": HANDS6, "by_bet": sizes}
 
 
-def par_sheet(preset: Preset, jackpots: dict[str, int] | None = None) -> dict:
+def par_sheet(preset: Preset, jackpots: dict[str, int] | None = None) -> dict[str, Any]:
     hands, scores = all_three_card_hands()
     counts3 = three_card_counts(scores)
-    sheet = {
+    sheet: dict[str, Any] = {
         "preset": preset.name,
         "title": preset.title,
         "rule_sheet": preset.rule_sheet,
@@ -239,7 +244,7 @@ def par_sheet(preset: Preset, jackpots: dict[str, int] | None = None) -> dict:
     if preset.six_card_bonus or preset.super6:
         bonus_counts, super_counts = six_card_counts()
         if preset.six_card_bonus:
-            sheet["six_card_bonus"] = six_card_bonus(preset, bonus_counts)
+            sheet["six_card_bonus"] = six_card_bonus(preset.six_card_bonus, bonus_counts)
         if preset.super6:
-            sheet["super6"] = super6(preset, super_counts, jackpots)
+            sheet["super6"] = super6(preset.super6, super_counts, jackpots)
     return sheet

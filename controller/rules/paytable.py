@@ -17,8 +17,9 @@ import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from controller.errors import InputError
 from controller.rules.cards import RANKS
 from controller.rules.hand3 import Hand3
 from controller.rules.hand6 import Hand6, Super6
@@ -26,9 +27,10 @@ from controller.rules.spots import BET_SPOTS
 from controller.rules.tomlcheck import TomlChecker, read_file
 
 JACKPOTS = ("mega", "major", "minor")
+H = TypeVar("H", Hand3, Hand6)       # the hands a pay table lists
 
 
-class PayTableError(ValueError):
+class PayTableError(InputError):
     """A pay-table file that cannot be used; the message names file, key and problem."""
 
 
@@ -120,13 +122,13 @@ SUPER6_JACKPOT_HANDS = {Super6.SUPER_ROYAL_DIAMONDS, Super6.SUPER_ROYAL, Super6.
 class _Checker(TomlChecker):
     error = PayTableError
 
-    def pays(self, doc: dict, key: str, hands: type, *, required: tuple = ()) -> dict:
+    def pays(self, doc: dict[str, Any], key: str, hands: type[H], *, required: tuple[str, ...] = ()) -> dict[H, int]:
         names = {h.key: h for h in hands}
         table = self.table(doc, key, set(names), required=True)
         for hand_key in required:
             if hand_key not in table:
                 raise self.fail(f"{key}.{hand_key}", "missing pay")
-        result = {}
+        result: dict[H, int] = {}
         for name, odds in table.items():
             result[names[name]] = self.cents(odds, f"{key}.{name}", positive=True)
         return dict(sorted(result.items(), reverse=True))

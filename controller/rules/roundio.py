@@ -11,20 +11,21 @@ audit file must not silently become a zero wager.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
+from controller.errors import InputError
 from controller.rules.cards import CardError, cards_text, parse_cards
 from controller.rules.hand3 import describe3
 from controller.rules.paytable import JACKPOTS, PayTableError, Preset
-from controller.rules.settlement import (RoundSettlement, SeatHand, SeatResult, SettlementError, Wagers,
-                         settle_round)
+from controller.rules.settlement import RoundSettlement, SeatHand, SeatResult, SettlementError, Wagers, settle_round
 
 ROUND_KEYS = {"id", "preset", "dealer", "jackpots", "seats", "table"}   # "table": what recall adds; not read
 SEAT_KEYS = {"seat", "cards", "play", "wagers"}
 WAGER_KEYS = set(Wagers().as_dict())
 
 
-class RoundFormatError(ValueError):
+class RoundFormatError(InputError):
     """A round object that does not have the settle input form."""
 
 
@@ -96,7 +97,7 @@ def _parse_seat(doc: Any, index: int) -> SeatHand:
     return SeatHand(seat, cards, wagers, bool(play))
 
 
-def settlement_json(round_id: Any, preset: Preset, s: RoundSettlement) -> dict:
+def settlement_json(round_id: Any, preset: Preset, s: RoundSettlement) -> dict[str, Any]:
     return {
         "id": round_id,
         "preset": preset.name,
@@ -111,7 +112,7 @@ def settlement_json(round_id: Any, preset: Preset, s: RoundSettlement) -> dict:
     }
 
 
-def seat_json(r: SeatResult) -> dict:
+def seat_json(r: SeatResult) -> dict[str, Any]:
     return {
         "seat": r.seat,
         "cards": cards_text(r.cards),
@@ -124,7 +125,7 @@ def seat_json(r: SeatResult) -> dict:
     }
 
 
-def settle_json(obj: Any, presets: Callable[[str], Preset], default_preset: str | None) -> dict:
+def settle_json(obj: Any, presets: Callable[[str], Preset], default_preset: str | None) -> dict[str, Any]:
     """Settle one round object; never raises for bad input, returns {"id", "error"} instead."""
     round_id = obj.get("id") if isinstance(obj, dict) else None
     try:

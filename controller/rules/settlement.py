@@ -26,15 +26,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from controller.errors import InputError
 from controller.rules.cards import CardError, check_disjoint
 from controller.rules.hand3 import Hand3, qualifies, score3
 from controller.rules.hand6 import Hand6, Super6, evaluate6
-from controller.rules.spots import PAY_ORDER
 from controller.rules.paytable import JACKPOTS, Preset
+from controller.rules.spots import PAY_ORDER
 
 
-
-class SettlementError(ValueError):
+class SettlementError(InputError):
     """A round that cannot be settled as given; the message names seat and field."""
 
 
@@ -125,9 +125,11 @@ def check_wagers(preset: Preset, wagers: Wagers, where: str) -> None:
             raise SettlementError(f"{where}: {spot} {amount} is below the minimum {limit.min}")
         if amount > limit.max:
             raise SettlementError(f"{where}: {spot} {amount} is above the maximum {limit.max}")
-        if spot == "super6" and amount not in preset.super6:
-            sizes = ", ".join(str(b) for b in sorted(preset.super6))
-            raise SettlementError(f"{where}: super6 {amount} is not a bet size with awards ({sizes})")
+        if spot == "super6":
+            assert preset.super6 is not None        # offered, so parse_paytable gave it bet sizes
+            if amount not in preset.super6:
+                sizes = ", ".join(str(b) for b in sorted(preset.super6))
+                raise SettlementError(f"{where}: super6 {amount} is not a bet size with awards ({sizes})")
 
 
 def split_jackpot(posted: int, shares_percent: Sequence[int]) -> list[int]:
@@ -201,9 +203,11 @@ def _settle_seat(preset: Preset, seat: SeatHand, dealer: Sequence[int],
         six, sup = evaluate6((*seat.cards, *dealer))
         side_lost = folded and not preset.side_bets_stay_after_fold
         if w.six_card_bonus:
+            assert preset.six_card_bonus is not None   # check_wagers: only an offered wager is staked
             odds = 0 if side_lost else preset.six_card_bonus.get(six, 0)
             res["six_card_bonus"] = w.six_card_bonus * odds if odds else -w.six_card_bonus
         if w.super6:
+            assert preset.super6 is not None
             award = None if side_lost else preset.super6[w.super6].awards.get(sup)
             if isinstance(award, str):
                 jackpot = award     # paid by _award_jackpots once every hit is known
@@ -239,8 +243,9 @@ def award_jackpots(preset: Preset, claims: Sequence[JackpotClaim],
             raise SettlementError(
                 f"seat {winners[0].seat}: Super 6 {name.upper()} hit needs the posted "
                 f"jackpots.{name} value in cents")
+        assert preset.super6 is not None            # a jackpot claim is a Super 6 wager's
         shares = [preset.super6[c.bet].jackpot_share_percent for c in winners]
-        for c, share, amount in zip(winners, shares, split_jackpot(value, shares)):
+        for c, share, amount in zip(winners, shares, split_jackpot(value, shares), strict=True):
             hits.append(JackpotHit(c.seat, name, c.bet, share, value, len(winners), amount))
     return hits
 

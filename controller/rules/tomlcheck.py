@@ -59,7 +59,7 @@ class TomlChecker:
                 return number
         return table_line
 
-    def table(self, doc: dict, key: str, allowed: set[str], *, required: bool = True) -> dict:
+    def table(self, doc: dict[str, Any], key: str, allowed: set[str], *, required: bool = True) -> dict[str, Any]:
         value = doc.get(key.split(".")[-1])
         if value is None:
             if required:

@@ -8,10 +8,12 @@ plays with a Queen", "Dealer doesn't play", and money as the dealer reads it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from controller.rules.cards import RANK_NAMES, RANK_PLURALS
 from controller.rules.hand3 import Hand3, category3
 from controller.rules.spots import label
+
 
 def money(cents: int, *, short: bool = False) -> str:
     """Integer cents as people read dollars: -$1,234.50; ``short`` drops a ".00" ($5 in a limit)."""
@@ -51,7 +53,7 @@ def dealer_announcement(score: int, qualifies: bool) -> str:
     return f"Dealer plays with a {label}, {RANK_NAMES[top]} high"
 
 
-def settlement_lines(seat: dict) -> list[str]:
+def settlement_lines(seat: dict[str, Any]) -> list[str]:
     """A position's wagers in pay order, each as "Pay Play $10.00" or "Take Ante $10.00"."""
     lines = []
     for spot, amount in seat["results"].items():
@@ -66,7 +68,7 @@ def settlement_lines(seat: dict) -> list[str]:
     return lines
 
 
-def _staked(seat: dict, spot: str) -> bool:
+def _staked(seat: dict[str, Any], spot: str) -> bool:
     wagers = seat.get("wagers", {})
     if spot == "play":
         return bool(seat.get("play") and wagers.get("ante"))

@@ -20,13 +20,17 @@ import json
 import os
 import re
 import threading
+from collections.abc import Mapping, MutableMapping
 from pathlib import Path
+from typing import Any
+
+from controller.errors import IntegrityError
 
 GENESIS = "0" * 64
 CURRENT = "audit.jsonl"
 
 
-class AuditError(RuntimeError):
+class AuditError(IntegrityError, RuntimeError):
     """An audit trail that does not verify; the message names the file and line."""
 
 
@@ -93,11 +97,11 @@ class AuditTrail:
             return 0
         return _verify_file(self.path, None)[1]
 
-    def __call__(self, logger, method_name: str, event_dict: dict) -> dict:
+    def __call__(self, logger: Any, method_name: str, event_dict: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
         self.write(event_dict)
         return event_dict
 
-    def write(self, entry: dict) -> None:
+    def write(self, entry: Mapping[str, Any]) -> None:
         with self._lock:
             text = json.dumps({**entry, "prev": self.last}, default=str, separators=(",", ":"))
             if self._file.tell() + len(text) + 1 > self.max_bytes and self._file.tell() > 0:

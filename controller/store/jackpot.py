@@ -28,9 +28,9 @@ import time
 from collections import deque
 from datetime import datetime
 
-from controller.store.journal import Journal
 from controller.rules.paytable import JACKPOTS, Preset
 from controller.rules.words import money
+from controller.store.journal import Journal
 
 CHANGE_INTERVAL = 24 * 3600      # seconds between two postings without a win in between
 HISTORY = 25
@@ -40,7 +40,7 @@ class JackpotBoard:
     def __init__(self, journal: Journal, preset: Preset, opening: dict[str, int], *, clock=time.time):
         self.journal = journal
         self.clock = clock
-        self.progressive = bool(preset.super6) and any(
+        self.progressive = preset.super6 is not None and any(
             isinstance(a, str) for bet in preset.super6.values() for a in bet.awards.values())
         self.values: dict[str, int] = {}
         self.changed_at: dict[str, str] = {}
@@ -75,16 +75,18 @@ class JackpotBoard:
 
     # --- changes ---------------------------------------------------------------------------
 
-    def change_problem(self, new: dict[str, int], round_in_play: bool) -> str | None:
+    def change_problem(self, new: dict[str, object], round_in_play: bool) -> str | None:
         if not self.progressive:
             return "this table's rules have no posted jackpot"
         if round_in_play:
             return "jackpot values are changed between rounds, not while a round is in play"
+        cents: dict[str, int] = {}
         for name in JACKPOTS:
             value = new.get(name)
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
                 return f"{name.upper()} must be a whole number of cents above 0, not {value!r}"
-        if not new["mega"] >= new["major"] >= new["minor"]:
+            cents[name] = value
+        if not cents["mega"] >= cents["major"] >= cents["minor"]:
             return "values must be MEGA >= MAJOR >= MINOR"
         if new == self.values:
             return "these are the values already posted"

@@ -23,15 +23,17 @@ import hashlib
 import json
 import sqlite3
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from controller.errors import IntegrityError
 
 SCHEMA_VERSION = 1
 GENESIS = "0" * 64
 
 
-class JournalError(RuntimeError):
+class JournalError(IntegrityError, RuntimeError):
     """A journal that cannot be trusted or written; the message names the file and record."""
 
 
@@ -45,7 +47,13 @@ class Record:
 
 
 def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _inserted_id(cur: sqlite3.Cursor) -> int:
+    """The row id an INSERT just gave (sqlite3 types ``lastrowid`` as None-able for other statements)."""
+    assert cur.lastrowid is not None
+    return cur.lastrowid
 
 
 def _digest(previous: str, round_id: int, kind: str, data_text: str) -> str:
@@ -107,7 +115,7 @@ class Journal:
         with self._tx():
             cur = self.db.execute("INSERT INTO rounds(opened_at, status, preset) VALUES (?, 'open', ?)",
                                   (now_iso(), preset))
-            return cur.lastrowid
+            return _inserted_id(cur)
 
     def append(self, round_id: int, kind: str, data: dict[str, Any]) -> Record:
         """Commit one record (durably, before the caller acts on it)."""
@@ -122,7 +130,7 @@ class Journal:
                 self.db.execute("UPDATE rounds SET status = ?, closed_at = ?, void_reason = ? WHERE id = ?",
                                 (kind, at, data.get("reason"), round_id))
         self._last_digest = digest
-        return Record(cur.lastrowid, round_id, at, kind, data)
+        return Record(_inserted_id(cur), round_id, at, kind, data)
 
     def table_event(self, kind: str, data: dict[str, Any]) -> str:
         """Commit one fact outside a round; returns its time as journaled."""

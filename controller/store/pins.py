@@ -8,8 +8,9 @@ role is locked for ``lockout`` seconds, even against the right PIN; the count
 and the lock are kept in the file, so restarting the controller does not
 clear them. The file is re-read under an exclusive ``flock`` before every
 check or change, so a PIN set with ``table-controller pin set`` while the
-controller runs is seen at once and neither process overwrites the other. Every refusal and lock is logged at warning level, so it lands in
-the audit trail.
+controller runs is seen at once and neither process overwrites the other.
+Every refusal and lock is logged at warning level, so it lands in the audit
+trail.
 
 File format (JSON, written whole to a temporary file and renamed):
   {"version": 1,
@@ -29,10 +30,12 @@ import secrets
 import threading
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import structlog
+
+from controller.errors import InputError
 
 ROLES = ("dealer", "supervisor", "technician")
 PRIVILEGED_ROLES = ("supervisor", "technician")
@@ -43,11 +46,11 @@ MIN_PIN, MAX_PIN = 4, 12
 SCRYPT = {"n": 2 ** 14, "r": 8, "p": 1}
 
 
-class PinError(ValueError):
+class PinError(InputError):
     """A PIN that cannot be set (format, unknown role) or a PIN file that cannot be read."""
 
 
-class PinRefused(PermissionError):
+class PinRefused(InputError, PermissionError):
     """A wrong PIN, a locked role, or no holder for the role; the message says which."""
 
 
@@ -87,7 +90,8 @@ class PinStore:
             for i, h in enumerate(doc["holders"]):
                 missing = {"role", "name", "salt", "hash", "n", "r", "p"} - set(h)
                 if missing or h["role"] not in ROLES:
-                    raise ValueError(f"holder {i + 1}: {'missing ' + ', '.join(sorted(missing)) if missing else 'unknown role ' + repr(h['role'])}")
+                    problem = f"missing {', '.join(sorted(missing))}" if missing else f"unknown role {h['role']!r}"
+                    raise ValueError(f"holder {i + 1}: {problem}")
             doc.setdefault("lockouts", {})
             return doc
         except (OSError, ValueError) as err:
@@ -139,7 +143,7 @@ class PinStore:
             salt = secrets.token_bytes(16)
             entry = {"role": role, "name": name, "salt": salt.hex(),
                      "hash": _hash(pin, salt, **SCRYPT).hex(), **SCRYPT,
-                     "set_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+                     "set_at": datetime.now(UTC).isoformat(timespec="seconds")}
             self._doc["holders"] = [h for h in self._doc["holders"]
                                     if not (h["role"] == role and h["name"] == name)] + [entry]
             self._write()
@@ -164,8 +168,9 @@ class PinStore:
         entry = self._doc["lockouts"].get(role)
         return max(0.0, entry["until"] - self.clock()) if entry else 0.0
 
-    def check(self, role: str, pin: str, *, action: str = "", source: str = "") -> Identity:
-        """The holder of ``role`` whose PIN this is; ``PinRefused`` saying why otherwise."""
+    def check(self, role: str, pin: str, *, action: str = "", source: str | None = "") -> Identity:
+        """The holder of ``role`` whose PIN this is; ``PinRefused`` saying why otherwise.
+        ``source`` (logged) is the asking address, None where the server does not know it."""
         if role not in ROLES:
             raise PinRefused(f"role {role!r} unknown (roles: {', '.join(ROLES)})")
         with self._locked():

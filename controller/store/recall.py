@@ -23,11 +23,10 @@ from __future__ import annotations
 
 import json
 
+from controller.round.facts import DEALER, Round
 from controller.rules.cards import cards_text
 from controller.rules.spots import PAY_ORDER
 from controller.store.journal import Journal
-from controller.round.facts import DEALER, Round
-
 
 
 def rebuild(journal: Journal, round_id: int) -> tuple[Round, dict]:
@@ -134,3 +133,19 @@ def meters(journal: Journal, *, lifetime: bool = False) -> dict:
     return {"rounds": {s: status.get(s, 0) for s in ("complete", "void", "open")},
             "wagers": per, "cap_reductions": caps, "jackpot_hits": hits, "events": events,
             "since_reset": since}
+
+
+def rounds_summary(journal: Journal, first_round: int) -> dict:
+    """Rounds from ``first_round`` on: played, voided, still open, wagered and paid (cents)."""
+    db = journal.db
+    rows = db.execute("SELECT id, status FROM rounds WHERE id >= ?", (first_round,)).fetchall()
+    wagered = paid = 0
+    for (data,) in db.execute("SELECT data FROM records WHERE kind = 'settlement' AND round_id >= ?",
+                              (first_round,)):
+        for seat in json.loads(data)["seats"]:
+            wagered += sum(seat["wagers"].values()) + (seat["wagers"]["ante"] if seat["play"] else 0)
+            paid += sum(v for v in seat["results"].values() if v > 0) - seat["cap_reduction"]
+    return {"rounds_played": sum(1 for _, s in rows if s == "complete"),
+            "rounds_voided": sum(1 for _, s in rows if s == "void"),
+            "rounds_open": sum(1 for _, s in rows if s == "open"),
+            "wagered_cents": wagered, "paid_cents": paid}

@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 from drivers.wire.framing import Frame, FrameDecoder, FrameError, encode_frame
 
@@ -84,6 +84,9 @@ class PeerSilent:
 @dataclass(frozen=True)
 class PeerAlive:
     pass
+
+
+LinkEvent: TypeAlias = Delivered | LinkFault | Refused | SendFailed | PeerSilent | PeerAlive
 
 
 class Link:
@@ -150,8 +153,8 @@ class Link:
 
     # --- receiving -----------------------------------------------------------
 
-    def receive(self, data: bytes, now: float) -> tuple[list, bytes]:
-        events: list = []
+    def receive(self, data: bytes, now: float) -> tuple[list[LinkEvent], bytes]:
+        events: list[LinkEvent] = []
         out = bytearray()
         for item in self._decoder.feed(data):
             if isinstance(item, FrameError):
@@ -167,7 +170,7 @@ class Link:
             out += self._on_frame(item, now, events)
         return events, bytes(out)
 
-    def _on_frame(self, frame: Frame, now: float, events: list) -> bytes:
+    def _on_frame(self, frame: Frame, now: float, events: list[LinkEvent]) -> bytes:
         if frame.type == HEARTBEAT:
             return b""
         if frame.type == ACK:
@@ -199,7 +202,7 @@ class Link:
         events.append(Delivered(message))
         return ack
 
-    def _on_nak(self, frame: Frame, now: float, events: list) -> bytes:
+    def _on_nak(self, frame: Frame, now: float, events: list[LinkEvent]) -> bytes:
         if not self._in_flight or len(frame.payload) < 2:
             return b""
         seq, reason = frame.payload[0], frame.payload[1]
@@ -210,7 +213,7 @@ class Link:
         events.append(Refused(self._in_flight[1], NAK_REASONS.get(reason, f"reason {reason}")))
         return self._transmit_next(now)
 
-    def _retry(self, now: float, events: list) -> bytes:
+    def _retry(self, now: float, events: list[LinkEvent]) -> bytes:
         assert self._in_flight is not None
         if self._attempts >= self.max_attempts:
             events.append(SendFailed(self._in_flight[1], self._attempts))
@@ -220,8 +223,8 @@ class Link:
 
     # --- timers ----------------------------------------------------------------
 
-    def poll(self, now: float) -> tuple[list, bytes]:
-        events: list = []
+    def poll(self, now: float) -> tuple[list[LinkEvent], bytes]:
+        events: list[LinkEvent] = []
         out = bytearray()
         if self._in_flight and now - self._sent_at >= self.retransmit_after:
             out += self._retry(now, events)

@@ -1,9 +1,9 @@
 """Declarative message payloads for the framed protocols (sans-I/O).
 
 Owns the mapping between a message dataclass and its (type, payload) on the
-wire. A protocol is a ``Catalog``: each message class is registered with its
-type code, the side that sends it and its fields in order. Field encodings
-(all integers big-endian):
+wire. A protocol is a ``Catalog``: each message class (a ``Message``) is
+registered with its type code, the side that sends it and its fields in
+order. Field encodings (all integers big-endian):
 
 - ``U8`` one byte; ``U16`` two bytes; ``U32`` four bytes.
 - ``TEXT``: a length byte then that many ASCII bytes.
@@ -18,8 +18,8 @@ A payload with bytes left over, too few bytes or a value out of range is a
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, TypeVar, dataclass_transform
 
 from drivers.wire.link import MessageError
 
@@ -38,6 +38,8 @@ class Field:
 
 
 class Int(Field):
+    size: int
+
     def __init__(self, size: int):
         super().__init__(f"u{size * 8}", size)
 
@@ -54,7 +56,7 @@ class Int(Field):
 
 
 class Text(Field):
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__("text", None)
 
     def encode(self, value: str) -> bytes:
@@ -78,7 +80,7 @@ class ByteList(Field):
         super().__init__(f"list of {width}-byte items", None)
         self.width = width
 
-    def encode(self, value: Sequence) -> bytes:
+    def encode(self, value: Sequence[Any]) -> bytes:
         items = list(value)
         if len(items) > 255:
             raise ValueError("at most 255 items")
@@ -86,7 +88,7 @@ class ByteList(Field):
             return bytes((len(items), *items))
         return bytes((len(items), *(b for item in items for b in item)))
 
-    def decode(self, data: bytes, at: int) -> tuple[tuple, int]:
+    def decode(self, data: bytes, at: int) -> tuple[tuple[Any, ...], int]:
         if at >= len(data):
             raise MessageError(f"payload ends before a count at byte {at}")
         count = data[at]
@@ -102,17 +104,30 @@ class ByteList(Field):
 U8, U16, U32, TEXT, U8_LIST, CARDS = Int(1), Int(2), Int(4), Text(), ByteList(1), ByteList(2)
 
 
+@dataclass_transform(frozen_default=True)
+class Message:
+    """The base of every message class: ``Catalog.message`` makes it a frozen dataclass
+    and sets its type code and sender (the dataclass_transform tells type checkers so)."""
+
+    TYPE: ClassVar[int]
+    SENDER: ClassVar[str]
+    __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
+
+
+M = TypeVar("M", bound=Message)
+
+
 class Catalog:
     """One protocol's messages: type codes, senders and field layouts."""
 
     def __init__(self, name: str):
         self.name = name
-        self._by_type: dict[int, tuple[type, str, list[Field]]] = {}
-        self._by_class: dict[type, tuple[int, list[Field]]] = {}
+        self._by_type: dict[int, tuple[type[Message], str, list[Field]]] = {}
+        self._by_class: dict[type[Message], tuple[int, list[Field]]] = {}
 
-    def message(self, type_code: int, sender: str, *fields: Field):
+    def message(self, type_code: int, sender: str, *fields: Field) -> Callable[[type[M]], type[M]]:
         """Class decorator registering a dataclass whose fields match ``fields`` in order."""
-        def register(cls):
+        def register(cls: type[M]) -> type[M]:
             cls = dataclasses.dataclass(frozen=True)(cls)
             names = [f.name for f in dataclasses.fields(cls)]
             if len(names) != len(fields):
@@ -126,23 +141,24 @@ class Catalog:
             return cls
         return register
 
-    def types(self) -> dict[int, type]:
+    def types(self) -> dict[int, type[Message]]:
         return {code: entry[0] for code, entry in sorted(self._by_type.items())}
 
-    def encode(self, message: Any) -> tuple[int, bytes]:
+    def encode(self, message: Message) -> tuple[int, bytes]:
         type_code, fields = self._by_class[type(message)]
         values = [getattr(message, f.name) for f in dataclasses.fields(message)]
-        return type_code, b"".join(enc.encode(v) for enc, v in zip(fields, values))
+        return type_code, b"".join(enc.encode(v) for enc, v in zip(fields, values, strict=True))
 
-    def decoder(self, receiver: str):
+    def decoder(self, receiver: str) -> Callable[[int, bytes], Message]:
         """A decode function for the link that accepts only what the other side may send."""
-        def decode(type_code: int, payload: bytes) -> Any:
+        def decode(type_code: int, payload: bytes) -> Message:
             entry = self._by_type.get(type_code)
             if entry is None or entry[1] == receiver:
                 raise MessageError(f"{self.name}: unknown message type 0x{type_code:02x} "
                                    f"for the {receiver}", unknown_type=True)
             cls, _, fields = entry
-            values, at = [], 0
+            values: list[Any] = []
+            at = 0
             for enc in fields:
                 value, at = enc.decode(payload, at)
                 values.append(value)

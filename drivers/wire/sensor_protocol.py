@@ -14,7 +14,9 @@ Sensors -> host: HelloReply 0x90, SpotReading 0x91, Snapshot 0x92, SensorFault 0
 
 from __future__ import annotations
 
-from drivers.wire.messages import DEVICE, HOST, TEXT, U8, U32, Catalog, ByteList
+from collections.abc import Iterable
+
+from drivers.wire.messages import DEVICE, HOST, TEXT, U8, U32, ByteList, Catalog, Message
 
 PROTOCOL_VERSION = 1
 SPOTS = ("ante", "play", "pair_plus", "six_card_bonus", "super6")
@@ -22,10 +24,27 @@ ALL_POSITIONS = 0
 ALL_SPOTS = 0x1F
 UNKNOWN_VALUE = 0xFFFFFFFF
 LAMP_OFF, LAMP_ON, LAMP_FLASH = 0, 1, 2
+LAMP_MODES = {"off": LAMP_OFF, "on": LAMP_ON, "flash": LAMP_FLASH}
 EMPTY, CHIPS = 0, 1
 
 catalog = Catalog("sensors")
 SPOT_STATES = ByteList(5)       # per spot: state byte + u32 value
+
+
+def spot_code(name: str) -> int:
+    """A spot's number on the wire, from its name; ValueError for a name that is no spot."""
+    try:
+        return SPOTS.index(name)
+    except ValueError:
+        raise ValueError(f"spot {name!r} unknown; spots are {', '.join(SPOTS)}") from None
+
+
+def spot_mask(names: Iterable[str]) -> int:
+    """The Lock message's bit mask for these spot names (bit n = spot n)."""
+    mask = 0
+    for name in names:
+        mask |= 1 << spot_code(name)
+    return mask
 
 
 def _check_spot(spot: int) -> None:
@@ -34,36 +53,36 @@ def _check_spot(spot: int) -> None:
 
 
 @catalog.message(0x10, HOST, U8)
-class Hello:
+class Hello(Message):
     protocol_version: int = PROTOCOL_VERSION
 
 
 @catalog.message(0x11, HOST, U8, U8, U8)
-class Lock:
+class Lock(Message):
     position: int           # 0 = every position
     spots: int              # bit mask of spots, bit n = spot n
     locked: int             # 1 lock (chips may not change), 0 unlock
 
 
 @catalog.message(0x12, HOST, U8, U8, U8)
-class Lamp:
+class Lamp(Message):
     position: int
     spot: int
     mode: int               # 0 off, 1 on, 2 flash
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         _check_spot(self.spot)
         if self.mode > LAMP_FLASH:
             raise ValueError(f"lamp mode {self.mode} is not 0-2")
 
 
 @catalog.message(0x13, HOST)
-class SnapshotRequest:
+class SnapshotRequest(Message):
     pass
 
 
 @catalog.message(0x90, DEVICE, U8, U8, U8, TEXT, TEXT)
-class HelloReply:
+class HelloReply(Message):
     protocol_version: int
     positions: int
     reads_values: int       # 1: RFID chip values; 0: presence only
@@ -72,22 +91,22 @@ class HelloReply:
 
 
 @catalog.message(0x91, DEVICE, U8, U8, U8, U32)
-class SpotReading:
+class SpotReading(Message):
     position: int
     spot: int
     state: int              # 0 empty, 1 chips
     value: int              # cents, or UNKNOWN_VALUE
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         _check_spot(self.spot)
         if self.state > CHIPS:
             raise ValueError(f"spot state {self.state} is not 0 or 1")
 
 
 @catalog.message(0x92, DEVICE, U8, ByteList(5 * len(SPOTS)))
-class Snapshot:
+class Snapshot(Message):
     positions: int
-    spots: tuple            # per position: 5 x (state, value u32) packed as 25 bytes
+    spots: tuple[tuple[int, ...], ...]      # per position: 5 x (state, value u32) packed as 25 bytes
 
     def readings(self) -> list[SpotReading]:
         out = []
@@ -99,8 +118,8 @@ class Snapshot:
         return out
 
     @staticmethod
-    def pack(readings: dict[tuple[int, int], tuple[int, int]], positions: int) -> "Snapshot":
-        rows = []
+    def pack(readings: dict[tuple[int, int], tuple[int, int]], positions: int) -> Snapshot:
+        rows: list[tuple[int, ...]] = []
         for position in range(1, positions + 1):
             row = b""
             for spot in range(len(SPOTS)):
@@ -111,7 +130,7 @@ class Snapshot:
 
 
 @catalog.message(0x93, DEVICE, U8, U8, U8)
-class SensorFault:
+class SensorFault(Message):
     position: int
     spot: int
     code: int               # 1 blocked, 2 no reading, 3 hardware fault

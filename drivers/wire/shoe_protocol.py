@@ -17,7 +17,7 @@ two-deck table).
 
 from __future__ import annotations
 
-from drivers.wire.messages import CARDS, DEVICE, HOST, TEXT, U8, U8_LIST, Catalog
+from drivers.wire.messages import CARDS, DEVICE, HOST, TEXT, U8, U8_LIST, Catalog, Message
 
 PROTOCOL_VERSION = 1
 UNREADABLE = 0xFF
@@ -29,39 +29,39 @@ JAM_CODES = {0: "cleared", 1: "card stuck in the feed", 2: "elevator blocked",
 catalog = Catalog("shoe")
 
 
-def _check_cards(cards) -> None:
+def _check_cards(cards: tuple[tuple[int, int], ...]) -> None:
     for card, _deck in cards:
         if card > 51 and card != UNREADABLE:
             raise ValueError(f"card code {card} is not 0-51 or 0xFF")
 
 
 @catalog.message(0x10, HOST, U8)
-class Hello:
+class Hello(Message):
     protocol_version: int = PROTOCOL_VERSION
 
 
 @catalog.message(0x11, HOST, U8)
-class Shuffle:
+class Shuffle(Message):
     deck: int = 1
 
 
 @catalog.message(0x12, HOST, U8)
-class DeliverHand:
+class DeliverHand(Message):
     hand_no: int
 
 
 @catalog.message(0x13, HOST)
-class DeckCheck:
+class DeckCheck(Message):
     pass
 
 
 @catalog.message(0x14, HOST)
-class StatusRequest:
+class StatusRequest(Message):
     pass
 
 
 @catalog.message(0x90, DEVICE, U8, U8, TEXT, TEXT)
-class HelloReply:
+class HelloReply(Message):
     protocol_version: int
     decks: int
     firmware: str
@@ -69,29 +69,29 @@ class HelloReply:
 
 
 @catalog.message(0x91, DEVICE, U8, U8)
-class ShuffleComplete:
+class ShuffleComplete(Message):
     deck: int
     count: int
 
 
 @catalog.message(0x92, DEVICE, U8, CARDS)
-class HandDelivered:
+class HandDelivered(Message):
     hand_no: int
-    cards: tuple            # ((card, deck), ...) in the order read
+    cards: tuple[tuple[int, int], ...]      # ((card, deck), ...) in the order read
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         _check_cards(self.cards)
 
 
 @catalog.message(0x93, DEVICE, U8, U8, U8_LIST, U8_LIST, CARDS)
-class DeckCheckResult:
+class DeckCheckResult(Message):
     deck: int
     count: int
-    missing: tuple          # card codes of the deck in play not found
-    duplicates: tuple       # card codes read more than once
-    foreign: tuple          # ((card, deck), ...) not of the deck in play
+    missing: tuple[int, ...]                # card codes of the deck in play not found
+    duplicates: tuple[int, ...]             # card codes read more than once
+    foreign: tuple[tuple[int, int], ...]    # ((card, deck), ...) not of the deck in play
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         _check_cards(self.foreign)
         for card in (*self.missing, *self.duplicates):
             if card > 51:
@@ -103,14 +103,14 @@ class DeckCheckResult:
 
 
 @catalog.message(0x94, DEVICE, U8, U8, U8)
-class Status:
+class Status(Message):
     flags: int
     remaining: int
     deck: int
 
 
 @catalog.message(0x95, DEVICE, U8)
-class Jam:
+class Jam(Message):
     code: int               # 0 = cleared
 
     @property
@@ -119,12 +119,12 @@ class Jam:
 
 
 @catalog.message(0x96, DEVICE, U8)
-class Door:
+class Door(Message):
     open: int               # 1 open, 0 closed
 
 
 @catalog.message(0x97, DEVICE, U8, TEXT)
-class ShoeError:
+class ShoeError(Message):
     code: int
     text: str
 

@@ -10,7 +10,6 @@ deciding whether a change is allowed is the controller's job.
 from __future__ import annotations
 
 from drivers.wire import sensor_protocol as proto
-
 from simulators.devices.framed import FramedDevice
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import random
 
 from drivers.wire import shoe_protocol as proto
-
 from simulators.devices.framed import FramedDevice
 
 
@@ -69,10 +68,10 @@ class SimulatedShoe(FramedDevice):
                 self.stack, self.planned = rest + self.planned[::-1], []
             self.dealt = []
 
-    def _form_hand(self) -> tuple:
+    def _form_hand(self) -> tuple[tuple[int, int], ...]:
         size = self.next_hand_size or 3
         self.next_hand_size = None
-        hand = []
+        hand: list[tuple[int, int]] = []
         for _ in range(size):
             if self.repeat_next_card and hand:
                 self.repeat_next_card = False

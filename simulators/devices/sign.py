@@ -9,7 +9,6 @@ enabled it answers every packet. Faults: NAK the next N packets, go silent
 from __future__ import annotations
 
 from drivers.wire import alpha
-
 from simulators.devices.framed import PortDevice
 
 

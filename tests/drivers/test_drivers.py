@@ -3,13 +3,24 @@
 import pytest
 
 from drivers import registry
+from drivers.events import (
+    CommandFailed,
+    DeckChecked,
+    DeviceFault,
+    DeviceOffline,
+    DeviceOnline,
+    HandDealt,
+    ShoeCount,
+    ShoeDoor,
+    ShoeJam,
+    ShuffleDone,
+    SignShowing,
+    SpotChanged,
+)
 from drivers.wire import shoe_protocol as shoe
-from drivers.events import CommandFailed, DeviceFault, DeviceOffline, DeviceOnline, SpotChanged
-from drivers.sign import SignShowing
 from simulators.devices.sensors import SimulatedSensors
 from simulators.devices.shoe import SimulatedShoe
 from simulators.devices.sign import SimulatedSign
-
 from tests.support.devices import driver_alone, running
 
 TRANSPORTS = ["pty", "tcp", "usb"]
@@ -27,38 +38,39 @@ def table_shoe(request):
 def test_shoe_shuffles_and_delivers_hands(table_shoe):
     device, drv, events = table_shoe
     assert drv.shuffle(1)
-    assert events.of(shoe.ShuffleComplete).count == 52
+    assert events.of(ShuffleDone).count == 52
     drv.deliver_hand(1)
-    hand = events.of(shoe.HandDelivered, hand_no=1)
+    hand = events.of(HandDealt, hand_no=1)
     assert len(hand.cards) == 3 and all(deck == 1 for _, deck in hand.cards)
     assert [c for c, _ in hand.cards] == [c for c, _ in device.dealt]
     drv.deck_check()
-    assert events.of(shoe.DeckCheckResult).ok
+    assert events.of(DeckChecked).ok
 
 
 def test_shoe_faults_reach_the_controller(table_shoe):
     device, drv, events = table_shoe
     drv.shuffle(1)
-    events.of(shoe.ShuffleComplete)
+    events.of(ShuffleDone)
     device.next_hand_size = 4
     drv.deliver_hand(1)
-    assert len(events.of(shoe.HandDelivered, hand_no=1).cards) == 4
+    assert len(events.of(HandDealt, hand_no=1).cards) == 4
     device.repeat_next_card = True
     drv.deliver_hand(2)
-    cards = events.of(shoe.HandDelivered, hand_no=2).cards
+    cards = events.of(HandDealt, hand_no=2).cards
     assert cards[1] == cards[0]
     device.foreign_next_card = True
     drv.deliver_hand(3)
-    assert events.of(shoe.HandDelivered, hand_no=3).cards[0][1] == 2
+    assert events.of(HandDealt, hand_no=3).cards[0][1] == 2
     drv.deck_check()
-    check = events.of(shoe.DeckCheckResult)
+    check = events.of(DeckChecked)
     assert not check.ok
     assert check.duplicates == (cards[0][0],)                       # the card read twice
     assert [d for _, d in check.foreign] == [2]                     # the other deck's card
     device.jam(2)
-    assert events.of(shoe.Jam).code == 2
+    jam = events.of(ShoeJam)
+    assert jam.jammed and jam.description == shoe.JAM_CODES[2]
     device.set_door(True)
-    assert events.of(shoe.Door).open == 1
+    assert events.of(ShoeDoor).open is True
 
 
 def test_corrupted_frame_is_reported_with_its_bytes_and_recovered(table_shoe):
@@ -67,20 +79,20 @@ def test_corrupted_frame_is_reported_with_its_bytes_and_recovered(table_shoe):
     drv.request_status()
     fault = events.of(DeviceFault)
     assert fault.device == "shoe" and fault.raw_hex and fault.url == drv.url
-    assert events.of(shoe.Status).flags & shoe.STATUS_READY       # retransmitted after the NAK
+    assert events.of(ShoeCount).ready       # retransmitted after the NAK
 
 
 def test_reply_delayed_past_the_timeout_is_delivered_once(table_shoe):
     device, drv, events = table_shoe
     drv.shuffle(1)
-    events.of(shoe.ShuffleComplete)
+    events.of(ShuffleDone)
     device.delay = 0.4                                             # past retransmit_after (0.25 s)
     drv.deliver_hand(7)
-    events.of(shoe.HandDelivered, hand_no=7)
+    events.of(HandDealt, hand_no=7)
     device.delay = 0
     drv.request_status()
-    events.of(shoe.Status)
-    hands = [e for e in events.seen if getattr(e, "message", None).__class__ is shoe.HandDelivered]
+    events.of(ShoeCount)
+    hands = [e for e in events.seen if isinstance(e, HandDealt)]
     assert len(hands) == 1 and len(device.received) >= 3
 
 
@@ -108,7 +120,7 @@ def test_sensors_report_placed_changed_removed(transport):
         device.remove(2, "ante")
         assert events.of(SpotChanged) == SpotChanged("sensors", 2, "ante", "removed", None, 1000)
         drv.lock()
-        drv.lamp(3, "pair_plus", 2)
+        drv.lamp(3, "pair_plus", "flash")
         deadline_ok = _eventually(lambda: (3, 2) in device.lamps and (1, 0) in device.locked)
         assert deadline_ok
 
@@ -149,7 +161,7 @@ def test_link_dropped_goes_offline_and_reconnects(transport):
         assert offline.device == "shoe" and offline.url == device.port.url
         assert events.of(DeviceOnline).device == "shoe"         # reopened with backoff
         drv.request_status()
-        events.of(shoe.Status)
+        events.of(ShoeCount)
 
 
 def test_unknown_driver_name():

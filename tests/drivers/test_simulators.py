@@ -9,8 +9,8 @@ from controller.rules.paytable import load_preset, preset_names
 from drivers.wire import framing
 from drivers.wire import shoe_protocol as proto
 from drivers.wire.link import HEARTBEAT, Link
-from simulators.players import Players, ScriptError, load_script, plays_optimally
 from simulators.devices.shoe import SimulatedShoe
+from simulators.players import Players, ScriptError, load_script, plays_optimally
 
 
 class WirePort:
@@ -121,7 +121,7 @@ def test_scripted_players_follow_their_script(tmp_path):
         rig.sim.players.script = load_script(script)
         rig.sim.players.paused = False
         from simulators.dealer import ScriptedDealer
-        dealer = ScriptedDealer(rig.engine.post, rig.sim.players, rounds=2)
+        dealer = ScriptedDealer(rig.engine.submit, rig.sim.players, rounds=2)
         rig.engine.observers.append(dealer.observe)
         rig.engine.post(object())                          # any event republishes the snapshot
         assert dealer.done.wait(20)

@@ -5,12 +5,10 @@ import usb.core
 import usb.util
 
 from drivers import registry
-from drivers.wire import shoe_protocol as shoe
-from drivers.events import DeviceOffline, DeviceOnline
+from drivers.events import DeviceOffline, DeviceOnline, ShoeCount
 from drivers.transport import TransportError, UsbTransport
 from simulators.devices.shoe import SimulatedShoe
 from simulators.devices.usb import SimulatedUsbBus, UsbPort
-
 from tests.support.devices import Events
 
 FAST = dict(heartbeat_every=0.2, silence_after=0.8, backoff=(0.05, 0.2))
@@ -82,7 +80,7 @@ def test_unplugged_shoe_goes_offline_and_returns_when_plugged_back():
         port.plug()
         events.of(DeviceOnline)
         drv.request_status()
-        assert events.of(shoe.Status).flags & shoe.STATUS_READY
+        assert events.of(ShoeCount).ready
     finally:
         drv.stop()
         device.stop()

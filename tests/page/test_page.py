@@ -12,7 +12,6 @@ from playwright.sync_api import expect, sync_playwright
 
 from controller.rules.hand3 import qualifies, score3
 from controller.rules.words import dealer_announcement
-
 from tests.support.browser import VIEWPORTS, launch, snapshot, tap, wait_state
 from tests.support.rig import table
 
@@ -96,7 +95,8 @@ def test_a_full_round_worked_from_the_page(tmp_path, page):
         for position, net in paid:
             seat = next(s for s in settlement["seats"] if s["seat"] == position)
             assert net == seat["net"]
-            expected = "Push" if net == 0 else f"{'Pay' if net > 0 else 'Take'} ${abs(net) // 100:,}.{abs(net) % 100:02d}"
+            verb = "Pay" if net > 0 else "Take"
+            expected = "Push" if net == 0 else f"{verb} ${abs(net) // 100:,}.{abs(net) % 100:02d}"
             assert shown[position] == expected
         decisions = {r.data["position"]: r.data for r in rig.records("decision")}
         assert set(decisions) == {int(p) for p, w in rig.records("wagers")[0].data["positions"].items()

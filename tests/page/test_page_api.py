@@ -12,7 +12,6 @@ import pytest
 
 from controller.page.server import DealerPage
 from controller.store.recall import meters
-
 from tests.support.rig import table
 
 

@@ -1,11 +1,9 @@
 """The procedure's definition: the committed diagram matches it, and its names resolve."""
 
-from pathlib import Path
 
 from controller.round import machine
 from controller.round.table import Table
 from tests.support import ROOT
-
 
 
 def test_committed_diagram_is_generated_from_the_machine():

@@ -1,11 +1,11 @@
 from itertools import combinations
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from controller.rules.cards import parse_cards
 from controller.rules.hand3 import Hand3, category3, describe3, qualifies, score3
-
 from tests.rules.reference import three_card_key
 
 

@@ -1,11 +1,11 @@
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from controller.rules.cards import parse_cards
 from controller.rules.hand6 import Hand6, Super6, evaluate6
 from controller.rules.parsheet import HANDS6, six_card_counts
-
 from tests.rules.reference import best_of_six, super6_of_six
 
 
@@ -98,7 +98,7 @@ def brute_force_six_card_counts():
     names = ["royal_flush", "straight_flush", "four_of_a_kind", "full_house", "flush",
              "straight", "three_of_a_kind", "two_pair", "pair"]
     category = np.select(conditions, names, default="high_card")
-    bonus = dict(zip(*np.unique(category, return_counts=True)))
+    bonus = dict(zip(*np.unique(category, return_counts=True), strict=True))
     diamonds = int((superroyal & (flush_suit == 1)).sum())
     return {k: int(v) for k, v in bonus.items()}, int(superroyal.sum()), diamonds
 

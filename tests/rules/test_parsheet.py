@@ -5,7 +5,7 @@ from itertools import combinations
 import pytest
 
 from controller.rules.hand3 import qualifies, score3
-from controller.rules.parsheet import (DEALER_HANDS, all_three_card_hands, dealer_outcomes, par_sheet)
+from controller.rules.parsheet import DEALER_HANDS, all_three_card_hands, dealer_outcomes, par_sheet
 
 
 @pytest.fixture(scope="module")
@@ -60,6 +60,7 @@ def test_pair_plus_return_by_hand_counts(presets):
 def test_strategy_is_derived_not_assumed(presets):
     """A richer Ante Bonus on every hand makes folding never worth it: the strategy must change."""
     from dataclasses import replace
+
     from controller.rules.hand3 import Hand3
     generous = replace(presets["sheet-002"], ante_bonus={h: 1 for h in Hand3})
     ap = par_sheet(generous)["ante_play"]

@@ -1,11 +1,10 @@
 import pytest
-from hypothesis import assume, given, settings, strategies as st
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from controller.rules.cards import parse_cards
+from controller.rules.settlement import SeatHand, SettlementError, Wagers, settle_round, split_jackpot
 from controller.rules.spots import PAY_ORDER
-from controller.rules.settlement import (SeatHand, SettlementError, Wagers, settle_round,
-                                   split_jackpot)
-
 from tests.rules.reference import reference_settle
 
 P = parse_cards
@@ -105,7 +104,7 @@ def test_split_never_pays_more_than_the_jackpot(posted, shares):
         assert sum(paid) == posted
     # Each winner's part of the posted value is an equal split give or take one cent.
     base = posted // len(shares)
-    for p, share in zip(paid, shares):
+    for p, share in zip(paid, shares, strict=True):
         assert base * share // 100 <= p <= (base + 1) * share // 100
     if all(s == 100 for s in shares):
         assert max(paid) - min(paid) <= 1
@@ -179,9 +178,10 @@ wager_choice = st.sampled_from([0, 500, 1000])
                                             st.booleans()), min_size=6, max_size=6))
 def test_matches_reference_settlement(p004, deal, bets):
     dealer, hands = deal
-    seats = [SeatHand(i + 1, tuple(h), Wagers(*b[:4]), b[4] and b[0] > 0) for i, (h, b) in enumerate(zip(hands, bets))]
+    seats = [SeatHand(i + 1, tuple(h), Wagers(*b[:4]), b[4] and b[0] > 0)
+             for i, (h, b) in enumerate(zip(hands, bets, strict=True))]
     result = settle_round(p004, dealer, seats, POSTED)
-    for seat, r in zip(sorted(seats, key=lambda s: -s.seat), result.seats):
+    for seat, r in zip(sorted(seats, key=lambda s: -s.seat), result.seats, strict=True):
         expected = reference_settle(p004, dealer, seat.cards, seat.wagers.as_dict(), seat.play, POSTED)
         assert r.results == expected
         assert r.net == sum(expected.values()) - r.cap_reduction

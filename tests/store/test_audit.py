@@ -6,7 +6,6 @@ import pytest
 
 from controller.store.audit import AuditError, AuditTrail, files_in_order, verify
 from controller.store.journal import Journal, JournalError
-
 from tests.support.rig import table
 
 
@@ -30,7 +29,8 @@ def test_the_chain_runs_through_rotated_files_and_across_restarts(tmp_path):
 
 
 @pytest.mark.parametrize("tamper, where", [
-    (lambda lines: lines.__setitem__(3, lines[3].replace('"net":1500', '"net":9500')), "line 5: does not follow line 4"),
+    (lambda lines: lines.__setitem__(3, lines[3].replace('"net":1500', '"net":9500')),
+     "line 5: does not follow line 4"),
     (lambda lines: lines.__delitem__(2), "line 3: does not follow line 2"),
     (lambda lines: lines.insert(1, lines.pop(3)), "line 2: does not follow line 1"),
     (lambda lines: lines.__setitem__(0, "{not json"), "line 1: not a JSON entry"),

@@ -82,15 +82,15 @@ def test_wrong_pins_lock_the_role_and_the_lock_survives_a_restart(tmp_path):
 
 def test_a_pin_set_by_the_command_line_is_seen_by_a_running_store(tmp_path):
     running = PinStore(tmp_path / "pins.json")
-    out = subprocess.run([sys.executable, "-m", "controller.cli.main", "pin", "set", "supervisor", "Ana",
+    out = subprocess.run([sys.executable, "-m", "controller.cli", "pin", "set", "supervisor", "Ana",
                           "--data-dir", str(tmp_path)], input="97531\n", capture_output=True, text=True,
                          timeout=60)
     assert out.returncode == 0, out.stderr
     assert running.check("supervisor", "97531").name == "Ana"
-    listed = subprocess.run([sys.executable, "-m", "controller.cli.main", "pin", "list", "--data-dir",
+    listed = subprocess.run([sys.executable, "-m", "controller.cli", "pin", "list", "--data-dir",
                              str(tmp_path)], capture_output=True, text=True, timeout=60)
     assert listed.stdout.split() == ["supervisor", "Ana"]
-    bad = subprocess.run([sys.executable, "-m", "controller.cli.main", "pin", "set", "supervisor", "Bo",
+    bad = subprocess.run([sys.executable, "-m", "controller.cli", "pin", "set", "supervisor", "Bo",
                           "--data-dir", str(tmp_path)], input="12\n", capture_output=True, text=True,
                          timeout=60)
     assert bad.returncode == 2 and "a PIN is 4 to 12 digits" in bad.stderr

@@ -5,12 +5,11 @@ import subprocess
 import sys
 
 from controller.store.recall import meters, recall
-
 from tests.support.rig import table
 
 
 def _cli(*args, stdin=None):
-    return subprocess.run([sys.executable, "-m", "controller.cli.main", *args], input=stdin,
+    return subprocess.run([sys.executable, "-m", "controller.cli", *args], input=stdin,
                           capture_output=True, text=True, timeout=60)
 
 
@@ -27,7 +26,7 @@ def test_recalled_rounds_settle_again_to_what_the_table_paid(tmp_path):
     assert [json.loads(x)["id"] for x in lines] == [d["id"] for d in in_process] and len(lines) == 12
     settled = _cli("settle", stdin=out.stdout)
     assert settled.returncode == 0, settled.stdout
-    for recalled, again in zip(map(json.loads, lines), map(json.loads, settled.stdout.splitlines())):
+    for recalled, again in zip(map(json.loads, lines), map(json.loads, settled.stdout.splitlines()), strict=True):
         paid = {r["seat"]: (r["results"], r["cap_reduction"], r["net"]) for r in recalled["table"]["results"]}
         assert paid == {s["seat"]: (s["results"], s["cap_reduction"], s["net"]) for s in again["seats"]}
         assert set(recalled["table"]["paid"]) == {str(s) for s in paid}

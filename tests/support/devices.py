@@ -7,8 +7,9 @@ import time
 from contextlib import contextmanager
 
 from drivers import registry
-from simulators.table import PORTS as SERIAL_PORTS
+from drivers.events import DeviceMessage
 from simulators.devices.usb import UsbPort
+from simulators.table import PORTS as SERIAL_PORTS
 
 PORTS = {**SERIAL_PORTS, "usb": UsbPort}
 
@@ -39,10 +40,10 @@ class Events:
 
     def of(self, cls, timeout: float = 5.0, **fields):
         def match(e):
-            target = getattr(e, "message", e)
+            target = e.message if isinstance(e, DeviceMessage) else e
             return isinstance(target, cls) and all(getattr(target, k) == v for k, v in fields.items())
         event = self.wait(match, timeout, cls.__name__)
-        return getattr(event, "message", event)
+        return event.message if isinstance(event, DeviceMessage) else event
 
 
 @contextmanager

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.cli.main import main
+from controller.cli import main
 
 # The issue's example line deals Qs to both the dealer and seat 1; here the dealer holds Qh.
 LINE = {"id": "r1", "preset": "sheet-004", "dealer": "Qh 7h 2d",
@@ -16,9 +16,9 @@ LINE = {"id": "r1", "preset": "sheet-004", "dealer": "Qh 7h 2d",
 
 def settle(monkeypatch, capsys, lines, *args):
     import io
-    monkeypatch.setattr(sys, "stdin", io.StringIO("".join(l + "\n" for l in lines)))
+    monkeypatch.setattr(sys, "stdin", io.StringIO("".join(line + "\n" for line in lines)))
     code = main(["settle", *args])
-    out = [json.loads(l) for l in capsys.readouterr().out.splitlines()]
+    out = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     return code, out
 
 
@@ -123,3 +123,64 @@ def test_console_script_runs():
     out = subprocess.run([str(script), "presets", "--json"], capture_output=True, text=True,
                          check=True)
     assert json.loads(out.stdout)[0]["name"] == "sheet-000"
+
+
+@pytest.mark.parametrize("group, action", [("audit", "verify"), ("config", "check"), ("pin", "set")])
+def test_a_group_without_its_action_prints_its_own_help(capsys, group, action):
+    assert main([group]) == 2
+    out = capsys.readouterr().out
+    assert out.startswith(f"usage: table-controller {group} [-h] ACTION ...") and action in out
+    assert "COMMAND" not in out                     # not the top-level help
+
+
+def test_every_controller_error_is_in_the_tree():
+    from controller.app.config import ConfigError
+    from controller.errors import InputError, IntegrityError, TableError
+    from controller.rules.cards import CardError
+    from controller.rules.paytable import PayTableError
+    from controller.rules.roundio import RoundFormatError
+    from controller.rules.settlement import SettlementError
+    from controller.store.audit import AuditError
+    from controller.store.journal import JournalError
+    from controller.store.pins import PinError, PinRefused
+    for error in (ConfigError, CardError, PayTableError, RoundFormatError, SettlementError, PinError, PinRefused):
+        assert issubclass(error, InputError) and issubclass(error, ValueError), error
+    assert issubclass(PinRefused, PermissionError)
+    for error in (JournalError, AuditError):
+        assert issubclass(error, IntegrityError) and not issubclass(error, InputError), error
+    assert issubclass(InputError, TableError) and issubclass(IntegrityError, TableError)
+
+
+def test_an_input_error_inside_a_command_exits_2(tmp_path, capsys):
+    bad = tmp_path / "table.toml"
+    bad.write_text("[table]\nid = 5\n")
+    assert main(["config", "check", str(bad)]) == 2                        # ConfigError
+    assert capsys.readouterr().err == f"table-controller: {bad}, line 2: key 'table.id': must be non-empty text\n"
+    assert main(["audit", "verify", "--data-dir", str(tmp_path)]) == 2      # raised by the command itself
+    assert capsys.readouterr().err == f"table-controller: {tmp_path / 'audit'}: no audit trail here\n"
+
+
+def damaged_journal(data_dir: Path) -> Path:
+    data_dir.mkdir()
+    path = data_dir / "journal.sqlite"
+    path.write_bytes(b"not a database " * 100)
+    return path
+
+
+def test_an_integrity_error_inside_a_command_exits_3(tmp_path, monkeypatch, capsys):
+    """``pin set`` journals the change; a journal that cannot be opened is a JournalError."""
+    import io
+    journal = damaged_journal(tmp_path / "data")
+    monkeypatch.setattr(sys, "stdin", io.StringIO("1234\n"))
+    assert main(["pin", "set", "supervisor", "Ana", "--data-dir", str(tmp_path / "data")]) == 3
+    assert capsys.readouterr().err == (f"table-controller: {journal}: cannot open the journal: "
+                                       "file is not a database\n")
+
+
+def test_journal_readers_keep_exit_2_for_an_untrusted_journal(tmp_path, capsys):
+    """recall, meters and jackpot (and run) exited 2 for a bad journal before the error tree."""
+    journal = damaged_journal(tmp_path / "data")
+    for command in ("recall", "meters", "jackpot"):
+        assert main([command, "--data-dir", str(tmp_path / "data")]) == 2
+        assert capsys.readouterr().err == (f"table-controller: {journal}: cannot open the journal: "
+                                           "file is not a database\n")

@@ -42,7 +42,8 @@ def test_a_good_file_and_the_embedded_default_load():
     (('preset = "sheet-002"', 'preset = "sheet-009"'), "line 3: key 'table.preset': preset 'sheet-009': unknown"),
     (('url = "/dev/table-sensors"', 'url = "COM3"'), "line 12: key 'devices.sensors.url': 'COM3' is not a device URL"),
     (('url = "/dev/table-sensors"', 'url = "usb://1209:0002"'), "only the shoe attaches by USB"),
-    (('driver = "sign-alpha"', 'driver = "sign-x"'), "line 16: key 'devices.sign.driver': 'sign-x' is not a sign driver"),
+    (('driver = "sign-alpha"', 'driver = "sign-x"'),
+     "line 16: key 'devices.sign.driver': 'sign-x' is not a sign driver"),
     (("baudrate = 57600", 'baudrate = "fast"'), "key 'devices.sensors.baudrate': wrong type str"),
     (("acks = false", "ack = false"), "line 18: key 'devices.sign.ack': unknown key"),
     (("positions = 7", "positions = 12"), "key 'table.positions': must be a whole number from 1 to 9"),
@@ -65,7 +66,6 @@ def test_a_jackpot_preset_needs_its_opening_values():
 
 
 def test_the_deployed_example_configuration_loads():
-    from pathlib import Path
 
     from controller.app.config import load_config
     config = load_config(ROOT / "deploy" / "table.example.toml")

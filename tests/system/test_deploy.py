@@ -132,7 +132,7 @@ def test_udev_rules_name_each_device_by_vendor_product_and_serial():
 # --- config check ------------------------------------------------------------------------
 
 def _check(path: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "controller.cli.main", "config", "check", str(path)],
+    return subprocess.run([sys.executable, "-m", "controller.cli", "config", "check", str(path)],
                           capture_output=True, text=True, timeout=60)
 
 
@@ -181,7 +181,7 @@ class FakeNotifySocket:
             self.sock.settimeout(remaining)
             try:
                 self.messages.append(self.sock.recv(4096).decode())
-            except socket.timeout:
+            except TimeoutError:
                 pass
         return self.messages
 
@@ -191,7 +191,7 @@ class FakeNotifySocket:
             self.sock.settimeout(remaining)
             try:
                 self.messages.append(self.sock.recv(4096).decode())
-            except socket.timeout:
+            except TimeoutError:
                 return
 
     def close(self):
@@ -201,7 +201,7 @@ class FakeNotifySocket:
 def test_the_controller_reports_ready_pings_the_watchdog_and_says_it_is_stopping(tmp_path):
     fake = FakeNotifySocket(tmp_path / "notify")
     env = dict(os.environ, NOTIFY_SOCKET=fake.path, WATCHDOG_USEC="1000000")
-    proc = subprocess.Popen([sys.executable, "-m", "controller.cli.main", "run", "--port", "0", "--data-dir",
+    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--port", "0", "--data-dir",
                              str(tmp_path / "data"), "--log-format", "json"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

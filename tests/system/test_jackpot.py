@@ -6,12 +6,10 @@ import json
 import subprocess
 import sys
 
-
 from controller.rules.cards import parse_card
-from controller.store.jackpot import CHANGE_INTERVAL
 from controller.rules.settlement import JackpotClaim, award_jackpots, split_jackpot
+from controller.store.jackpot import CHANGE_INTERVAL
 from simulators.dealer import ScriptedDealer
-
 from tests.support.rig import table
 
 POSTED = {"mega": 10_000_000, "major": 2_500_000, "minor": 250_000}
@@ -92,7 +90,7 @@ def test_a_hit_waits_for_a_supervisor_is_paid_and_shown_then_super6_waits_for_a_
         assert "MINOR $2,000.00" in rig.sim.sign.display()
         assert rig.snap["jackpots"]["minor"] == 200_000
         data = tmp_path / "data"
-    out = subprocess.run([sys.executable, "-m", "controller.cli.main", "jackpot", "--json", "--data-dir", str(data)],
+    out = subprocess.run([sys.executable, "-m", "controller.cli", "jackpot", "--json", "--data-dir", str(data)],
                          capture_output=True, text=True, timeout=60)
     report = json.loads(out.stdout)
     assert report["posted"]["minor"]["value"] == 200_000
@@ -196,7 +194,7 @@ def test_an_unattended_table_gets_its_jackpot_hit_verified_and_plays_on(tmp_path
         # the scripted dealer starts once the sign shows the values (else the first round's
         # Super 6 stack is refused and handed back, as it should be, and nothing is hit)
         rig.wait(_super6_open, what="Super 6 open")
-        dealer = ScriptedDealer(rig.engine.post, rig.sim.players, rounds=3)
+        dealer = ScriptedDealer(rig.engine.submit, rig.sim.players, rounds=3)
         rig.engine.observers.append(dealer.observe)
         rig.act("call_supervisor")                  # any event: the dealer sees a snapshot
         assert dealer.done.wait(60), rig.snap["prompt"]

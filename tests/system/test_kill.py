@@ -10,10 +10,10 @@ import subprocess
 import sys
 import time
 
-from controller.store.journal import Journal
 from controller.rules.paytable import load_preset
-from controller.store.recall import recall
 from controller.rules.roundio import settle_json
+from controller.store.journal import Journal
+from controller.store.recall import recall
 
 # (what to wait for in the journal's newest round, how many of those) -> kill right then
 KILL_POINTS = [
@@ -30,7 +30,7 @@ KILL_POINTS = [
 
 def _start(data, seed, rounds=400):
     log = open(data / f"run-{seed}.log", "w")
-    return subprocess.Popen([sys.executable, "-m", "controller.cli.main", "run", "--autoplay", "--rounds",
+    return subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--autoplay", "--rounds",
                              str(rounds), "--seed", str(seed), "--data-dir", str(data),
                              "--log-format", "json", "--port", "0"], stdout=log, stderr=subprocess.STDOUT)
 

@@ -6,11 +6,10 @@ import pytest
 
 from controller.rules.cards import parse_cards
 from controller.rules.hand3 import qualifies, score3
-from controller.rules.words import dealer_announcement
 from controller.rules.paytable import load_preset, preset_names
 from controller.rules.roundio import settle_json
+from controller.rules.words import dealer_announcement
 from drivers.wire import shoe_protocol as shoe_proto
-
 from tests.rules.reference import reference_settle
 from tests.support.rig import table
 

@@ -6,9 +6,7 @@ import subprocess
 import sys
 
 from controller.app.config import parse_config
-from drivers.wire import shoe_protocol as shoe
-from drivers.events import DeviceOnline
-
+from drivers.events import DeviceOnline, HandDealt, ShuffleDone
 from tests.support.devices import driver_alone
 
 FAST = dict(heartbeat_every=0.2, silence_after=3.0, backoff=(0.05, 0.2))
@@ -35,10 +33,10 @@ def test_table_sim_serves_devices_takes_faults_and_stops_on_sigterm():
         with driver_alone("shoe", "shoe-framed", hello["devices"]["shoe"], **FAST) as (drv, events):
             events.of(DeviceOnline)
             drv.shuffle(1)
-            events.of(shoe.ShuffleComplete)
+            events.of(ShuffleDone)
             assert _command(proc, "shoe hand-size 4") == {"ok": True, "done": "shoe hand-size 4"}
             drv.deliver_hand(1)
-            assert len(events.of(shoe.HandDelivered).cards) == 4
+            assert len(events.of(HandDealt).cards) == 4
         bad = _command(proc, "shoe explode")
         assert not bad["ok"] and "shoe has no fault 'explode'" in bad["error"]
         assert "unknown command" in _command(proc, "toaster on")["error"]
@@ -55,9 +53,9 @@ def test_same_seed_same_first_hand():
             with driver_alone("shoe", "shoe-framed", hello["devices"]["shoe"], **FAST) as (drv, events):
                 events.of(DeviceOnline)
                 drv.shuffle(1)
-                events.of(shoe.ShuffleComplete)
+                events.of(ShuffleDone)
                 drv.deliver_hand(1)
-                hands.append(events.of(shoe.HandDelivered).cards)
+                hands.append(events.of(HandDealt).cards)
         finally:
             proc.send_signal(signal.SIGINT)
             assert proc.wait(10) == 0

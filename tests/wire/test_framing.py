@@ -1,8 +1,18 @@
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from drivers.wire.framing import (Frame, FrameDecoder, FrameEncodeError, FrameError, MAX_PAYLOAD,
-                             cobs_decode, cobs_encode, crc16, encode_frame)
+from drivers.wire.framing import (
+    MAX_PAYLOAD,
+    Frame,
+    FrameDecoder,
+    FrameEncodeError,
+    FrameError,
+    cobs_decode,
+    cobs_encode,
+    crc16,
+    encode_frame,
+)
 
 FRAMES = [Frame(0, 0x10, b""), Frame(7, 0x92, bytes(range(256)) + b"\0\0\0"),
           Frame(255, 0x01, b"\xff\x01"), Frame(3, 0x93, b"\0" * 600)]

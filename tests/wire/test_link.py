@@ -2,7 +2,7 @@
 
 from drivers.wire import shoe_protocol as shoe
 from drivers.wire.framing import encode_frame
-from drivers.wire.link import (Delivered, Link, LinkFault, PeerAlive, PeerSilent, Refused, SendFailed)
+from drivers.wire.link import Delivered, Link, LinkFault, PeerAlive, PeerSilent, Refused, SendFailed
 
 
 def pair():

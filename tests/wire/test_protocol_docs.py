@@ -1,4 +1,3 @@
-from pathlib import Path
 
 from drivers.wire.examples import render
 from tests.support import ROOT
@@ -13,8 +12,7 @@ def test_committed_examples_match_the_codecs():
 
 
 def test_every_message_type_is_specified():
-    from drivers.wire import sensor_protocol
-    from drivers.wire import shoe_protocol
+    from drivers.wire import sensor_protocol, shoe_protocol
     for module, doc in ((shoe_protocol, "shoe.md"), (sensor_protocol, "sensors.md")):
         text = (DOCS / doc).read_text()
         for code, cls in module.catalog.types().items():

@@ -1,0 +1,61 @@
+"""What several command groups of ``table-controller`` share.
+
+Owns the ``--config``/``--data-dir`` options of the commands that read a
+table's files, the configuration and data directory they name, opening the
+journal there, the exit statuses and the ``table-controller: ...`` refusal on
+standard error. Nothing here catches an error: ``main`` (controller/cli/__init__.py)
+does, once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from controller.app.config import TableConfig, default_config, load_config
+from controller.errors import InputError
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    from controller.store.journal import Journal
+
+    # what ``add_subparsers`` returns; argparse gives it no public name
+    Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+
+Command = Callable[[argparse.Namespace], int]
+
+STATUS_INPUT = 2        # usage or configuration: an InputError, a group without its action
+STATUS_INTEGRITY = 3    # an IntegrityError: the journal or audit trail cannot be trusted or written
+# ``run``, ``recall``, ``meters`` and ``jackpot`` refused a journal or audit trail that does not
+# check out with status 2 before the error tree existed; they keep it (``integrity_status``).
+LEGACY_INTEGRITY_STATUS = 2
+
+
+def refuse(message: object) -> None:
+    """Say on standard error why a command did not do its work."""
+    print(f"table-controller: {message}", file=sys.stderr)
+
+
+def add_journal_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", metavar="FILE", help="table configuration naming data.dir")
+    p.add_argument("--data-dir", metavar="DIR", help="journal directory (overrides data.dir)")
+
+
+def table_config(args: argparse.Namespace) -> TableConfig:
+    """The configuration ``--config`` names, else the embedded default."""
+    return load_config(args.config) if args.config else default_config()
+
+
+def open_journal(args: argparse.Namespace) -> Journal:
+    """The journal under ``--data-dir`` (the configuration is not read then), else under data.dir."""
+    from controller.app.run import JOURNAL_FILE
+    from controller.store.journal import Journal
+    data_dir = Path(args.data_dir) if args.data_dir else table_config(args).data_dir
+    path = data_dir / JOURNAL_FILE
+    if not path.exists():
+        raise InputError(f"{path}: no journal here (give --data-dir or --config)")
+    return Journal(path)

@@ -1,0 +1,88 @@
+"""``table-controller recall`` and ``meters``: the journal's rounds and meters, as text or JSON.
+
+Owns these commands' options and their presentation; reading the journal is
+controller/store/recall.py. No journal where ``--data-dir`` or the
+configuration points is a usage error (exit 2), and so, as before the error
+tree, is a journal that cannot be trusted; an unknown ``--round`` exits 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from contextlib import closing
+from typing import TYPE_CHECKING
+
+from controller.cli.common import LEGACY_INTEGRITY_STATUS, add_journal_options, open_journal, refuse
+
+if TYPE_CHECKING:
+    from controller.cli.common import Subparsers
+
+
+def add_commands(sub: Subparsers) -> None:
+    p = sub.add_parser("recall", help="the last rounds from the journal, settle-ready")
+    p.add_argument("--last", type=int, default=10, metavar="N", help="how many rounds (default 10)")
+    p.add_argument("--round", type=int, metavar="ID", help="one round by its id")
+    p.add_argument("--json", action="store_true", help="JSON Lines: one round per line")
+    add_journal_options(p)
+    p.set_defaults(func=cmd_recall, integrity_status=LEGACY_INTEGRITY_STATUS)
+
+    p = sub.add_parser("meters", help="meters per wager type, rounds, voids, device events")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--lifetime", action="store_true", help="count from the first round, not the last reset")
+    add_journal_options(p)
+    p.set_defaults(func=cmd_meters, integrity_status=LEGACY_INTEGRITY_STATUS)
+
+
+def cmd_recall(args: argparse.Namespace) -> int:
+    from controller.store.recall import recall
+    with closing(open_journal(args)) as journal:
+        try:
+            rounds = recall(journal, args.last, args.round)
+        except LookupError as err:
+            refuse(err)
+            return 1
+    for doc in rounds:
+        if args.json:
+            print(json.dumps(doc))
+            continue
+        t = doc["table"]
+        print(f"round {doc['id']}  {t['status']}  {t['opened_at']} .. {t['closed_at'] or '(open)'}  "
+              f"preset {doc['preset']}  state {t['state']}")
+        if t["void_reason"]:
+            print(f"  void: {t['void_reason']}")
+        if "dealer" in doc:
+            print(f"  dealer {doc['dealer']}  {t['announcement'] or ''}")
+        results = {r["seat"]: r for r in t["results"]}
+        for seat in doc["seats"]:
+            play = {True: "played", False: "folded"}.get(seat.get("play"), "")
+            line = f"  position {seat['seat']}: {seat.get('cards', '(no hand)')}  {play}  wagers " + \
+                ", ".join(f"{k} {v}" for k, v in seat["wagers"].items() if v)
+            if seat["seat"] in results:
+                line += f"  net {results[seat['seat']]['net']}"
+                line += "  paid" if str(seat["seat"]) in t["paid"] else "  not yet paid"
+            print(line)
+        for alert in t["alerts"]:
+            print(f"  alert {alert['kind']}: {alert['message']}")
+    return 0
+
+
+def cmd_meters(args: argparse.Namespace) -> int:
+    from controller.store.recall import meters
+    with closing(open_journal(args)) as journal:
+        m = meters(journal, lifetime=args.lifetime)
+    if args.json:
+        print(json.dumps(m))
+        return 0
+    since = m["since_reset"]
+    print("since the first round" if since is None else
+          f"since the reset of {since['at']} by {since['by']} ({since['reason']}), after round "
+          f"{since['after_round']}")
+    r = m["rounds"]
+    print(f"rounds: {r['complete']} complete, {r['void']} void, {r['open']} open")
+    print(f"{'wager':<16}{'wagers':>8}{'wagered':>14}{'paid':>14}{'taken':>14}{'hold':>14}")
+    for name, w in m["wagers"].items():
+        print(f"{name:<16}{w['wagers']:>8}{w['wagered']:>14}{w['paid']:>14}{w['taken']:>14}{w['hold']:>14}")
+    print(f"cap reductions {m['cap_reductions']}   jackpot hits {m['jackpot_hits']}")
+    print("events: " + (", ".join(f"{k} {v}" for k, v in sorted(m["events"].items())) or "none"))
+    return 0

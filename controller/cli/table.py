@@ -1,0 +1,50 @@
+"""``table-controller run``: the table, on its configured devices or simulated ones.
+
+Owns the options of ``run`` and turning them into ``RunOptions``; the run
+itself is controller/app/run.py. A configuration, PIN file, journal or audit
+trail that stops the start, or a page that cannot listen, exits 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from controller.cli.common import LEGACY_INTEGRITY_STATUS, STATUS_INPUT, refuse
+
+if TYPE_CHECKING:
+    from controller.cli.common import Subparsers
+
+
+def add_commands(sub: Subparsers) -> None:
+    p = sub.add_parser("run", help="run the table (simulated devices when no configuration is given)")
+    p.add_argument("--config", metavar="FILE", help="table configuration (TOML); default: the embedded "
+                   "one, on simulated devices")
+    p.add_argument("--simulate", action="store_true",
+                   help="put simulated devices on ptys in place of the configured ones")
+    p.add_argument("--autoplay", action="store_true",
+                   help="scripted players and dealer play whole rounds (needs simulated devices)")
+    p.add_argument("--rounds", type=int, metavar="N", help="with --autoplay: stop after N rounds")
+    p.add_argument("--seed", type=int, default=1, help="seed of the simulated shoe and players")
+    p.add_argument("--strategy", choices=("optimal", "always"), default="optimal",
+                   help="how the scripted players decide")
+    p.add_argument("--shoe-usb", action="store_true", help="attach the simulated shoe by USB")
+    p.add_argument("--data-dir", metavar="DIR", help="journal and audit files (overrides data.dir)")
+    p.add_argument("--log-format", choices=("json", "console"), help="overrides log.format")
+    p.add_argument("--port", type=int, metavar="N", help="the dealer's page port (overrides page.port; "
+                   "0 picks a free one)")
+    p.set_defaults(func=cmd_run, integrity_status=LEGACY_INTEGRITY_STATUS)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    # run brings in the engine, the drivers and the page's web server: only when running
+    from controller.app.run import RunOptions, run
+    from controller.page.server import PageError
+    try:
+        return run(RunOptions(config=args.config, simulate=args.simulate, autoplay=args.autoplay,
+                              rounds=args.rounds, seed=args.seed, data_dir=args.data_dir,
+                              log_format=args.log_format, shoe_usb=args.shoe_usb,
+                              strategy=args.strategy, port=args.port))
+    except PageError as err:        # not a TableError (controller/page/ is outside the error tree)
+        refuse(err)
+        return STATUS_INPUT

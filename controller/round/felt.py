@@ -1,0 +1,178 @@
+"""The felt: what lies on each spot, what may be accepted, and what a change means now.
+
+Owns the sensors' picture of the chips (with a supervisor's override in
+place of an unreadable reading during betting), the check of each stack
+against the table's limits and offers, the spot lamps that show the dealer a
+stack that cannot be accepted, and the meaning of a change on the felt in
+each state (``machine.FELT_CHANGES``): a wager being made while betting is
+open, past posting once the spots are locked, and the Play chips that make a
+position's decision.
+"""
+
+from __future__ import annotations
+
+from controller.round import machine as procedure
+from controller.round.core import TableCore
+from controller.round.ports import Lamp, LockSpots, SetLamp
+from controller.rules.spots import BET_SPOTS, Spot, label
+from controller.rules.words import money
+from drivers.events import SpotChanged
+
+SENSOR_DEBOUNCE = 0.5               # seconds a stack may vanish before it counts as removed
+REMOVED_TIMER = "removed"           # timer "removed <position> <spot>": a stack gone after the debounce
+
+Key = tuple[int, str]
+
+
+class FeltDuties(TableCore):
+    felt: dict[Key, int | None]     # the sensors' readings: cents, None where only presence is seen
+    lamps: dict[Key, Lamp]          # lamps that are not off
+
+    # --- what lies on the felt --------------------------------------------------------------
+
+    def readings(self) -> dict[Key, int | None]:
+        """What lies on each spot: the sensors' readings, with a supervisor's override in place
+        of the sensor's for this round (0 = no wager there)."""
+        reading = dict(self.felt)
+        if self.round is not None and self.state == "betting":
+            for key, amount in self.round.overrides.items():
+                if amount:
+                    reading[key] = amount
+                else:
+                    reading.pop(key, None)
+        return reading
+
+    def felt_wagers(self) -> dict[int, dict[str, int]]:
+        wagers: dict[int, dict[str, int]] = {}
+        for (position, spot), value in self.readings().items():
+            if spot in BET_SPOTS and value:
+                wagers.setdefault(position, {})[spot] = value
+        return wagers
+
+    def accepted_wagers(self) -> dict[str, dict[str, int]]:
+        """The wagers as "No more bets" journals them: every bet spot of every position with chips."""
+        return {str(p): {s.value: w.get(s, 0) for s in BET_SPOTS} for p, w in sorted(self.felt_wagers().items())}
+
+    def wager_problems(self) -> dict[Key, str]:
+        """Spots whose chips cannot be accepted as they lie, with the reason."""
+        problems = {}
+        super6_closed = self.jackpot.super6_closed()
+        for (position, spot), value in self.readings().items():
+            problems_here = self._stack_problem(spot, value, super6_closed)
+            if problems_here:
+                problems[(position, spot)] = problems_here
+        return problems
+
+    def _stack_problem(self, spot: str, value: int | None, super6_closed: str | None) -> str | None:
+        if spot == Spot.PLAY:
+            return "the Play spot stays empty until the cards are seen"
+        if value is None:
+            return "chips seen but the sensor cannot read their value"
+        if not self.preset.offers(spot):
+            return f"{label(spot)} is not offered at this table"
+        limit = self.preset.limits[spot]
+        if value < limit.min:
+            return f"{money(value)} is below the {money(limit.min)} minimum"
+        if value > limit.max:
+            return f"{money(value)} is above the {money(limit.max)} maximum"
+        if spot == Spot.SUPER6 and super6_closed:
+            return f"Super 6 closed: {super6_closed}"
+        sizes_offered = self.preset.super6 or {}
+        if spot == Spot.SUPER6 and value not in sizes_offered:
+            sizes = " or ".join(money(b) for b in sorted(sizes_offered))
+            return f"{money(value)} is not a Super 6 bet size ({sizes})"
+        return None
+
+    # --- lamps and locks --------------------------------------------------------------------
+
+    def show_flags(self) -> None:
+        problems = self.wager_problems()
+        for key in set(problems) | set(self.lamps):
+            self.set_lamp(*key, Lamp.FLASH if key in problems else Lamp.OFF)
+
+    def set_lamp(self, position: int, spot: str, lamp: Lamp) -> None:
+        """Only changes go to the sensors: every command waits for its ACK on the link."""
+        if self.lamps.get((position, spot), Lamp.OFF) != lamp:
+            self.emit(SetLamp(position, Spot(spot), lamp))
+        if lamp == Lamp.OFF:
+            self.lamps.pop((position, spot), None)
+        else:
+            self.lamps[(position, spot)] = lamp
+
+    def lock_for_decisions(self) -> None:
+        """Every spot locked, but the Play spot of each position that has an Ante to decide."""
+        self.emit(LockSpots(True))
+        for position in self.open_round.deciders:
+            self.emit(LockSpots(False, position, (Spot.PLAY,)))
+
+    # --- a change on the felt ---------------------------------------------------------------
+
+    def on_spot(self, e: SpotChanged) -> None:
+        key = (e.position, e.spot)
+        if e.change == "removed":
+            self.felt.pop(key, None)
+        else:
+            self.felt[key] = e.value
+        self.log.info("device.spot", round=self.round.id if self.round else None, state=self.state,
+                      position=e.position, spot=e.spot, change=e.change, value=e.value)
+        meaning = procedure.FELT_CHANGES.get(self.round_state)
+        if meaning == "wager":
+            self.set_lamp(e.position, e.spot, Lamp.FLASH if key in self.wager_problems() else Lamp.OFF)
+        elif meaning == "locked":
+            if e.spot == Spot.PLAY:
+                self._play_spot_changed(e)
+            else:
+                self._past_posting(e)
+
+    def _past_posting(self, e: SpotChanged) -> None:
+        accepted = self.open_round.wagers.get(e.position, {}).get(e.spot, 0)
+        timer = f"{REMOVED_TIMER} {e.position} {e.spot}"
+        if e.change == "removed":
+            # A sensor that blinks reports removed-then-placed within milliseconds: only a stack
+            # still gone after the debounce time is an alert. Taking back chips that were never
+            # accepted (a past post withdrawn) is no offence.
+            if accepted:
+                self.schedule(timer, SENSOR_DEBOUNCE)
+            return
+        self.cancel(timer)
+        if e.value == accepted:
+            return                                      # back as it was: nothing to alert
+        what = {"placed": f"placed {money(e.value or 0)}", "changed": f"changed to {money(e.value or 0)}"}
+        self.alert("past_posting", f"Past posting: position {e.position} {label(e.spot)} {what[e.change]} "
+                   f"after No more bets; not accepted (the wager stays {money(accepted)})", e.position)
+
+    def on_stack_gone(self, position: int, spot: str) -> None:
+        """The debounce timer of a removed stack: still gone, so it is past posting."""
+        accepted = self.round.wagers.get(position, {}).get(spot, 0) if self.round else 0
+        if (position, spot) not in self.felt and self.state in ("dealing", "decisions", "held"):
+            self.alert("past_posting", f"Past posting: position {position} {label(spot)} removed "
+                       f"after No more bets; not accepted (the wager stays {money(accepted)})", position)
+
+    def _play_spot_changed(self, e: SpotChanged) -> None:
+        position, rnd = e.position, self.open_round
+        if position not in rnd.deciders:
+            if e.change != "removed":
+                self.alert("past_posting", f"Past posting: position {position} Play placed with no Ante; "
+                           "not accepted", position)
+            return
+        if position in rnd.decisions:
+            played = rnd.decisions[position]
+            if e.change == "removed" or not played:
+                self.alert("past_posting", f"Position {position} Play {e.change} after the decision "
+                           f"({'played' if played else 'folded'}); not accepted", position)
+            return
+        if self.state in procedure.DECIDING_STATES:
+            self.play_chips(position, e.value, e.change != "removed")
+
+    def play_chips(self, position: int, value: int | None, present: bool) -> None:
+        """Play chips on an undecided position: equal to the Ante, they are the position's Play."""
+        if not present:
+            return
+        ante = self.open_round.wagers[position]["ante"]
+        if value is not None and value != ante:
+            self.alert("play_amount", f"Position {position}: the Play must equal the Ante ({money(ante)}), "
+                       f"not {money(value)}", position)
+            self.set_lamp(position, Spot.PLAY, Lamp.FLASH)
+            return
+        self.set_lamp(position, Spot.PLAY, Lamp.OFF)
+        self.trigger("play", position=position, by="sensor")

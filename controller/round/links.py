@@ -1,0 +1,46 @@
+"""The device links as the round sees them: which devices it needs, and what one that returns is told.
+
+Owns the table's side of a device coming online or going offline: the
+devices a round cannot do without (the shoe and the sensors: a failing sign
+never stops a round, it only closes Super 6), the hold a lost one puts on
+the round, and what a device that comes back is told again (a restarted
+sensor controller its locks, a shoe its shuffle, a sign the journal's posted
+jackpot values).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from controller.round.dealing import DealingDuties
+from controller.round.jackpot_desk import JackpotDesk
+from controller.round.ports import LockSpots, Shuffle
+
+REQUIRED_DEVICES = ("shoe", "sensors")          # the sign failing never stops a round
+
+
+class DeviceLinks(DealingDuties, JackpotDesk):
+    def on_online(self, role: str, info: dict[str, Any]) -> None:
+        self.online[role] = True
+        self.device_detail[role] = "online"
+        self.log.info("device.online", device=role, state=self.state, round=self.round.id if self.round else None)
+        self.set_hold(role, None)
+        if role == "sensors" and self.round is not None:
+            if self.state == "betting":
+                self.emit(LockSpots(False))
+                self.lock_super6_if_closed()
+            elif self.state in ("dealing", "decisions", "held"):
+                self.lock_for_decisions()
+        if role == "shoe" and self.state == "betting" and self.round and not self.round.shuffled:
+            self.emit(Shuffle(self.round.deck))
+        if role == "sign":
+            self.show_jackpots_on_sign()              # rewritten from the journal's posted values
+
+    def on_offline(self, role: str, reason: str) -> None:
+        self.online[role] = False
+        self.device_detail[role] = reason
+        self.alert("device_offline", f"The {role} is not answering: {reason}")
+        if role == "sign":
+            self.on_sign_failed(f"sign offline: {reason}")
+        if role in REQUIRED_DEVICES:
+            self.set_hold(role, f"{role.capitalize()} offline")

@@ -1,0 +1,54 @@
+"""Simulated devices put where the hardware would be, for a controller about to run.
+
+Owns the only wiring between the simulators and a controller: it starts
+nothing itself, but builds the simulated table for a configuration, gives
+back that configuration with every device's URL pointing at its simulated
+device (and, for a shoe on the simulated USB bus, the pyusb backend the
+transport must use), and attaches the scripted dealer to an engine's
+snapshots. The controller reaches the devices only through those URLs, as
+it reaches real ones; ``controller/app/run.py`` is the one controller module
+that imports this one, and only when simulation is asked for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any, Protocol
+
+from controller.rules.paytable import Preset
+from simulators.dealer import ScriptedDealer, Submit
+from simulators.table import SimOptions, SimulatedTable
+
+
+class Configurable(Protocol):
+    """What the harness needs of a table configuration: positions, preset, devices by role."""
+    @property
+    def positions(self) -> int: ...
+    @property
+    def preset(self) -> Preset: ...
+    @property
+    def devices(self) -> dict[str, Any]: ...
+
+    def with_devices(self, devices: dict[str, Any]) -> Any: ...
+
+
+def simulate(config: Configurable, *, transport: str = "pty", shoe_usb: bool = False, seed: int = 1,
+             strategy: str = "optimal") -> tuple[SimulatedTable, Any]:
+    """The simulated table for ``config`` (not started) and ``config`` pointed at it."""
+    # the simulated devices' heartbeat keeps well inside the drivers' silence timeout
+    beat = min(1.0, config.devices["shoe"].settings.get("silence_after", 3.0) / 4)
+    sim = SimulatedTable(SimOptions(transport=transport, shoe_usb=shoe_usb, seed=seed,
+                                    positions=config.positions, strategy=strategy, heartbeat_every=beat),
+                         preset=config.preset)
+    urls = sim.urls()
+    return sim, config.with_devices({role: replace(dev, url=urls[role]) for role, dev in config.devices.items()})
+
+
+def scripted_dealer(sim: SimulatedTable, submit: Submit, observers: list[Callable[[dict[str, Any]], None]],
+                    rounds: int | None = None) -> ScriptedDealer:
+    """A scripted dealer working the simulated players' table through ``submit``, watching the
+    snapshots given to ``observers``."""
+    dealer = ScriptedDealer(submit, sim.players, rounds=rounds)
+    observers.append(dealer.observe)
+    return dealer

@@ -1,0 +1,177 @@
+"""The round through the engine with fake device ports and a fake clock (tests/round/bench.py).
+
+What the procedure decides, what it journals and what it asks of each
+device, in the ports' domain words, with no thread, no port and no sleep.
+"""
+
+from __future__ import annotations
+
+from controller.round.ports import Lamp, LockSpots, Shuffle
+from controller.rules.cards import parse_cards
+from controller.rules.paytable import load_preset
+from controller.rules.spots import Spot
+from drivers.events import SignShowing
+from tests.round.bench import Bench
+from tests.rules.reference import reference_settle
+
+BETS = {1: {"ante": 1000, "pair_plus": 500}, 3: {"ante": 500}, 5: {"ante": 1000, "pair_plus": 1000}}
+HANDS = ("As Ad 3c", "2h 7d 9s", "Kh Qh Jh", "Ks 9c 4d")     # positions 1, 3, 5, then the dealer
+
+
+def ready(tmp_path, preset: str = "sheet-004", **config) -> Bench:
+    bench = Bench(tmp_path, preset, **config)
+    assert bench.state == "starting"
+    bench.devices_up()
+    assert bench.state == "ready"
+    return bench
+
+
+def test_a_whole_round_journals_each_fact_before_its_device_request(tmp_path):
+    bench = ready(tmp_path)
+    bench.open_and_bet(BETS)
+    bench.deal(*HANDS)
+    assert bench.state == "decisions"
+    bench.done("play", position=1)
+    bench.done("fold", position=3)
+    bench.done("play", position=5)
+    assert bench.state == "settling"
+    for position in bench.snap["settlement_order"]:
+        bench.done("confirm", position=position)
+    assert bench.state == "complete"
+
+    kinds = [r.kind for r in bench.records()]
+    assert kinds[0] == "opened" and kinds[-1] == "complete" and kinds.count("hand") == 4
+    # every hand was asked for after the record of the one before it was journaled
+    asks = [(args[0], count) for m, args, _, count in bench.ports.shoe.calls if m == "deliver_hand"]
+    assert [n for n, _ in asks] == [1, 2, 3, 4]
+    hand_seqs = [i for i, k in enumerate(kinds) if k == "hand"]
+    for (hand_no, journaled), later_hand in zip(asks[1:], hand_seqs, strict=False):
+        assert journaled > later_hand, f"hand {hand_no} was asked for before hand {hand_no - 1} was journaled"
+    # dealing order: from the dealer's left (position 1) on, then the dealer
+    assert [r.data["target"] for r in bench.records("hand")] == [1, 3, 5, 0]
+
+
+def test_payments_equal_an_independent_settlement_from_the_sheets_words(tmp_path):
+    bench = ready(tmp_path)
+    bench.open_and_bet(BETS)
+    bench.deal(*HANDS)
+    for position, play in ((1, True), (3, False), (5, True)):
+        bench.done("play" if play else "fold", position=position)
+    for position in bench.snap["settlement_order"]:
+        bench.done("confirm", position=position)
+    paid = {r.data["position"]: r.data["net"] for r in bench.records("paid")}
+    preset = load_preset("sheet-004")
+    dealer = parse_cards(HANDS[-1])
+    expected = {}
+    for position, cards, play in ((1, HANDS[0], True), (3, HANDS[1], False), (5, HANDS[2], True)):
+        wagers = {"ante": 0, "pair_plus": 0, "six_card_bonus": 0, "super6": 0, **BETS[position]}
+        results = reference_settle(preset, dealer, parse_cards(cards), wagers, play, {})
+        expected[position] = sum(results.values())
+    assert paid == expected
+    # the pay order: from the dealer's right (the highest position) to the left
+    assert [r.data["position"] for r in bench.records("paid")] == [5, 3, 1]
+
+
+def test_opening_betting_unlocks_the_felt_and_shuffles_the_rounds_deck(tmp_path):
+    bench = ready(tmp_path)
+    bench.table.take_commands()
+    bench.done("open_betting")
+    locks = [(args, kwargs) for m, args, kwargs, _ in bench.ports.sensors.calls if m == "lock"]
+    # every spot unlocked, but Super 6 stays locked: the sign has not yet shown the posted values
+    assert locks[-2:] == [((False,), {"position": None, "spots": None}),
+                          ((True,), {"position": None, "spots": (Spot.SUPER6,)})]
+    bench.post(SignShowing("sign", {"mega": 10000000, "major": 2500000, "minor": 250000}, ""))
+    assert bench.ports.sensors.calls[-1][:3] == ("lock", (False,), {"position": None, "spots": (Spot.SUPER6,)})
+    deck = bench.table.open_round.deck
+    assert bench.ports.shoe.asked("shuffle") == [(deck,)]
+    shuffle_record = [r for r in bench.records() if r.kind == "shuffle"]
+    assert shuffle_record and shuffle_record[0].data == {"deck": deck}
+
+
+def test_the_core_returns_commands_and_sends_nothing_itself(tmp_path):
+    bench = ready(tmp_path)
+    table = bench.table
+    before = len(bench.ports.sensors.calls) + len(bench.ports.shoe.calls)
+    assert table.trigger("open_betting", by="dealer")
+    commands = table.take_commands()
+    assert len(bench.ports.sensors.calls) + len(bench.ports.shoe.calls) == before   # nothing went out
+    assert LockSpots(False) in commands and Shuffle(table.open_round.deck) in commands
+
+
+def test_a_stack_over_the_limit_flashes_its_lamp_and_refuses_no_more_bets(tmp_path):
+    bench = ready(tmp_path)
+    bench.open_and_bet({2: {"ante": 5000}})
+    assert (2, "ante", Lamp.FLASH) in bench.ports.sensors.asked("lamp")
+    verdict = bench.act("no_more_bets")
+    assert not verdict.ok and verdict.message == "position 2 Ante: $50.00 is above the $10.00 maximum"
+    bench.place(2, "ante", 1000)
+    assert (2, "ante", Lamp.OFF) in bench.ports.sensors.asked("lamp")
+    bench.done("no_more_bets")
+    assert bench.state == "dealing"
+
+
+def test_a_card_read_twice_is_a_misdeal_that_voids_and_reshuffles(tmp_path):
+    bench = ready(tmp_path)
+    bench.open_and_bet({1: {"ante": 500}, 2: {"ante": 500}})
+    bench.deal("As Kd 3c", "As 7d 9s")
+    assert bench.state == "void"
+    void = bench.records("void")[0].data
+    assert void == {"reason": "As was read twice (position 2's hand)", "by": "controller"}
+    assert bench.ports.shoe.asked("shuffle")[-1] == (bench.table.open_round.deck,)
+    assert bench.ports.sensors.asked("lock")[-1] == (True,)
+    assert len(bench.ports.shoe.asked("deliver_hand")) == 2        # no hand asked for after the misdeal
+
+
+def test_a_slow_shoe_is_asked_again_when_the_hand_timer_runs_out(tmp_path):
+    bench = ready(tmp_path, hand_timeout=2.0)
+    bench.open_and_bet({4: {"ante": 500}})
+    bench.done("no_more_bets")
+    assert bench.ports.shoe.asked("deliver_hand") == [(1,)]
+    bench.later(1.9)
+    assert bench.ports.shoe.asked("deliver_hand") == [(1,)]
+    bench.later(0.2)
+    assert bench.ports.shoe.asked("deliver_hand") == [(1,), (1,)]
+    assert bench.snap["alerts"][-1]["kind"] == "shoe_slow"
+
+
+def test_a_stack_removed_after_no_more_bets_is_past_posting_only_after_the_debounce(tmp_path):
+    bench = ready(tmp_path)
+    bench.open_and_bet({3: {"ante": 1000}})
+    bench.done("no_more_bets")
+    bench.remove(3, "ante")
+    bench.later(0.3)
+    bench.place(3, "ante", 1000)                     # a blink of the sensor: back within the debounce
+    bench.later(1.0)
+    assert not [a for a in bench.snap["alerts"] if a["kind"] == "past_posting"]
+    bench.remove(3, "ante")
+    bench.later(0.6)
+    alerts = [a for a in bench.snap["alerts"] if a["kind"] == "past_posting"]
+    assert alerts == [{"kind": "past_posting", "position": 3,
+                       "message": "Past posting: position 3 Ante removed after No more bets; not accepted "
+                                  "(the wager stays $10.00)"}]
+
+
+def test_play_chips_equal_to_the_ante_are_the_positions_play(tmp_path):
+    bench = ready(tmp_path)
+    bench.open_and_bet({2: {"ante": 500}})
+    bench.deal("As Ad 3c", "Ks 9c 4d")
+    bench.place(2, "play", 1000)
+    assert bench.state == "decisions"
+    assert bench.snap["alerts"][-1]["kind"] == "play_amount"
+    assert (2, "play", Lamp.FLASH) in bench.ports.sensors.asked("lamp")
+    bench.place(2, "play", 500)
+    assert bench.state == "settling"
+    assert bench.records("decision")[0].data == {"position": 2, "play": True, "by": "sensor"}
+
+
+def test_a_lost_shoe_holds_the_round_and_its_return_resumes_it(tmp_path):
+    from drivers.events import DeviceOffline, DeviceOnline
+    bench = ready(tmp_path)
+    bench.open_and_bet({1: {"ante": 500}})
+    bench.done("no_more_bets")
+    bench.post(DeviceOffline("shoe", "fake://shoe", "no answer"))
+    assert bench.state == "held" and bench.snap["holds"] == ["Shoe offline"]
+    bench.post(DeviceOnline("shoe", "fake://shoe"))
+    assert bench.state == "dealing"
+    assert [r.data for r in bench.records("state")][-2:] == [{"state": "held", "from": "dealing"},
+                                                             {"state": "dealing"}]
