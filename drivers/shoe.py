@@ -65,7 +65,7 @@ class ShoeDriver(FramedDriver):
         elif isinstance(message, proto.DeckCheckResult):
             self.post(DeckChecked(name, message.deck, message.count, tuple(message.missing),
                                   tuple(message.duplicates), _cards(message.foreign)))
-        elif isinstance(message, proto.ShoeError):
+        elif isinstance(message, proto.ShoeFault):
             self.post(DeviceTrouble(name, message.code, message.text))
         else:
             self.post(DeviceMessage(name, message))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from controller.cli.common import LEGACY_INTEGRITY_STATUS, STATUS_INPUT, refuse
+from controller.cli.common import LEGACY_INTEGRITY_STATUS
 
 if TYPE_CHECKING:
     from controller.cli.common import Subparsers
@@ -39,12 +39,7 @@ def add_commands(sub: Subparsers) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     # run brings in the engine, the drivers and the page's web server: only when running
     from controller.app.run import RunOptions, run
-    from controller.page.server import PageError
-    try:
-        return run(RunOptions(config=args.config, simulate=args.simulate, autoplay=args.autoplay,
-                              rounds=args.rounds, seed=args.seed, data_dir=args.data_dir,
-                              log_format=args.log_format, shoe_usb=args.shoe_usb,
-                              strategy=args.strategy, port=args.port))
-    except PageError as err:        # not a TableError (controller/page/ is outside the error tree)
-        refuse(err)
-        return STATUS_INPUT
+    return run(RunOptions(config=args.config, simulate=args.simulate, autoplay=args.autoplay,
+                          rounds=args.rounds, seed=args.seed, data_dir=args.data_dir,
+                          log_format=args.log_format, shoe_usb=args.shoe_usb,
+                          strategy=args.strategy, port=args.port))

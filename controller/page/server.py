@@ -35,6 +35,7 @@ from pathlib import Path
 import structlog
 from aiohttp import web
 
+from controller.errors import InputError
 from controller.round import machine as procedure
 from controller.store.pins import PRIVILEGED_ROLES, PinRefused, PinStore
 
@@ -47,12 +48,12 @@ SECURITY_HEADERS = {
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-cache",
 }
-REQUEST_KEYS = {"action", "position", "other", "spot", "amount", "reason", "role", "pin",
-                "mega", "major", "minor"}
+REQUEST_KEYS = {"action", "role", "pin", *procedure.ARGUMENT_TYPES}
 
 
-class PageError(RuntimeError):
-    """The page could not start (the port is taken, the address cannot be bound)."""
+class PageError(InputError, RuntimeError):
+    """The page could not start (the port is taken, the address cannot be bound): the
+    configuration's ``page`` section does not fit this machine."""
 
 
 class DealerPage:

@@ -106,8 +106,17 @@ DEALER_ACTIONS = ("open_betting", "no_more_bets", "play", "fold", "confirm", "mi
 # actions outside the round's procedure, taken by the table itself in any state (each method
 # refuses with a reason where it does not apply, e.g. a meter reset while a round is open)
 TABLE_ACTIONS = ("call_supervisor", "reset_meters", "set_jackpots")
-TABLE_ACTION_ARGUMENTS = {"call_supervisor": {"reason"}, "reset_meters": {"reason"},
-                          "set_jackpots": {"reason", "mega", "major", "minor"}}
+# The arguments each action takes (any other is refused), and each argument's type: the one
+# declaration the engine checks and the page's request fence derives from.
+ACTION_ARGUMENTS: dict[str, tuple[str, ...]] = {
+    "open_betting": (), "no_more_bets": (), "play": ("position",), "fold": ("position",),
+    "confirm": ("position",), "misdeal": ("reason",), "link_positions": ("position", "other"),
+    "unlink_positions": ("position",), "override_wager": ("position", "spot", "amount", "reason"),
+    "void_round": ("reason",), "verify_jackpot": ("reason",), "call_supervisor": ("reason",),
+    "reset_meters": ("reason",), "set_jackpots": ("reason", "mega", "major", "minor"),
+}
+ARGUMENT_TYPES: dict[str, type] = {"position": int, "other": int, "spot": str, "amount": int, "reason": str,
+                                   "mega": int, "major": int, "minor": int}
 # actions that need a supervisor's or technician's PIN (controller/store/pins.py)
 SUPERVISOR_ACTIONS = ("void_round", "override_wager", "reset_meters", "set_jackpots", "verify_jackpot")
 BETWEEN_ROUNDS = ("ready", "complete", "void")

@@ -155,7 +155,7 @@ def parse_paytable(text: str, source: str) -> Preset:
             raise check.fail(name, f"unknown key (allowed: {', '.join(sorted(TOP_KEYS))})")
 
     meta = check.table(doc, "preset", PRESET_KEYS)
-    for key in PRESET_KEYS:
+    for key in sorted(PRESET_KEYS):
         if key not in meta:
             raise check.fail(f"preset.{key}", "missing")
         check.text(meta[key], f"preset.{key}")

@@ -153,7 +153,7 @@ class SignCommand:
 
 
 @dataclass(frozen=True)
-class PacketError:
+class BadPacket:
     reason: str
     raw: bytes
     status: int = NAK_FRAMING
@@ -165,9 +165,9 @@ class PacketDecoder:
     def __init__(self) -> None:
         self._buf = bytearray()
 
-    def feed(self, data: bytes) -> list[SignCommand | PacketError]:
+    def feed(self, data: bytes) -> list[SignCommand | BadPacket]:
         self._buf += data
-        out: list[SignCommand | PacketError] = []
+        out: list[SignCommand | BadPacket] = []
         while True:
             start = self._buf.find(SOH)
             if start < 0:
@@ -177,7 +177,7 @@ class PacketDecoder:
             end = self._buf.find(EOT)
             if end < 0:
                 if len(self._buf) > MAX_PACKET:
-                    out.append(PacketError(f"no EOT within {MAX_PACKET} bytes", bytes(self._buf[:64]),
+                    out.append(BadPacket(f"no EOT within {MAX_PACKET} bytes", bytes(self._buf[:64]),
                                            NAK_OVERFLOW))
                     del self._buf[:1]
                     continue
@@ -185,37 +185,37 @@ class PacketDecoder:
             raw = bytes(self._buf[:end + 1])
             nested_soh = raw.find(SOH, 1)
             if nested_soh > 0:                            # a packet cut short, then a new one
-                out.append(PacketError("packet interrupted by a new SOH", raw[:nested_soh]))
+                out.append(BadPacket("packet interrupted by a new SOH", raw[:nested_soh]))
                 del self._buf[:nested_soh]
                 continue
             del self._buf[:end + 1]
             out.extend(self._parse(raw))
 
     @staticmethod
-    def _parse(raw: bytes) -> list[SignCommand | PacketError]:
+    def _parse(raw: bytes) -> list[SignCommand | BadPacket]:
         if len(raw) < 5:
-            return [PacketError("packet too short", raw)]
+            return [BadPacket("packet too short", raw)]
         type_code = chr(raw[1])
         address = raw[2:4].decode("ascii", "replace")
         i = 4
-        commands: list[SignCommand | PacketError] = []
+        commands: list[SignCommand | BadPacket] = []
         while i < len(raw) - 1:
             if raw[i] != STX:
-                return [PacketError(f"expected STX at byte {i}", raw)]
+                return [BadPacket(f"expected STX at byte {i}", raw)]
             etx = raw.find(ETX, i)
             if etx < 0 or etx + 5 > len(raw):
-                return [PacketError("block without ETX and checksum", raw)]
+                return [BadPacket("block without ETX and checksum", raw)]
             block = raw[i:etx + 1]
             given = raw[etx + 1:etx + 5]
             if given != checksum(block):
-                return [PacketError(f"checksum {given!r} != {checksum(block)!r}", raw, NAK_CHECKSUM)]
+                return [BadPacket(f"checksum {given!r} != {checksum(block)!r}", raw, NAK_CHECKSUM)]
             body = block[1:-1]
             if not body:
-                return [PacketError("empty command block", raw)]
+                return [BadPacket("empty command block", raw)]
             commands.append(SignCommand(type_code, address, chr(body[0]), body[1:]))
             i = etx + 5
         if not commands:
-            return [PacketError("packet holds no command", raw)]
+            return [BadPacket("packet holds no command", raw)]
         return commands
 
 

@@ -14,7 +14,7 @@ Wire format (docs/protocols/framing.md)::
   frame is cut off by the frame's leading delimiter and the decoder
   resynchronises on the very next frame.
 
-Decoding never raises on peer bytes: it yields ``Frame`` or ``FrameError``
+Decoding never raises on peer bytes: it yields ``Frame`` or ``BadFrame``
 (with the raw bytes, for the log). ``FrameEncodeError`` is for our own
 misuse (a payload too long, a field out of range).
 """
@@ -42,7 +42,7 @@ class Frame:
 
 
 @dataclass(frozen=True)
-class FrameError:
+class BadFrame:
     """Bytes from the peer that were not a valid frame."""
     reason: str
     raw: bytes
@@ -102,41 +102,41 @@ class FrameDecoder:
         self._pending = bytearray()
         self.errors = 0
 
-    def feed(self, data: bytes) -> list[Frame | FrameError]:
+    def feed(self, data: bytes) -> list[Frame | BadFrame]:
         if b"\0" not in data:
             self._pending += data
             if len(self._pending) > MAX_ENCODED:
                 raw = bytes(self._pending)
                 self._pending.clear()
                 self.errors += 1
-                return [FrameError(f"no delimiter within {MAX_ENCODED} bytes", raw)]
+                return [BadFrame(f"no delimiter within {MAX_ENCODED} bytes", raw)]
             return []
         self._pending += data
         *chunks, rest = bytes(self._pending).split(b"\0")
         self._pending = bytearray(rest)
-        out: list[Frame | FrameError] = []
+        out: list[Frame | BadFrame] = []
         for chunk in chunks:
             if chunk:
                 out.append(self._decode(chunk))
         return out
 
-    def _decode(self, chunk: bytes) -> Frame | FrameError:
+    def _decode(self, chunk: bytes) -> Frame | BadFrame:
         result = self._check(chunk)
-        if isinstance(result, FrameError):
+        if isinstance(result, BadFrame):
             self.errors += 1
         return result
 
     @staticmethod
-    def _check(chunk: bytes) -> Frame | FrameError:
+    def _check(chunk: bytes) -> Frame | BadFrame:
         if len(chunk) > MAX_ENCODED:
-            return FrameError(f"frame of {len(chunk)} bytes exceeds {MAX_ENCODED}", chunk)
+            return BadFrame(f"frame of {len(chunk)} bytes exceeds {MAX_ENCODED}", chunk)
         body = cobs_decode(chunk)
         if body is None:
-            return FrameError("bad COBS encoding", chunk)
+            return BadFrame("bad COBS encoding", chunk)
         if len(body) < 5:
-            return FrameError(f"frame of {len(body)} bytes is shorter than 5", chunk)
+            return BadFrame(f"frame of {len(body)} bytes is shorter than 5", chunk)
         if crc16(body[:-2]) != int.from_bytes(body[-2:], "big"):
-            return FrameError("CRC mismatch", chunk)
+            return BadFrame("CRC mismatch", chunk)
         if body[0] != VERSION:
-            return FrameError(f"protocol version {body[0]} unsupported (expected {VERSION})", chunk)
+            return BadFrame(f"protocol version {body[0]} unsupported (expected {VERSION})", chunk)
         return Frame(body[1], body[2], body[3:-2])

@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
-from drivers.wire.framing import Frame, FrameDecoder, FrameError, encode_frame
+from drivers.wire.framing import BadFrame, Frame, FrameDecoder, encode_frame
 
 ACK, NAK, HEARTBEAT = 0x00, 0x01, 0x02
 FIRST_MESSAGE_TYPE = 0x10
@@ -157,7 +157,7 @@ class Link:
         events: list[LinkEvent] = []
         out = bytearray()
         for item in self._decoder.feed(data):
-            if isinstance(item, FrameError):
+            if isinstance(item, BadFrame):
                 self.stats["faults"] += 1
                 events.append(LinkFault(item.reason, item.raw))
                 out += self._wire(encode_frame(UNKNOWN_SEQ, NAK, bytes((UNKNOWN_SEQ, NAK_UNREADABLE))), now)

@@ -7,7 +7,7 @@ docs/protocols/shoe.md.
 Host -> shoe: Hello 0x10, Shuffle 0x11, DeliverHand 0x12, DeckCheck 0x13,
 StatusRequest 0x14.
 Shoe -> host: HelloReply 0x90, ShuffleComplete 0x91, HandDelivered 0x92,
-DeckCheckResult 0x93, Status 0x94, Jam 0x95, Door 0x96, ShoeError 0x97.
+DeckCheckResult 0x93, Status 0x94, Jam 0x95, Door 0x96, ShoeFault 0x97.
 
 A card is one byte ``rank*4 + suit`` (rank 0 = deuce .. 12 = ace; suit 0..3 =
 clubs, diamonds, hearts, spades) or 0xFF for a card the reader could not
@@ -124,7 +124,7 @@ class Door(Message):
 
 
 @catalog.message(0x97, DEVICE, U8, TEXT)
-class ShoeError(Message):
+class ShoeFault(Message):
     code: int
     text: str
 

@@ -44,7 +44,7 @@ class SimulatedShoe(FramedDevice):
             self.emit(proto.ShuffleComplete(self.deck, len(self.stack)))
         elif isinstance(message, proto.DeliverHand):
             if self.jammed or self.door_open:
-                self.emit(proto.ShoeError(1, "jammed" if self.jammed else "door open"))
+                self.emit(proto.ShoeFault(1, "jammed" if self.jammed else "door open"))
                 return
             self.emit(proto.HandDelivered(message.hand_no, self._form_hand()))
         elif isinstance(message, proto.DeckCheck):

@@ -22,7 +22,7 @@ class SimulatedSign(PortDevice):
         self.strings: dict[str, bytes] = {}
         self.nak_next = 0
         self.packets = 0
-        self.errors: list[alpha.PacketError] = []
+        self.errors: list[alpha.BadPacket] = []
 
     def step(self, data: bytes, now: float) -> None:
         if data and not self.silent:
@@ -30,7 +30,7 @@ class SimulatedSign(PortDevice):
                 self._answer(item)
 
     def _answer(self, item) -> None:
-        if isinstance(item, alpha.PacketError):
+        if isinstance(item, alpha.BadPacket):
             self.errors.append(item)
             if self.acks:
                 self.port.write(alpha.response(False, item.status))

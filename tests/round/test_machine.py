@@ -26,6 +26,9 @@ def test_dealer_actions_and_automatic_steps_are_triggers():
     triggers = {t["trigger"] for t in machine.TRANSITIONS}
     assert set(machine.DEALER_ACTIONS) <= triggers and set(machine.AUTOMATIC) <= triggers
     assert set(machine.SUPERVISOR_ACTIONS) <= set(machine.DEALER_ACTIONS) | set(machine.TABLE_ACTIONS)
+    # every action declares its arguments, and every argument its type
+    assert set(machine.ACTION_ARGUMENTS) == set(machine.DEALER_ACTIONS) | set(machine.TABLE_ACTIONS)
+    assert {a for args in machine.ACTION_ARGUMENTS.values() for a in args} == set(machine.ARGUMENT_TYPES)
     # table actions are methods of the table, not round triggers
     assert not set(machine.TABLE_ACTIONS) & triggers
     assert all(callable(getattr(Table, a, None)) for a in machine.TABLE_ACTIONS)

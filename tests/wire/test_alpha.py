@@ -48,13 +48,13 @@ def test_bad_checksum_is_refused_with_the_checksum_status():
     bad = bytearray(PACKETS[2])
     bad[-3] = ord("0") if bad[-3] != ord("0") else ord("1")
     out = alpha.PacketDecoder().feed(bytes(bad) + PACKETS[0])
-    assert isinstance(out[0], alpha.PacketError) and out[0].status == alpha.NAK_CHECKSUM
+    assert isinstance(out[0], alpha.BadPacket) and out[0].status == alpha.NAK_CHECKSUM
     assert out[1].code == "E"
 
 
 def test_interrupted_packet_then_a_good_one():
     out = alpha.PacketDecoder().feed(PACKETS[2][:12] + PACKETS[1])
-    assert isinstance(out[0], alpha.PacketError) and "interrupted" in out[0].reason
+    assert isinstance(out[0], alpha.BadPacket) and "interrupted" in out[0].reason
     assert out[1].code == "A"
 
 
@@ -70,7 +70,7 @@ def test_responses():
 @given(st.binary(max_size=3000))
 def test_random_bytes_never_raise(data):
     for item in alpha.PacketDecoder().feed(data):
-        assert isinstance(item, (alpha.SignCommand, alpha.PacketError))
+        assert isinstance(item, (alpha.SignCommand, alpha.BadPacket))
 
 
 @settings(max_examples=300)

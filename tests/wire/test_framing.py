@@ -4,10 +4,10 @@ from hypothesis import strategies as st
 
 from drivers.wire.framing import (
     MAX_PAYLOAD,
+    BadFrame,
     Frame,
     FrameDecoder,
     FrameEncodeError,
-    FrameError,
     cobs_decode,
     cobs_encode,
     crc16,
@@ -44,10 +44,10 @@ def test_garbage_before_between_and_after():
     decoder = FrameDecoder()
     out = decoder.feed(b"\x13\x37garbage" + wire + b"trailing")
     frames = [x for x in out if isinstance(x, Frame)]
-    errors = [x for x in out if isinstance(x, FrameError)]
+    errors = [x for x in out if isinstance(x, BadFrame)]
     assert frames == FRAMES
     assert len(errors) == 1 and errors[0].raw == b"\x13\x37garbage"
-    assert decoder.feed(b"\0") == [FrameError("bad COBS encoding", b"trailing")]
+    assert decoder.feed(b"\0") == [BadFrame("bad COBS encoding", b"trailing")]
 
 
 def test_corrupted_frame_is_an_error_and_the_next_frame_decodes():
@@ -55,7 +55,7 @@ def test_corrupted_frame_is_an_error_and_the_next_frame_decodes():
     bad = bytearray(encode_frame(2, 0x91, b"\x01\x34"))
     bad[4] ^= 0x40
     out = FrameDecoder().feed(bytes(bad) + good)
-    assert isinstance(out[0], FrameError) and out[0].reason in ("CRC mismatch", "bad COBS encoding")
+    assert isinstance(out[0], BadFrame) and out[0].reason in ("CRC mismatch", "bad COBS encoding")
     assert out[1] == Frame(1, 0x91, b"\x01\x34")
 
 
@@ -93,7 +93,7 @@ def test_cobs_round_trip(data):
 @given(st.binary(max_size=3000))
 def test_random_bytes_never_raise(data):
     out = FrameDecoder().feed(data)
-    assert all(isinstance(x, (Frame, FrameError)) for x in out)
+    assert all(isinstance(x, (Frame, BadFrame)) for x in out)
 
 
 @settings(max_examples=300)
@@ -112,6 +112,6 @@ def test_mutated_frames_never_raise_nor_pass_as_other_frames(seq, payload, data)
     wire[i] = data.draw(st.integers(0, 255).filter(lambda b: b != wire[i]))
     out = FrameDecoder().feed(bytes(wire))
     for item in out:
-        assert isinstance(item, (Frame, FrameError))
+        assert isinstance(item, (Frame, BadFrame))
         if isinstance(item, Frame):      # a single-byte change must never yield a wrong frame
             assert item == Frame(seq, 0x92, payload)
