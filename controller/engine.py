@@ -34,6 +34,7 @@ from controller.round import machine as procedure
 from controller.round.ports import Command, Ports
 from controller.round.table import Table
 from controller.round.view import build_snapshot
+from controller.rules.words import command_words, device_says
 from controller.store.journal import JournalError
 from controller.store.pins import PRIVILEGED_ROLES
 from drivers.events import (
@@ -51,6 +52,7 @@ from drivers.events import (
     ShuffleDone,
     SignShowing,
     SpotChanged,
+    SpotFault,
 )
 
 SHOE_FACTS = (ShuffleDone, HandDealt, ShoeCount, ShoeJam, ShoeDoor, DeckChecked)
@@ -205,6 +207,8 @@ class Engine:
             self._dealer_action(event)
         elif isinstance(event, SpotChanged):
             table.on_spot(event)
+        elif isinstance(event, SpotFault):
+            table.on_spot_fault(event)
         elif isinstance(event, SHOE_FACTS) or (isinstance(event, DeviceTrouble) and event.device == "shoe"):
             self.log.info("device.message", device=event.device, message=type(event).__name__,
                           state=table.state, round=table.round.id if table.round else None)
@@ -218,12 +222,14 @@ class Engine:
         elif isinstance(event, DeviceFault):
             self.log.warning("device.fault", device=event.device, url=event.url, reason=event.reason,
                              raw=event.raw_hex, state=table.state)
+            table.alert("device_fault", device_says(event.device, "sending what the table cannot use (refused; "
+                                                    "the log has the bytes): call a technician if it repeats"))
         elif isinstance(event, (DeviceMessage, DeviceTrouble)):
             self.log.info("device.message", device=event.device, message=repr(event),
                           state=table.state, round=table.round.id if table.round else None)
         elif isinstance(event, CommandFailed):
-            table.alert("command_failed", f"The {event.device} did not take {event.command}: "
-                        f"{event.reason}")
+            table.alert("command_failed", device_says(event.device, f"not taking the command to "
+                                                          f"{command_words(event.command)}: {event.reason}"))
             if event.device == "sign":
                 table.on_sign_failed(f"the sign did not take {event.command}: {event.reason}")
         elif isinstance(event, TimerExpired):

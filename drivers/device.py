@@ -153,8 +153,13 @@ class FramedDriver(DeviceDriver):
                  heartbeat_every: float = 1.0, silence_after: float = 3.0,
                  retransmit_after: float = 0.25, **kwargs):
         super().__init__(name, transport, post, **kwargs)
-        self.link = Link(type(self).decode, retransmit_after=retransmit_after,
+        self.link = Link(self.decode_message, retransmit_after=retransmit_after,
                          heartbeat_every=heartbeat_every, silence_after=silence_after)
+
+    def decode_message(self, type_code: int, payload: bytes) -> Message:
+        """A frame's message, or MessageError (the link NAKs it): the catalog's decoder, which a
+        driver narrows where its configuration knows more than the protocol (a table's positions)."""
+        return type(self).decode(type_code, payload)
 
     def send(self, message: Message) -> bool:
         """Queue a command for the device; False (and CommandFailed) while disconnected."""
@@ -189,6 +194,11 @@ class FramedDriver(DeviceDriver):
         self._write(out)
         self._handle(events, now)
 
+    def _command_name(self, message_type: int) -> str:
+        """The message's name in the catalog (what the controller asked for), not its wire code."""
+        cls = self.catalog.types().get(message_type)
+        return cls.__name__ if cls is not None else f"message 0x{message_type:02x}"
+
     def _handle(self, events: list[LinkEvent], now: float) -> None:
         for event in events:
             if isinstance(event, Delivered):
@@ -196,9 +206,9 @@ class FramedDriver(DeviceDriver):
             elif isinstance(event, LinkFault):
                 self.fault(event.reason, event.raw)
             elif isinstance(event, Refused):
-                self.post(CommandFailed(self.name, f"type 0x{event.message_type:02x}", event.reason))
+                self.post(CommandFailed(self.name, self._command_name(event.message_type), event.reason))
             elif isinstance(event, SendFailed):
-                self.post(CommandFailed(self.name, f"type 0x{event.message_type:02x}",
+                self.post(CommandFailed(self.name, self._command_name(event.message_type),
                                         f"no acknowledgement after {event.attempts} attempts"))
             elif isinstance(event, PeerSilent):
                 self.went_offline(f"silent for {event.seconds:.1f} s (heartbeat timeout)")

@@ -128,3 +128,12 @@ class SignShowing:
     device: str
     values: dict
     message: str
+
+
+@dataclass(frozen=True)
+class SpotFault:
+    """A bet-spot sensor cannot read its spot (blocked, no reading, hardware fault)."""
+    device: str
+    position: int
+    spot: str
+    problem: str

@@ -64,11 +64,13 @@ class DriverSpec:
     role: str           # the device it drives: shoe, sensors or sign
     target: str         # module:class, imported when a table uses it
     settings: dict[str, Setting]
+    from_table: tuple[str, ...] = ()    # facts of the table the driver is given (not device keys)
 
 
 DRIVERS = {
     "shoe-framed": DriverSpec("shoe", "drivers.shoe:ShoeDriver", LINK_SETTINGS),
-    "sensors-framed": DriverSpec("sensors", "drivers.sensors:SensorDriver", LINK_SETTINGS),
+    "sensors-framed": DriverSpec("sensors", "drivers.sensors:SensorDriver", LINK_SETTINGS,
+                                 from_table=("positions",)),    # readings for other positions: NAK
     "sign-alpha": DriverSpec("sign", "drivers.sign:SignDriver", {
         "address": Setting(str, pattern="[0-9A-Fa-f]{2}", meaning="the sign's address, two hex digits"),
         "acks": Setting(bool),

@@ -12,8 +12,10 @@ from collections.abc import Collection
 from typing import Any
 
 from drivers.device import FramedDriver
-from drivers.events import DeviceMessage, SpotChanged
+from drivers.events import DeviceMessage, SpotChanged, SpotFault
 from drivers.wire import sensor_protocol as proto
+from drivers.wire.link import MessageError
+from drivers.wire.messages import Message
 
 
 class SensorDriver(FramedDriver):
@@ -23,9 +25,25 @@ class SensorDriver(FramedDriver):
     hello_reply = proto.HelloReply
     protocol_version = proto.PROTOCOL_VERSION
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, positions: int | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.positions = positions          # the table's positions: a reading for another is refused
         self.spots: dict[tuple[int, int], int | None] = {}   # (position, spot) -> value; absent = empty
+
+    def decode_message(self, type_code: int, payload: bytes) -> Message:
+        """A reading for a position the table does not have is a bad message: NAK 2, never a wager."""
+        message = super().decode_message(type_code, payload)
+        if self.positions is not None:
+            if isinstance(message, proto.Snapshot):
+                where = [r.position for r in message.readings() if r.state == proto.CHIPS]
+            elif isinstance(message, (proto.SpotReading, proto.SensorFault)):
+                where = [message.position]
+            else:
+                where = []
+            bad = [p for p in where if not 1 <= p <= self.positions]
+            if bad:
+                raise MessageError(f"position {bad[0]} is not a position of this table (1 to {self.positions})")
+        return message
 
     # --- commands in the controller's words (controller/round/ports.py: SensorPort) -------------
 
@@ -50,6 +68,8 @@ class SensorDriver(FramedDriver):
         elif isinstance(message, proto.Snapshot):
             for reading in message.readings():
                 self._reading(reading)
+        elif isinstance(message, proto.SensorFault) and message.spot < len(proto.SPOTS):
+            self.post(SpotFault(self.name, message.position, proto.SPOTS[message.spot], message.problem))
         else:
             self.post(DeviceMessage(self.name, message))
 

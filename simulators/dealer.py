@@ -72,6 +72,9 @@ class ScriptedDealer:
         if felt == self.players.bets and "Shoe shuffling" not in snap["prompt"]:
             self._once(snap, "no_more_bets")
 
+    def _closed(self, snap: dict) -> None:
+        self._once(snap, "deal")                # "No more bets" has been said: deal
+
     def _decisions(self, snap: dict) -> None:
         for p in snap["positions"]:
             if p["decision"] is None and p["wagers"].get("ante"):
@@ -79,8 +82,14 @@ class ScriptedDealer:
                     self._once(snap, "fold", position=p["position"])
                 elif p["position"] not in self.players.hands:
                     # a round recovered after a restart: these simulated players never saw their
-                    # cards (they were dealt to the process before), so the dealer records a play
-                    self._once(snap, "play", position=p["position"])
+                    # cards (they were dealt to the process before); they play with chips
+                    key = ("play_unseen", snap["round"], p["position"])
+                    if key not in self._tried:
+                        self._tried.add(key)
+                        self.players.play_unseen(p["position"], p["wagers"]["ante"])
+
+    def _collecting(self, snap: dict) -> None:
+        self._once(snap, "reveal")              # the folds collected: reveal the dealer's hand
 
     def _settling(self, snap: dict) -> None:
         if snap.get("jackpot_pending"):

@@ -15,6 +15,14 @@ Positions missing from "decisions" follow the strategy.
 A player who plays puts chips equal to the Ante on the Play spot; a player
 who folds leaves it empty and the dealer (simulators/dealer.py) sees the fold.
 
+Players take whatever hand the shoe delivers, faults included: a hand of two
+or four cards is a misdeal they do not act on; a hand of three they cannot
+judge (a card read twice, a card the reader could not read) is folded by the
+optimal strategy, played by "always", and follows the script where it says;
+a card of the other deck is judged as the card it is. Nothing a hand holds
+may raise on the shoe's thread (simulators/devices/framed.py logs and goes on
+if something does).
+
 With no scripted dealer (``table-controller run`` worked from the page), the
 players pick up what lay on the felt from the last round when the next
 betting opens (the spots unlocking after having been locked), then bet.
@@ -34,6 +42,7 @@ from drivers.wire import shoe_protocol as shoe_proto
 
 QUEEN_SIX_FOUR = score3((10 * 4 + 0, 4 * 4 + 1, 2 * 4 + 2))        # Qc 6d 4h: the play threshold
 STRATEGIES = ("optimal", "always")
+WAGER_SPOTS = tuple(s for s in sensor_proto.SPOTS if s != "play")     # Play chips follow a decision
 
 
 class ScriptError(ValueError):
@@ -51,15 +60,54 @@ def load_script(path: str | Path) -> list[dict]:
             raise ScriptError(f"{path}, line {number}: not JSON: {err.msg}") from None
         if not isinstance(doc, dict) or set(doc) - {"bets", "decisions"}:
             raise ScriptError(f"{path}, line {number}: expected {{\"bets\": ..., \"decisions\": ...}}")
-        rounds.append({"bets": {int(p): dict(w) for p, w in doc.get("bets", {}).items()},
-                       "decisions": {int(p): d for p, d in doc.get("decisions", {}).items()}})
+        rounds.append(_script_round(doc, f"{path}, line {number}"))
     if not rounds:
         raise ScriptError(f"{path}: no rounds")
     return rounds
 
 
+def _script_round(doc: dict, where: str) -> dict:
+    """One round of a script, every position, spot, amount and decision checked."""
+    bets_doc, decisions_doc = doc.get("bets", {}), doc.get("decisions", {})
+    if not isinstance(bets_doc, dict) or not isinstance(decisions_doc, dict):
+        raise ScriptError(f"{where}: \"bets\" and \"decisions\" are objects keyed by position")
+    bets: dict[int, dict[str, int]] = {}
+    for key, wagers in bets_doc.items():
+        position = _script_position(key, where)
+        if not isinstance(wagers, dict):
+            raise ScriptError(f"{where}: bets of position {position} must be an object of cents by spot")
+        for spot, value in wagers.items():
+            if spot not in WAGER_SPOTS:
+                raise ScriptError(f"{where}: position {position}: spot {spot!r} unknown "
+                                  f"(spots: {', '.join(WAGER_SPOTS)})")
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ScriptError(f"{where}: position {position} {spot}: {value!r} is not a whole "
+                                  "number of cents, 1 or more")
+        bets[position] = dict(wagers)
+    decisions: dict[int, str] = {}
+    for key, decision in decisions_doc.items():
+        position = _script_position(key, where)
+        if decision not in ("play", "fold"):
+            raise ScriptError(f"{where}: decision of position {position}: {decision!r} is not \"play\" "
+                              "or \"fold\"")
+        decisions[position] = decision
+    return {"bets": bets, "decisions": decisions}
+
+
+def _script_position(key: str, where: str) -> int:
+    if not key.isdigit() or int(key) < 1:
+        raise ScriptError(f"{where}: position {key!r} is not a position number (1, 2, ...)")
+    return int(key)
+
+
+def judgeable(cards) -> bool:
+    """Three different cards the reader could read (0-51): a hand a strategy can rank."""
+    return len(cards) == 3 and len(set(cards)) == 3 and all(isinstance(c, int) and 0 <= c < 52 for c in cards)
+
+
 def plays_optimally(cards) -> bool:
-    return score3(cards) >= QUEEN_SIX_FOUR
+    """Q-6-4 or better; a hand that cannot be ranked (see ``judgeable``) is folded."""
+    return judgeable(cards) and score3(cards) >= QUEEN_SIX_FOUR
 
 
 class Players:
@@ -166,7 +214,7 @@ class Players:
             index = self._dealt
             self._dealt += 1
             if index >= len(active) or len(message.cards) != 3:
-                return                                  # the dealer's hand, or a misdeal
+                return                                  # the dealer's hand, or a misdeal (2 or 4 cards)
             position = active[index]
             cards = tuple(c for c, _ in message.cards)
             self.hands[position] = cards
@@ -189,6 +237,12 @@ class Players:
         return plays_optimally(cards)
 
     # --- between rounds ------------------------------------------------------------------
+
+    def play_unseen(self, position: int, ante: int) -> None:
+        """A round recovered after a restart: these players never saw the cards the process before
+        dealt, so the one still to decide plays: Play chips equal to its Ante (as the table
+        recorded it), as any Play is made."""
+        self.sensors.place(position, "play", ante)
 
     def collect(self) -> None:
         """The round is over: every stack leaves the felt (paid, taken or picked up)."""

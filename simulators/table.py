@@ -1,9 +1,13 @@
 """The whole table without hardware: shoe, sensors and sign models where the hardware would be.
 
 Owns starting the three device models on their ports (ptys by default, TCP
-sockets on request, the shoe optionally as a USB gadget), the scripted
-players, the controller configuration that points at them, and the fault
-commands a test or the ``table-sim`` command line may give while running.
+sockets on request, on free ports or on ``base_port`` and the two after it,
+the shoe optionally as a USB gadget), the scripted players, the controller
+configuration that points at them, and the fault commands a test or the
+``table-sim`` command line may give while running. A command is checked word
+by word before anything changes; a bad one raises ``SimError`` naming the bad
+word and what is allowed. A port that cannot be opened is a ``SimError`` too,
+and leaves no other port open.
 The controller reaches these devices only through the URLs in that
 configuration (and, for USB, the simulated bus given to pyusb as its
 backend), exactly as it reaches real ones.
@@ -11,10 +15,16 @@ backend), exactly as it reaches real ones.
 
 from __future__ import annotations
 
+import errno
+import math
+import re
 import shlex
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from controller.rules.paytable import Preset, load_preset
+from drivers.wire import sensor_protocol as sensor_proto
 from simulators.devices.ports import PtyPort, TcpPort
 from simulators.devices.sensors import SimulatedSensors
 from simulators.devices.shoe import SimulatedShoe
@@ -23,6 +33,12 @@ from simulators.devices.usb import UsbPort
 from simulators.players import Players
 
 PORTS = {"pty": PtyPort, "tcp": TcpPort}
+ROLES = ("shoe", "sensors", "sign")          # in this order on TCP ports base_port, +1, +2
+HIGHEST_BASE_PORT = 65535 - (len(ROLES) - 1)
+
+
+class SimError(ValueError):
+    """A fault command or a set-up refused, in words: what was wrong and what is allowed."""
 
 
 @dataclass
@@ -35,18 +51,19 @@ class SimOptions:
     strategy: str = "optimal"
     script: list | None = None
     heartbeat_every: float = 1.0
+    base_port: int | None = None    # TCP: shoe on this port, sensors the next, sign the one after
 
 
 class SimulatedTable:
     def __init__(self, options: SimOptions | None = None, preset: Preset | None = None):
         self.options = o = options or SimOptions()
         self.preset = preset or load_preset(o.preset)
-        port = PORTS[o.transport]
-        self.shoe_port = UsbPort() if o.shoe_usb else port()
+        ports = _open_ports(o)
+        self.shoe_port = ports["shoe"]
         self.shoe = SimulatedShoe(self.shoe_port, seed=o.seed, decks=self.preset.decks,
                                   heartbeat_every=o.heartbeat_every)
-        self.sensors = SimulatedSensors(port(), positions=o.positions, heartbeat_every=o.heartbeat_every)
-        self.sign = SimulatedSign(port())
+        self.sensors = SimulatedSensors(ports["sensors"], positions=o.positions, heartbeat_every=o.heartbeat_every)
+        self.sign = SimulatedSign(ports["sign"])
         self.players = Players(self.preset, self.sensors, self.shoe, positions=o.positions,
                                seed=o.seed + 1, strategy=o.strategy, script=o.script)
 
@@ -81,90 +98,214 @@ class SimulatedTable:
 
     # --- faults on demand -------------------------------------------------------------
 
+    # The commands and what they do (``help``, and table-sim's first line): a contract, see docs/cli.md.
     FAULTS = {
-        "shoe hand-size N": "the next hand has N cards",
+        "shoe hand-size N": "the next hand has N cards (1-9)",
         "shoe repeat-card": "the next hand reads one card twice",
         "shoe foreign-card": "the next card comes from the other deck (the count still reads 52)",
         "shoe unreadable-card": "the next card cannot be read",
-        "shoe jam [CODE]": "the shoe jams", "shoe clear-jam": "the jam is cleared",
+        "shoe jam [CODE]": "the shoe jams (CODE 1-255, default 1)", "shoe clear-jam": "the jam is cleared",
         "shoe door open|closed": "the shoe's door",
         "DEVICE silent on|off": "the device stops answering / answers again",
-        "DEVICE corrupt [N]": "the next N frames sent are corrupted",
-        "DEVICE delay SECONDS": "replies are held back (0 to stop)",
+        "DEVICE corrupt [N]": "the next N frames sent are corrupted (shoe, sensors; N 1-1000, default 1)",
+        "DEVICE delay SECONDS": "replies are held back (shoe, sensors; 0-60 s, 0 to stop)",
         "DEVICE drop": "the link is cut and restored (TCP: connection closed; USB: bounced)",
         "shoe unplug | shoe plug": "the USB cable (USB shoe only)",
         "sensors place POS SPOT CENTS": "chips on a spot (also after No more bets: past posting)",
         "sensors remove POS SPOT": "chips taken off a spot",
         "sensors flicker POS SPOT": "a sensor blinks",
-        "sign nak [N]": "the sign refuses the next N packets",
+        "sign nak [N]": "the sign refuses the next N packets (N 1-1000, default 1)",
         "players pause|resume": "scripted players stop / start acting",
     }
 
     def command(self, line: str) -> str:
-        """Apply one fault command; returns what was done, raises ValueError naming the problem."""
-        words = shlex.split(line)
-        if not words:
-            raise ValueError("empty command")
-        target, *rest = words
-        devices = {"shoe": self.shoe, "sensors": self.sensors, "sign": self.sign}
-        if target == "players" and rest in (["pause"], ["resume"]):
-            self.players.paused = rest[0] == "pause"
-            return f"players {rest[0]}d"
-        if target not in devices or not rest:
-            raise ValueError(f"unknown command {line!r}; commands: " + "; ".join(self.FAULTS))
-        device, verb, args = devices[target], rest[0], rest[1:]
+        """Apply one fault command; returns what was done. A bad command raises ``SimError`` naming
+        the bad word and what is allowed, and changes nothing: every word is checked first."""
         try:
-            return self._apply(target, device, verb, args)
-        except (IndexError, KeyError) as err:
-            raise ValueError(f"{line!r}: missing or bad argument ({err})") from None
+            words = shlex.split(line)
+        except ValueError as err:
+            raise SimError(f"{line.strip()!r}: cannot be read as words ({err})") from None
+        if not words:
+            raise SimError("empty command ('help' lists the commands)")
+        target, *rest = words
+        if target == "players":
+            apply, done = self._players(rest)
+        elif target in ("shoe", "sensors", "sign"):
+            faults = self._faults(target)
+            if not rest:
+                raise SimError(f"{target}: which fault? ({', '.join(faults)})")
+            verb, args = rest[0], rest[1:]
+            if verb not in faults:
+                raise SimError(f"{target} {'have' if target == 'sensors' else 'has'} no fault {verb!r} "
+                               f"(faults: {', '.join(faults)})")
+            specs, make = faults[verb]
+            values = _arguments(f"{target} {verb}", specs, args)
+            apply, done = make(*values), " ".join(words)
+        else:
+            raise SimError(f"unknown command {target!r}: commands begin with shoe, sensors, sign or players "
+                           "('help' lists them)")
+        apply()
+        return done
 
-    def _apply(self, target, device, verb, args) -> str:
-        if verb == "silent":
-            device.silent = args[0] == "on"
-        elif verb == "corrupt" and target != "sign":
-            device.corrupt_next = int(args[0]) if args else 1
-        elif verb == "delay" and target != "sign":
-            device.delay = float(args[0])
-        elif verb == "drop":
+    def _players(self, rest: list[str]) -> tuple[Callable[[], None], str]:
+        if rest not in (["pause"], ["resume"]):
+            said = f"players {' '.join(rest)!r}" if rest else "players"
+            raise SimError(f"{said}: say players pause or players resume")
+        paused = rest[0] == "pause"
+
+        def apply() -> None:
+            self.players.paused = paused
+        return apply, f"players {rest[0]}d"
+
+    def _faults(self, target: str) -> dict[str, tuple[tuple[_Arg, ...], Callable[..., Callable[[], None]]]]:
+        """Each fault of ``target``: its arguments, and what makes the change from their values."""
+        device: Any = {"shoe": self.shoe, "sensors": self.sensors, "sign": self.sign}[target]
+
+        def setting(name: str) -> Callable[[Any], Callable[[], None]]:
+            return lambda value: lambda: setattr(device, name, value)
+
+        def drop() -> Callable[[], None]:
             if not hasattr(device.port, "drop"):
-                raise ValueError(f"{target} is on a pty; drop needs --transport tcp or a USB shoe")
-            device.port.drop()
-        elif target == "shoe":
-            self._shoe(device, verb, args)
+                raise SimError(f"{target} drop: the {target} {'are' if target == 'sensors' else 'is'} on a pty; "
+                               "drop needs --transport tcp (or a USB shoe)")
+            return device.port.drop
+
+        faults: dict[str, tuple[tuple[_Arg, ...], Callable[..., Callable[[], None]]]] = {
+            "silent": ((_choice("on|off", ("on", "off")),), lambda on: setting("silent")(on == "on")),
+            "drop": ((), drop),
+        }
+        if target != "sign":
+            faults["corrupt"] = ((_whole("N", 1, 1000, default=1),), setting("corrupt_next"))
+            faults["delay"] = ((_seconds("SECONDS", 0, 60),), setting("delay"))
+        if target == "shoe":
+            shoe = self.shoe
+            faults.update({
+                "hand-size": ((_whole("N", 1, 9),), setting("next_hand_size")),
+                "repeat-card": ((), lambda: setting("repeat_next_card")(True)),
+                "foreign-card": ((), lambda: setting("foreign_next_card")(True)),
+                "unreadable-card": ((), lambda: setting("unreadable_next_card")(True)),
+                "jam": ((_whole("CODE", 1, 255, default=1),), lambda code: lambda: shoe.jam(code)),
+                "clear-jam": ((), lambda: shoe.clear_jam),
+                "door": ((_choice("open|closed", ("open", "closed")),),
+                         lambda state: lambda: shoe.set_door(state == "open")),
+                "unplug": ((), lambda: self._cable("unplug")),
+                "plug": ((), lambda: self._cable("plug")),
+            })
         elif target == "sensors":
-            self._sensors(device, verb, args)
-        elif target == "sign" and verb == "nak":
-            device.nak_next = int(args[0]) if args else 1
+            sensors = self.sensors
+            position = _whole("POS", 1, self.options.positions)
+            spot = _choice("SPOT", sensor_proto.SPOTS)
+            faults.update({
+                "place": ((position, spot, _whole("CENTS", 1, sensor_proto.UNKNOWN_VALUE - 1)),
+                          lambda pos, name, cents: lambda: sensors.place(pos, name, cents)),
+                "remove": ((position, spot), lambda pos, name: lambda: sensors.remove(pos, name)),
+                "flicker": ((position, spot), lambda pos, name: lambda: sensors.flicker(pos, name)),
+            })
         else:
-            raise ValueError(f"{target} has no fault {verb!r}")
-        return f"{target} {verb} {' '.join(args)}".strip()
+            faults["nak"] = ((_whole("N", 1, 1000, default=1),), setting("nak_next"))
+        return faults
 
-    def _shoe(self, shoe, verb, args) -> None:
-        if verb == "hand-size":
-            shoe.next_hand_size = int(args[0])
-        elif verb == "repeat-card":
-            shoe.repeat_next_card = True
-        elif verb == "foreign-card":
-            shoe.foreign_next_card = True
-        elif verb == "unreadable-card":
-            shoe.unreadable_next_card = True
-        elif verb == "jam":
-            shoe.jam(int(args[0]) if args else 1)
-        elif verb == "clear-jam":
-            shoe.clear_jam()
-        elif verb == "door":
-            shoe.set_door(args[0] == "open")
-        elif verb in ("unplug", "plug") and isinstance(shoe.port, UsbPort):
-            getattr(shoe.port, verb)()
-        else:
-            raise ValueError(f"shoe has no fault {verb!r}")
+    def _cable(self, verb: str) -> Callable[[], None]:
+        port = self.shoe.port
+        if not isinstance(port, UsbPort):
+            raise SimError(f"shoe {verb}: the shoe is not on USB; the cable is for a USB shoe "
+                           "(table-controller run --simulate --shoe-usb)")
+        return port.unplug if verb == "unplug" else port.plug
 
-    def _sensors(self, sensors, verb, args) -> None:
-        if verb == "place":
-            sensors.place(int(args[0]), args[1], int(args[2]))
-        elif verb == "remove":
-            sensors.remove(int(args[0]), args[1])
-        elif verb == "flicker":
-            sensors.flicker(int(args[0]), args[1])
-        else:
-            raise ValueError(f"sensors have no fault {verb!r}")
+
+# --- ports -----------------------------------------------------------------------------------
+
+def _open_ports(o: SimOptions) -> dict[str, Any]:
+    """The three devices' ports; on a refusal none is left open."""
+    if o.transport not in PORTS:
+        raise SimError(f"transport {o.transport!r}: choose {' or '.join(PORTS)}")
+    if o.base_port is not None:
+        if o.transport != "tcp":
+            raise SimError(f"--base-port {o.base_port}: TCP ports are chosen only with --transport tcp")
+        if not 1 <= o.base_port <= HIGHEST_BASE_PORT:
+            raise SimError(f"--base-port {o.base_port}: must be from 1 to {HIGHEST_BASE_PORT} (the devices "
+                           f"take it and the {len(ROLES) - 1} ports after it)")
+    opened: dict[str, Any] = {}
+    try:
+        for offset, role in enumerate(ROLES):
+            if role == "shoe" and o.shoe_usb:
+                opened[role] = UsbPort()
+            elif o.transport == "tcp":
+                opened[role] = _tcp_port(role, None if o.base_port is None else o.base_port + offset)
+            else:
+                opened[role] = PtyPort()
+    except BaseException:
+        for port in opened.values():
+            port.close()
+        raise
+    return opened
+
+
+def _tcp_port(role: str, number: int | None) -> TcpPort:
+    try:
+        return TcpPort(number or 0)
+    except OSError as err:
+        why = err.strerror or str(err)
+        if err.errno == errno.EADDRINUSE:
+            why = "it is taken; choose another --base-port"
+        elif err.errno == errno.EACCES:
+            why = "not allowed (ports below 1024 need root); choose another --base-port"
+        where = f"port {number}" if number else "a free port"
+        raise SimError(f"the {role} cannot listen on 127.0.0.1 {where}: {why}") from None
+
+
+# --- the words of a fault command ----------------------------------------------------------
+
+_REQUIRED: Any = object()
+
+
+@dataclass(frozen=True)
+class _Arg:
+    name: str                           # as usage shows it: N, CODE, SECONDS, POS, SPOT, CENTS, on|off
+    allowed: str                        # what is allowed, in words
+    convert: Callable[[str], Any]       # raises ValueError (or returns None) for a word not allowed
+    default: Any = _REQUIRED
+
+    @property
+    def usage(self) -> str:
+        return self.name if self.default is _REQUIRED else f"[{self.name}]"
+
+
+def _whole(name: str, low: int, high: int, *, default: Any = _REQUIRED) -> _Arg:
+    def convert(word: str) -> int | None:
+        value = int(word) if re.fullmatch(r"[+-]?\d+", word) else None
+        return value if value is not None and low <= value <= high else None
+    return _Arg(name, f"a whole number from {low} to {high}", convert, default)
+
+
+def _seconds(name: str, low: float, high: float) -> _Arg:
+    def convert(word: str) -> float | None:
+        value = float(word)
+        return value if math.isfinite(value) and low <= value <= high else None
+    return _Arg(name, f"a number of seconds from {low:g} to {high:g}", convert)
+
+
+def _choice(name: str, options: Sequence[str]) -> _Arg:
+    return _Arg(name, f"one of {', '.join(options)}", lambda word: word if word in options else None)
+
+
+def _arguments(command: str, specs: Sequence[_Arg], words: Sequence[str]) -> list[Any]:
+    usage = " ".join([command, *(spec.usage for spec in specs)])
+    if len(words) > len(specs):
+        raise SimError(f"{command}: {words[len(specs)]!r} is one word too many (usage: {usage})")
+    values = []
+    for index, spec in enumerate(specs):
+        if index >= len(words):
+            if spec.default is _REQUIRED:
+                raise SimError(f"{command}: {spec.name} missing, {spec.allowed} (usage: {usage})")
+            values.append(spec.default)
+            continue
+        try:
+            value = spec.convert(words[index])
+        except (ValueError, OverflowError):
+            value = None
+        if value is None:
+            what = "" if "|" in spec.name else f"{spec.name} "      # open|closed says it all
+            raise SimError(f"{command} {words[index]!r}: {what}must be {spec.allowed} (usage: {usage})")
+        values.append(value)
+    return values

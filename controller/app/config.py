@@ -1,9 +1,11 @@
 """Table configuration: one TOML file saying which table this is and where its devices are.
 
 Owns the configuration's schema, its defaults and its refusals. A bad file is
-refused whole with ``ConfigError`` naming the file, the key and its line
-(unknown keys, bad device URLs, unknown presets or drivers, inconsistent
-limits), so a table never starts half-configured. ``digest`` is what the
+refused whole with ``ConfigError`` naming the file and, for each of its
+problems, the key and its line, one problem per line (unknown keys, bad device
+URLs, unknown presets or drivers, inconsistent limits: every key is checked
+that does not depend on one already refused), so a table never starts
+half-configured and a technician fixes a file in one pass. ``digest`` is what the
 journal compares between runs to notice a changed configuration.
 
 Sections (deploy/table.example.toml explains every key):
@@ -44,6 +46,7 @@ class _Checker(TomlChecker):
 
 
 DEVICE_ROLES = ("shoe", "sensors", "sign")
+SECTIONS = ("table", "jackpot", "data", "log", "page", "devices")
 URL_FORMS = re.compile(r"^(/dev/\S+|(socket|rfc2217)://[^\s:/]+:\d{1,5}\S*|loop://\S*|spy://\S+"
                        r"|usb://[0-9a-fA-F]{4}:[0-9a-fA-F]{4}(/\S+)?)$")
 
@@ -78,6 +81,10 @@ class TableConfig:
     pin_lockout: float = 300.0
     audit_dir: Path | None = None        # None: data_dir / "audit"
 
+    def has_position(self, position: int) -> bool:
+        """Position numbers run from 1 (the dealer's left) to ``positions``."""
+        return 1 <= position <= self.positions
+
     @property
     def digest(self) -> str:
         """SHA-256 over the parsed configuration and the rules it loads."""
@@ -97,87 +104,118 @@ def load_config(path: str | Path) -> TableConfig:
 
 
 def parse_config(text: str, source: str, base: Path | None = None) -> TableConfig:
+    """The configuration ``text`` says, or ``ConfigError`` naming every problem it has, one per
+    line (each with its key and line), checking all of the file that can be checked."""
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"{source}: not valid TOML: {err}") from None
-    c = _Checker(text, source)
+    c = _Checker(text, source, collect=True)
     for key in doc:
-        if key not in {"table", "jackpot", "data", "log", "page", "devices"}:
-            raise c.fail(key, "unknown section (sections: table, jackpot, data, log, page, devices)")
+        if key not in SECTIONS:
+            c.problem(key, f"unknown section (sections: {', '.join(SECTIONS)})")
 
-    table = c.table(doc, "table", {"id", "preset", "paytable", "positions",
-                                   "one_player_two_positions", "hand_timeout"})
-    table_id = c.text(table.get("id", ""), "table.id")
+    # [table]; a value that is refused keeps its default here, but then finish() refuses the file
+    table_keys = {"id", "preset", "paytable", "positions", "one_player_two_positions", "hand_timeout"}
+    table = c.section(doc, "table", table_keys)
+    table_id, preset, positions, two, hand_timeout = "", None, 6, "allowed", 10.0
+    if table is not None:
+        with c.part():
+            table_id = c.text(table.get("id", ""), "table.id")
+        with c.part():
+            preset = _preset(c, table, base)
+        with c.part():
+            positions = table.get("positions", 6)
+            if isinstance(positions, bool) or not isinstance(positions, int) or not 1 <= positions <= 9:
+                raise c.fail("table.positions", f"must be a whole number from 1 to 9, not {positions!r}")
+        with c.part():
+            two = table.get("one_player_two_positions", "allowed")
+            if two not in ("allowed", "refused"):
+                raise c.fail("table.one_player_two_positions", f"must be \"allowed\" or \"refused\", not {two!r}")
+        with c.part():
+            hand_timeout = _seconds(c, table.get("hand_timeout", 10.0), "table.hand_timeout")
+
+    jackpot_doc = c.section(doc, "jackpot", set(JACKPOTS), required=False) or {}
+    jackpots: dict[str, int] = {}
+    for name, value in jackpot_doc.items():
+        if name in JACKPOTS:                      # an unknown name is already a problem
+            with c.part():
+                jackpots[name] = c.cents(value, f"jackpot.{name}", positive=True)
+    if preset is not None and preset.super6 and any(isinstance(a, str) for bet in preset.super6.values()
+                                                    for a in bet.awards.values()):
+        for name in JACKPOTS:
+            if name not in jackpot_doc:
+                c.problem(f"jackpot.{name}", f"missing: preset {preset.name} pays a {name.upper()} "
+                          "jackpot, so its opening value is needed (cents)")
+        if len(jackpots) == len(JACKPOTS) and not jackpots["mega"] >= jackpots["major"] >= jackpots["minor"]:
+            c.problem("jackpot", "values must be MEGA >= MAJOR >= MINOR")
+
+    data = c.section(doc, "data", {"dir"}, required=False) or {}
+    data_dir = Path("/var/lib/table-controller")
+    with c.part():
+        data_dir = Path(c.text(data.get("dir", "/var/lib/table-controller"), "data.dir"))
+    log = c.section(doc, "log", {"format", "level", "dir"}, required=False) or {}
+    audit_dir = None
+    with c.part():
+        audit_dir = Path(c.text(log["dir"], "log.dir")) if "dir" in log else None
+    log_format = log.get("format", "json")
+    if log_format not in ("json", "console"):
+        c.problem("log.format", f"must be \"json\" or \"console\", not {log_format!r}")
+    log_level = log.get("level", "info")
+    if log_level not in ("debug", "info", "warning", "error"):
+        c.problem("log.level", f"must be debug, info, warning or error, not {log_level!r}")
+
+    page = c.section(doc, "page", {"host", "port", "allow", "pin_attempts", "pin_lockout"}, required=False) or {}
+    host = "127.0.0.1"
+    with c.part():
+        host = c.text(page.get("host", "127.0.0.1"), "page.host")
+    port = page.get("port", 8080)
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+        c.problem("page.port", f"must be a port number 0-65535, not {port!r}")
+    allow = page.get("allow", ["127.0.0.0/8", "::1/128"])
+    if not isinstance(allow, list) or not allow:
+        c.problem("page.allow", "must be a list of address ranges such as \"127.0.0.0/8\"")
+        allow = []
+    for i, net in enumerate(allow):
+        try:
+            ipaddress.ip_network(net, strict=False)
+        except (ValueError, TypeError):
+            c.problem(f"page.allow[{i}]", f"{net!r} is not an address range")
+    attempts = page.get("pin_attempts", 5)
+    if isinstance(attempts, bool) or not isinstance(attempts, int) or not 1 <= attempts <= 20:
+        c.problem("page.pin_attempts", f"must be a whole number from 1 to 20, not {attempts!r}")
+    lockout = 300.0
+    with c.part():
+        lockout = _seconds(c, page.get("pin_lockout", 300.0), "page.pin_lockout")
+
+    devices_doc = c.section(doc, "devices", set(DEVICE_ROLES))
+    devices = {}
+    if devices_doc is not None:
+        for role in DEVICE_ROLES:
+            if role not in devices_doc:
+                c.problem(f"devices.{role}", "missing (every table has a shoe, sensors and a sign)")
+                continue
+            with c.part():
+                devices[role] = _device(c, role, devices_doc[role])
+
+    c.finish()
+    assert preset is not None                     # else finish() refused the file
+    return TableConfig(table_id, preset, positions, two == "allowed", hand_timeout, jackpots, data_dir,
+                       log_format, log_level, host, port, tuple(allow), devices, source, doc,
+                       attempts, lockout, audit_dir)
+
+
+def _preset(c: _Checker, table: dict[str, Any], base: Path | None) -> Preset:
     if "preset" in table and "paytable" in table:
         raise c.fail("table.paytable", "give either preset or paytable, not both")
     try:
         if "paytable" in table:
             file = Path(c.text(table["paytable"], "table.paytable"))
-            preset = load_paytable(file if file.is_absolute() or base is None else base / file)
-        else:
-            preset = load_preset(c.text(table.get("preset", ""), "table.preset"))
+            return load_paytable(file if file.is_absolute() or base is None else base / file)
+        return load_preset(c.text(table.get("preset", ""), "table.preset"))
     except PayTableError as err:
         key = "table.paytable" if "paytable" in table else "table.preset"
         raise c.fail(key, str(err)) from None
-    positions = table.get("positions", 6)
-    if isinstance(positions, bool) or not isinstance(positions, int) or not 1 <= positions <= 9:
-        raise c.fail("table.positions", f"must be a whole number from 1 to 9, not {positions!r}")
-    two = table.get("one_player_two_positions", "allowed")
-    if two not in ("allowed", "refused"):
-        raise c.fail("table.one_player_two_positions", f"must be \"allowed\" or \"refused\", not {two!r}")
-    hand_timeout = _seconds(c, table.get("hand_timeout", 10.0), "table.hand_timeout")
-
-    jackpot_doc = c.table(doc, "jackpot", set(JACKPOTS), required=False)
-    jackpots = {name: c.cents(value, f"jackpot.{name}", positive=True) for name, value in jackpot_doc.items()}
-    if preset.super6 and any(isinstance(a, str) for bet in preset.super6.values()
-                             for a in bet.awards.values()):
-        for name in JACKPOTS:
-            if name not in jackpots:
-                raise c.fail(f"jackpot.{name}", f"missing: preset {preset.name} pays a {name.upper()} "
-                             "jackpot, so its opening value is needed (cents)")
-        if not jackpots["mega"] >= jackpots["major"] >= jackpots["minor"]:
-            raise c.fail("jackpot", "values must be MEGA >= MAJOR >= MINOR")
-
-    data = c.table(doc, "data", {"dir"}, required=False)
-    data_dir = Path(c.text(data.get("dir", "/var/lib/table-controller"), "data.dir"))
-    log = c.table(doc, "log", {"format", "level", "dir"}, required=False)
-    audit_dir = Path(c.text(log["dir"], "log.dir")) if "dir" in log else None
-    log_format = log.get("format", "json")
-    if log_format not in ("json", "console"):
-        raise c.fail("log.format", f"must be \"json\" or \"console\", not {log_format!r}")
-    log_level = log.get("level", "info")
-    if log_level not in ("debug", "info", "warning", "error"):
-        raise c.fail("log.level", f"must be debug, info, warning or error, not {log_level!r}")
-
-    page = c.table(doc, "page", {"host", "port", "allow", "pin_attempts", "pin_lockout"}, required=False)
-    host = c.text(page.get("host", "127.0.0.1"), "page.host")
-    port = page.get("port", 8080)
-    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
-        raise c.fail("page.port", f"must be a port number 0-65535, not {port!r}")
-    allow = page.get("allow", ["127.0.0.0/8", "::1/128"])
-    if not isinstance(allow, list) or not allow:
-        raise c.fail("page.allow", "must be a list of address ranges such as \"127.0.0.0/8\"")
-    for i, net in enumerate(allow):
-        try:
-            ipaddress.ip_network(net, strict=False)
-        except (ValueError, TypeError):
-            raise c.fail(f"page.allow[{i}]", f"{net!r} is not an address range") from None
-    attempts = page.get("pin_attempts", 5)
-    if isinstance(attempts, bool) or not isinstance(attempts, int) or not 1 <= attempts <= 20:
-        raise c.fail("page.pin_attempts", f"must be a whole number from 1 to 20, not {attempts!r}")
-    lockout = _seconds(c, page.get("pin_lockout", 300.0), "page.pin_lockout")
-
-    devices_doc = c.table(doc, "devices", set(DEVICE_ROLES))
-    devices = {}
-    for role in DEVICE_ROLES:
-        if role not in devices_doc:
-            raise c.fail(f"devices.{role}", "missing (every table has a shoe, sensors and a sign)")
-        devices[role] = _device(c, role, devices_doc[role])
-
-    return TableConfig(table_id, preset, positions, two == "allowed", hand_timeout, jackpots, data_dir,
-                       log_format, log_level, host, port, tuple(allow), devices, source, doc,
-                       attempts, lockout, audit_dir)
 
 
 def _seconds(c: _Checker, value: Any, key: str) -> float:
@@ -187,34 +225,40 @@ def _seconds(c: _Checker, value: Any, key: str) -> float:
 
 
 def _device(c: _Checker, role: str, doc: Any) -> DeviceConfig:
+    """One device's table; its problems are kept (``c.problem``), each key on its own."""
     key = f"devices.{role}"
     if not isinstance(doc, dict):
         raise c.fail(key, "must be a table")
     driver = doc.get("driver")
-    if driver not in registry.drivers_for(role):
-        raise c.fail(f"{key}.driver", f"{driver!r} is not a {role} driver "
-                     f"({', '.join(registry.drivers_for(role))})")
+    known_driver = isinstance(driver, str) and driver in registry.drivers_for(role)
+    if not known_driver:
+        c.problem(f"{key}.driver", f"{driver!r} is not a {role} driver "
+                  f"({', '.join(registry.drivers_for(role))})")
     url = doc.get("url")
     if not isinstance(url, str) or not URL_FORMS.match(url):
-        raise c.fail(f"{key}.url", f"{url!r} is not a device URL (/dev/..., socket://HOST:PORT, "
-                     "rfc2217://HOST:PORT, loop://, spy://..., usb://VID:PID[/SERIAL])")
-    if url.startswith("usb://") and role != "shoe":
-        raise c.fail(f"{key}.url", f"only the shoe attaches by USB; the {role} is on a serial line")
-    declared = registry.DRIVERS[driver].settings
-    allowed = {"driver", "url", *registry.SERIAL_SETTINGS, *declared}
+        c.problem(f"{key}.url", f"{url!r} is not a device URL (/dev/..., socket://HOST:PORT, "
+                  "rfc2217://HOST:PORT, loop://, spy://..., usb://VID:PID[/SERIAL])")
+    elif url.startswith("usb://") and role != "shoe":
+        c.problem(f"{key}.url", f"only the shoe attaches by USB; the {role} is on a serial line")
     transport: dict[str, Any] = {}
     settings: dict[str, Any] = {}
+    if not isinstance(driver, str) or not known_driver:
+        return DeviceConfig(role, str(driver), str(url), transport, settings)    # settings depend on it
+    declared = registry.DRIVERS[driver].settings
+    allowed = {"driver", "url", *registry.SERIAL_SETTINGS, *declared}
     for name, value in doc.items():
         if name in ("driver", "url"):
             continue
         if name not in allowed:
-            raise c.fail(f"{key}.{name}", f"unknown key (allowed: {', '.join(sorted(allowed))})")
+            c.problem(f"{key}.{name}", f"unknown key (allowed: {', '.join(sorted(allowed))})")
+            continue
         serial = name in registry.SERIAL_SETTINGS
         problem = (registry.SERIAL_SETTINGS if serial else declared)[name].problem(value)
         if problem:
-            raise c.fail(f"{key}.{name}", problem)
+            c.problem(f"{key}.{name}", problem)
+            continue
         (transport if serial else settings)[name] = value
-    return DeviceConfig(role, driver, url, transport, settings)
+    return DeviceConfig(role, driver, str(url), transport, settings)
 
 
 EMBEDDED_DEFAULT = """\

@@ -24,7 +24,8 @@ class Devices:
             transport = dict(dev.transport)
             if dev.url.startswith("usb://") and usb_backend is not None:
                 transport["backend"] = usb_backend
-            settings = {**dev.settings, **(driver_overrides or {}).get(role, {})}
+            table_facts = {name: getattr(config, name) for name in registry.DRIVERS[dev.driver].from_table}
+            settings = {**dev.settings, **table_facts, **(driver_overrides or {}).get(role, {})}
             self.drivers[role] = registry.build(role, dev.driver, dev.url, post,
                                                 transport_settings=transport, **settings)
 

@@ -36,8 +36,10 @@ LEGACY_INTEGRITY_STATUS = 2
 
 
 def refuse(message: object) -> None:
-    """Say on standard error why a command did not do its work."""
-    print(f"table-controller: {message}", file=sys.stderr)
+    """Say on standard error why a command did not do its work: one line per problem (a
+    configuration refused whole names each of its problems on a line of its own)."""
+    for line in str(message).splitlines() or [""]:
+        print(f"table-controller: {line}", file=sys.stderr)
 
 
 def add_journal_options(p: argparse.ArgumentParser) -> None:

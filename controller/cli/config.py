@@ -1,8 +1,9 @@
 """``table-controller config check``: a table configuration read as the controller would read it.
 
 Owns the ``config`` group and the summary of a good file; reading and
-checking is controller/app/config.py. A bad file exits 2 with every problem's
-key and line in the message.
+checking is controller/app/config.py. A bad file exits 2 naming every
+problem the file has, one per line, each with its key and line. The summary
+shows limits in dollars.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from controller.app.config import load_config
+from controller.rules.words import money
 
 if TYPE_CHECKING:
     from controller.cli.common import Subparsers
@@ -27,10 +29,11 @@ def add_commands(sub: Subparsers) -> None:
 
 def cmd_config_check(args: argparse.Namespace) -> int:
     config = load_config(args.file)
-    limits = ", ".join(f"{spot} {lim.min}-{lim.max}" for spot, lim in config.preset.limits.items())
+    limits = ", ".join(f"{spot} {money(lim.min, short=True)}-{money(lim.max, short=True)}"
+                       for spot, lim in config.preset.limits.items())
     print(f"{args.file}: OK")
     print(f"  table {config.table_id}, preset {config.preset.name}, {config.positions} positions; "
-          f"limits (cents) {limits}")
+          f"limits {limits}")
     for role, dev in config.devices.items():
         print(f"  {role}: {dev.driver} at {dev.url}")
     print(f"  data {config.data_dir}, audit trail {config.audit_dir or config.data_dir / 'audit'}, "

@@ -3,7 +3,9 @@
 Owns these commands' options and their presentation; reading the journal is
 controller/store/recall.py. No journal where ``--data-dir`` or the
 configuration points is a usage error (exit 2), and so, as before the error
-tree, is a journal that cannot be trusted; an unknown ``--round`` exits 1.
+tree, is a journal that cannot be trusted; an unknown ``--round`` exits 1,
+``--last`` of 0 or fewer rounds exits 2. Text shows money in dollars
+(``controller.rules.words.money``); JSON keeps integer cents (a contract).
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from contextlib import closing
 from typing import TYPE_CHECKING
 
 from controller.cli.common import LEGACY_INTEGRITY_STATUS, add_journal_options, open_journal, refuse
+from controller.errors import InputError
+from controller.rules.words import money
 
 if TYPE_CHECKING:
     from controller.cli.common import Subparsers
@@ -21,7 +25,7 @@ if TYPE_CHECKING:
 
 def add_commands(sub: Subparsers) -> None:
     p = sub.add_parser("recall", help="the last rounds from the journal, settle-ready")
-    p.add_argument("--last", type=int, default=10, metavar="N", help="how many rounds (default 10)")
+    p.add_argument("--last", type=int, default=10, metavar="N", help="how many rounds, 1 or more (default 10)")
     p.add_argument("--round", type=int, metavar="ID", help="one round by its id")
     p.add_argument("--json", action="store_true", help="JSON Lines: one round per line")
     add_journal_options(p)
@@ -36,6 +40,8 @@ def add_commands(sub: Subparsers) -> None:
 
 def cmd_recall(args: argparse.Namespace) -> int:
     from controller.store.recall import recall
+    if args.last < 1:
+        raise InputError(f"--last {args.last}: the number of rounds to recall must be 1 or more")
     with closing(open_journal(args)) as journal:
         try:
             rounds = recall(journal, args.last, args.round)
@@ -57,9 +63,9 @@ def cmd_recall(args: argparse.Namespace) -> int:
         for seat in doc["seats"]:
             play = {True: "played", False: "folded"}.get(seat.get("play"), "")
             line = f"  position {seat['seat']}: {seat.get('cards', '(no hand)')}  {play}  wagers " + \
-                ", ".join(f"{k} {v}" for k, v in seat["wagers"].items() if v)
+                ", ".join(f"{k} {money(v)}" for k, v in seat["wagers"].items() if v)
             if seat["seat"] in results:
-                line += f"  net {results[seat['seat']]['net']}"
+                line += f"  net {money(results[seat['seat']]['net'])}"
                 line += "  paid" if str(seat["seat"]) in t["paid"] else "  not yet paid"
             print(line)
         for alert in t["alerts"]:
@@ -80,9 +86,10 @@ def cmd_meters(args: argparse.Namespace) -> int:
           f"{since['after_round']}")
     r = m["rounds"]
     print(f"rounds: {r['complete']} complete, {r['void']} void, {r['open']} open")
-    print(f"{'wager':<16}{'wagers':>8}{'wagered':>14}{'paid':>14}{'taken':>14}{'hold':>14}")
+    amounts = ("wagered", "paid", "taken", "hold")
+    print(f"{'wager':<16}{'wagers':>8}" + "".join(f"{k:>16}" for k in amounts))
     for name, w in m["wagers"].items():
-        print(f"{name:<16}{w['wagers']:>8}{w['wagered']:>14}{w['paid']:>14}{w['taken']:>14}{w['hold']:>14}")
-    print(f"cap reductions {m['cap_reductions']}   jackpot hits {m['jackpot_hits']}")
+        print(f"{name:<16}{w['wagers']:>8}" + "".join(f"{money(w[k]):>16}" for k in amounts))
+    print(f"cap reductions {money(m['cap_reductions'])}   jackpot hits {m['jackpot_hits']}")
     print("events: " + (", ".join(f"{k} {v}" for k, v in sorted(m["events"].items())) or "none"))
     return 0

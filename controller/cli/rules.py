@@ -4,7 +4,10 @@ Owns these commands' options and their text and JSON output; the rules
 themselves are controller/rules/ (pay tables, settlement, the round's JSON
 form, par sheets). A bad preset, pay-table file or ``--jackpots`` is a
 ``PayTableError`` (exit 2); ``settle`` reports each bad line on its own
-output line and exits 1.
+output line and exits 1. ``settle`` skips blank lines, settles lines that
+name no preset by ``--preset`` (default ``DEFAULT_PRESET``, as ``par-sheet``),
+and answers a void round (as ``recall --json`` marks it) "void, nothing to
+settle", which is not a failure (docs/cli.md).
 """
 
 from __future__ import annotations
@@ -30,7 +33,8 @@ def add_commands(sub: Subparsers) -> None:
     p.set_defaults(func=cmd_presets)
 
     p = sub.add_parser("settle", help="settle rounds given as JSON Lines on standard input")
-    p.add_argument("--preset", help="preset for lines that name none")
+    p.add_argument("--preset", default=DEFAULT_PRESET,
+                   help=f"preset for lines that name none (default {DEFAULT_PRESET})")
     p.set_defaults(func=cmd_settle)
 
     p = sub.add_parser("par-sheet", help="exact house edge and strategy of a pay table")
@@ -81,8 +85,7 @@ def describe_preset(p: Preset) -> str:
 # --- settle ----------------------------------------------------------------
 
 def cmd_settle(args: argparse.Namespace) -> int:
-    if args.preset:
-        load_preset(args.preset)          # an unknown --preset is a usage error, before any line
+    load_preset(args.preset)              # an unknown --preset is a usage error, before any line
 
     @cache
     def presets(name: str) -> Preset:
@@ -91,6 +94,8 @@ def cmd_settle(args: argparse.Namespace) -> int:
     failed = False
     out = sys.stdout
     for number, line in enumerate(sys.stdin, 1):
+        if not line.strip():
+            continue                      # a blank line is no round (line numbers still count it)
         try:
             obj: Any = json.loads(line)
         except json.JSONDecodeError as err:

@@ -38,13 +38,14 @@ class DealingDuties(TableCore):
         elif isinstance(fact, ShoeJam):
             if fact.jammed:
                 self.journal.table_event("jam", {"code": fact.code, "description": fact.description})
-            self.set_hold("shoe-jam", f"Shoe jammed: {fact.description}" if fact.jammed else None)
+            self.set_hold("shoe-jam", f"Shoe jammed ({fact.description}): clear the jam and close the shoe's door"
+                          if fact.jammed else None)
         elif isinstance(fact, ShoeDoor):
             if fact.open:
                 self.journal.table_event("door", {"open": True})
-            self.set_hold("shoe-door", "Shoe door open" if fact.open else None)
+            self.set_hold("shoe-door", "Shoe door open: close the shoe's door" if fact.open else None)
         elif isinstance(fact, DeviceTrouble):
-            self.alert("shoe_error", f"Shoe error {fact.code}: {fact.text}")
+            self.alert("shoe_error", f"The shoe reports a fault: {fact.text} (its code {fact.code})")
         elif isinstance(fact, DeckChecked) and not fact.ok:
             self.alert("deck_check", f"Deck check failed: count {fact.count}, missing {len(fact.missing)}, "
                        f"duplicated {len(fact.duplicates)}, foreign {len(fact.foreign)}")
@@ -142,17 +143,3 @@ class DealingDuties(TableCore):
             self.trigger("misdeal", reason=reason)
             return
         self.request_next_hand()
-
-    # --- holds ------------------------------------------------------------------------------
-
-    def set_hold(self, key: str, reason: str | None) -> None:
-        """Something that stops the round (a device lost, jammed or open), or its end (None)."""
-        if reason is None:
-            if self.holds.pop(key, None) and self.state == "held":
-                self.log.info("table.hold_cleared", round=self.round.id if self.round else None,
-                              state=self.state, hold=key)
-            return
-        if key not in self.holds:
-            self.holds[key] = reason
-            if self.state in procedure.HOLDABLE or self.state == "held":
-                self.alert("hold", f"Round held: {reason}")

@@ -17,7 +17,8 @@ Record kinds (data fields):
   decision   position, play (bool), by ("sensor" | "dealer")
   settlement the settlement JSON (controller/rules/roundio.py form)
   jackpot_verified  hits (settlement's jackpot_hits with the six cards), by, reason
-  paid       position, net, by                the dealer confirmed this position
+  paid       position, net, by, folded?       the dealer confirmed this position (folded: collected
+                                              with the folds before the reveal)
   alert      kind, message, position?
   state      state, from?                    the machine entered this state (from: what a hold interrupted)
   void       reason, by
@@ -81,6 +82,10 @@ class Round:
     @property
     def deciders(self) -> list[int]:
         return [p for p in self.active if self.wagers[p].get("ante")]
+
+    @property
+    def folds(self) -> list[int]:
+        return [p for p in self.deciders if self.decisions.get(p) is False]
 
     @property
     def undecided(self) -> list[int]:

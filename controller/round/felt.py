@@ -16,7 +16,7 @@ from controller.round.core import TableCore
 from controller.round.ports import Lamp, LockSpots, SetLamp
 from controller.rules.spots import BET_SPOTS, Spot, label
 from controller.rules.words import money
-from drivers.events import SpotChanged
+from drivers.events import SpotChanged, SpotFault
 
 SENSOR_DEBOUNCE = 0.5               # seconds a stack may vanish before it counts as removed
 REMOVED_TIMER = "removed"           # timer "removed <position> <spot>": a stack gone after the debounce
@@ -32,9 +32,10 @@ class FeltDuties(TableCore):
 
     def readings(self) -> dict[Key, int | None]:
         """What lies on each spot: the sensors' readings, with a supervisor's override in place
-        of the sensor's for this round (0 = no wager there)."""
+        of the sensor's for this round (0 = no wager there), while betting and while players
+        decide (a Play the sensor could not read)."""
         reading = dict(self.felt)
-        if self.round is not None and self.state == "betting":
+        if self.round is not None and self.state in ("betting", "decisions"):
             for key, amount in self.round.overrides.items():
                 if amount:
                     reading[key] = amount
@@ -58,12 +59,13 @@ class FeltDuties(TableCore):
         problems = {}
         super6_closed = self.jackpot.super6_closed()
         for (position, spot), value in self.readings().items():
-            problems_here = self._stack_problem(spot, value, super6_closed)
+            problems_here = self.stack_problem(spot, value, super6_closed)
             if problems_here:
                 problems[(position, spot)] = problems_here
         return problems
 
-    def _stack_problem(self, spot: str, value: int | None, super6_closed: str | None) -> str | None:
+    def stack_problem(self, spot: str, value: int | None, super6_closed: str | None) -> str | None:
+        """Why a stack of ``value`` on ``spot`` cannot be accepted as a wager; None when it can."""
         if spot == Spot.PLAY:
             return "the Play spot stays empty until the cards are seen"
         if value is None:
@@ -108,7 +110,16 @@ class FeltDuties(TableCore):
     # --- a change on the felt ---------------------------------------------------------------
 
     def on_spot(self, e: SpotChanged) -> None:
+        if not self.config.has_position(e.position):
+            # a position the table does not have: the sensor controller is wrong, never a wager
+            self.log.warning("device.fault", device=e.device, position=e.position, spot=e.spot,
+                             change=e.change, value=e.value, state=self.state)
+            self.alert("device_fault", f"The bet sensors reported chips on position {e.position}, which this "
+                       f"table does not have (positions 1 to {self.config.positions}): not a wager. "
+                       "Call a technician to check the sensors' set-up.")
+            return
         key = (e.position, e.spot)
+        self.set_hold(f"spot {e.position} {e.spot}", None)       # a reading again: the spot is back
         if e.change == "removed":
             self.felt.pop(key, None)
         else:
@@ -123,9 +134,40 @@ class FeltDuties(TableCore):
                 self._play_spot_changed(e)
             else:
                 self._past_posting(e)
+        elif meaning == "paying" and not self._settling_at(e.position):
+            self._past_posting(e)
+
+    def on_spot_fault(self, e: SpotFault) -> None:
+        """A sensor that cannot read its spot: alerted; while the round depends on that spot (a
+        wager on it, or a Play still to be made), it holds the round until the spot reads again."""
+        if not self.config.has_position(e.position):
+            self.alert("device_fault", f"The bet sensors reported a fault on position {e.position}, which this "
+                       "table does not have: call a technician to check the sensors' set-up.")
+            return
+        self.alert("sensor_fault", f"Position {e.position} {label(e.spot)}: the sensor reports "
+                   f"{e.problem}; the spot cannot be read. Call a technician", e.position)
+        rnd = self.round
+        matters = rnd is not None and (self.accepted_stake(e.position, e.spot)
+                                       or (e.spot == Spot.PLAY and e.position in rnd.undecided))
+        if matters:
+            self.set_hold(f"spot {e.position} {e.spot}", f"Position {e.position} {label(e.spot)} cannot be read "
+                          f"({e.problem}): call a technician")
+
+    def _settling_at(self, position: int) -> bool:
+        """The dealer settles this position now or has settled it: collecting and paying move chips."""
+        rnd = self.open_round
+        return position in rnd.paid or position == rnd.next_to_pay
+
+    def accepted_stake(self, position: int, spot: str) -> int:
+        """What the round accepted on a spot: the wager at "No more bets"; for Play, the Ante once
+        the position played."""
+        rnd = self.open_round
+        if spot == Spot.PLAY:
+            return rnd.wagers.get(position, {}).get(Spot.ANTE, 0) if rnd.decisions.get(position) else 0
+        return rnd.wagers.get(position, {}).get(spot, 0)
 
     def _past_posting(self, e: SpotChanged) -> None:
-        accepted = self.open_round.wagers.get(e.position, {}).get(e.spot, 0)
+        accepted = self.accepted_stake(e.position, e.spot)
         timer = f"{REMOVED_TIMER} {e.position} {e.spot}"
         if e.change == "removed":
             # A sensor that blinks reports removed-then-placed within milliseconds: only a stack
@@ -143,8 +185,13 @@ class FeltDuties(TableCore):
 
     def on_stack_gone(self, position: int, spot: str) -> None:
         """The debounce timer of a removed stack: still gone, so it is past posting."""
-        accepted = self.round.wagers.get(position, {}).get(spot, 0) if self.round else 0
-        if (position, spot) not in self.felt and self.state in ("dealing", "decisions", "held"):
+        meaning = procedure.FELT_CHANGES.get(self.round_state)
+        if self.round is None or meaning not in ("locked", "paying") or (position, spot) in self.felt:
+            return
+        if meaning == "paying" and self._settling_at(position):
+            return
+        accepted = self.accepted_stake(position, spot)
+        if accepted:
             self.alert("past_posting", f"Past posting: position {position} {label(spot)} removed "
                        f"after No more bets; not accepted (the wager stays {money(accepted)})", position)
 
@@ -169,7 +216,12 @@ class FeltDuties(TableCore):
         if not present:
             return
         ante = self.open_round.wagers[position]["ante"]
-        if value is not None and value != ante:
+        if value is None:
+            self.alert("unread_spot", f"Position {position}: the sensor cannot read the Play chips; "
+                       "a supervisor reads them (override)", position)
+            self.set_lamp(position, Spot.PLAY, Lamp.FLASH)
+            return
+        if value != ante:
             self.alert("play_amount", f"Position {position}: the Play must equal the Ante ({money(ante)}), "
                        f"not {money(value)}", position)
             self.set_lamp(position, Spot.PLAY, Lamp.FLASH)

@@ -15,8 +15,12 @@ from typing import Any
 from controller.round.dealing import DealingDuties
 from controller.round.jackpot_desk import JackpotDesk
 from controller.round.ports import LockSpots, Shuffle
+from controller.rules.words import device_says
 
 REQUIRED_DEVICES = ("shoe", "sensors")          # the sign failing never stops a round
+# what a held round tells the dealer to do about a device that stopped answering
+OFFLINE_ADVICE = {"shoe": "The shoe is not answering: check its power and cable, or call a technician",
+                  "sensors": "Call a technician: the bet sensors are not answering"}
 
 
 class DeviceLinks(DealingDuties, JackpotDesk):
@@ -39,8 +43,8 @@ class DeviceLinks(DealingDuties, JackpotDesk):
     def on_offline(self, role: str, reason: str) -> None:
         self.online[role] = False
         self.device_detail[role] = reason
-        self.alert("device_offline", f"The {role} is not answering: {reason}")
+        self.alert("device_offline", device_says(role, f"not answering: {reason}"))
         if role == "sign":
             self.on_sign_failed(f"sign offline: {reason}")
         if role in REQUIRED_DEVICES:
-            self.set_hold(role, f"{role.capitalize()} offline")
+            self.set_hold(role, OFFLINE_ADVICE[role])

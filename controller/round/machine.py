@@ -23,15 +23,17 @@ STATES = [
     "starting",     # self-check: journal, configuration, devices answering
     "ready",        # no round open; the dealer may open betting
     "betting",      # wagers seen on the spots and checked against the limits
-    "dealing",      # "No more bets" said, spots locked, hands coming from the shoe
-    "decisions",    # players play or fold
+    "closed",       # "No more bets" said (positions without Pair Plus named), spots locked
+    "dealing",      # hands coming from the shoe
+    "decisions",    # players play (Play chips equal to the Ante) or fold
+    "collecting",   # the dealer collects the folded hands and their forfeited wagers
     "settling",     # dealer's hand revealed; positions paid from the dealer's right
     "complete",     # the round is settled
     "void",         # the round was voided (misdeal, supervisor): wagers returned
     "held",         # a device needed by the round is lost, jammed or open
 ]
 
-ROUND_STATES = ("betting", "dealing", "decisions", "settling")
+ROUND_STATES = ("betting", "closed", "dealing", "decisions", "collecting", "settling")
 HOLDABLE = ("dealing", "decisions")
 
 TRANSITIONS: list[dict[str, Any]] = [
@@ -39,19 +41,22 @@ TRANSITIONS: list[dict[str, Any]] = [
     {"trigger": "self_check_passed", "source": "starting", "dest": "ready",
      "conditions": ["devices_answering", "no_open_round"]},
     *({"trigger": "recover", "source": "starting", "dest": state,
-       "conditions": ["devices_answering", f"recovering_{state}"]} for state in ROUND_STATES),
+       "conditions": ["devices_answering", "recovering_into"]} for state in ROUND_STATES),
 
     # the round
     {"trigger": "open_betting", "source": ["ready", "complete", "void"], "dest": "betting",
      "conditions": ["devices_answering"]},
-    {"trigger": "no_more_bets", "source": "betting", "dest": "dealing",
+    {"trigger": "no_more_bets", "source": "betting", "dest": "closed",
      "conditions": ["sensors_online", "deck_ready", "has_wagers", "wagers_valid"]},
+    {"trigger": "deal", "source": "closed", "dest": "dealing",
+     "conditions": ["sensors_online", "deck_ready"]},
     {"trigger": "all_dealt", "source": "dealing", "dest": "decisions", "conditions": "hands_complete"},
-    {"trigger": "play", "source": "decisions", "dest": None, "conditions": "position_undecided",
+    {"trigger": "play", "source": "decisions", "dest": None, "conditions": ["position_undecided", "play_on_felt"],
      "after": "record_play"},
-    {"trigger": "fold", "source": "decisions", "dest": None, "conditions": "position_undecided",
+    {"trigger": "fold", "source": "decisions", "dest": None, "conditions": ["position_undecided", "no_play_chips"],
      "after": "record_fold"},
-    {"trigger": "all_decided", "source": "decisions", "dest": "settling", "conditions": "decisions_complete"},
+    {"trigger": "all_decided", "source": "decisions", "dest": "collecting", "conditions": "decisions_complete"},
+    {"trigger": "reveal", "source": "collecting", "dest": "settling"},
     {"trigger": "verify_jackpot", "source": "settling", "dest": None, "conditions": "jackpot_unverified",
      "after": "record_jackpot_verified"},
     {"trigger": "confirm", "source": "settling", "dest": None, "conditions": "position_next_to_pay",
@@ -62,16 +67,17 @@ TRANSITIONS: list[dict[str, Any]] = [
     {"trigger": "link_positions", "source": "betting", "dest": None, "conditions": "positions_linkable",
      "after": "record_link"},
     {"trigger": "unlink_positions", "source": "betting", "dest": None, "after": "record_unlink"},
-    {"trigger": "override_wager", "source": "betting", "dest": None, "conditions": "override_valid",
-     "after": "record_override"},
+    {"trigger": "override_wager", "source": ["betting", "decisions"], "dest": None,
+     "conditions": "override_valid", "after": "record_override"},
 
     # irregularities
-    {"trigger": "misdeal", "source": ["dealing", "decisions", "held"], "dest": "void"},
-    {"trigger": "void_round", "source": ["betting", "dealing", "decisions", "held"], "dest": "void",
+    {"trigger": "misdeal", "source": ["dealing", "decisions", "collecting", "held"], "dest": "void"},
+    {"trigger": "void_round", "source": ["betting", "closed", "dealing", "decisions", "collecting", "held"],
+     "dest": "void",
      "conditions": ["reason_given", "nothing_paid"]},
     {"trigger": "hold", "source": list(HOLDABLE), "dest": "held", "conditions": "something_holding"},
     *({"trigger": "resume", "source": "held", "dest": state,
-       "conditions": ["nothing_holding", f"held_from_{state}"]} for state in HOLDABLE),
+       "conditions": ["nothing_holding", "held_from_here"]} for state in HOLDABLE),
 ]
 
 # What a transition that changes state journals besides the ``state`` record itself: the records
@@ -81,7 +87,7 @@ JOURNALS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "recover": (("recovery",), ()),         # an alert: the round continues after a restart
     "open_betting": (("opened",), ()),      # a new round, in one record with everything it needs
     "no_more_bets": (("wagers",), ()),      # the wagers accepted, as they lay on the felt
-    "all_decided": (("settlement",), ()),   # the dealer's hand revealed: every position's result
+    "reveal": (("settlement",), ("folds_collected",)),   # every position's result; the folds' forfeits
     "misdeal": (("void",), ()),
     "void_round": (("void",), ()),
     "all_paid": ((), ("complete",)),
@@ -92,7 +98,10 @@ JOURNALS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 #   locked  the spots are locked: any change is past posting, never accepted; only the Play spot of
 #           a position still to decide is its decision (in DECIDING_STATES)
 # A state not listed does not look at the felt.
-FELT_CHANGES = {"betting": "wager", "dealing": "locked", "decisions": "locked"}
+#   paying  settlement: chips added anywhere are past posting; chips leave a spot only where the
+#           dealer is settling (the position next to pay) or has settled
+FELT_CHANGES = {"betting": "wager", "closed": "locked", "dealing": "locked", "decisions": "locked",
+                "collecting": "locked", "settling": "paying"}
 DECIDING_STATES = ("decisions",)
 
 # The states in which each of the shoe's facts belongs to the round; elsewhere it is ignored
@@ -101,7 +110,7 @@ SHOE_FACTS = {"shuffled": ("betting",), "hand": ("dealing",), "count": ("dealing
 DEAD_HAND_STATES = ("dealing", "decisions", "held")     # a stray hand is journaled as a dead hand
 
 # triggers the dealer (or supervisor) may touch; the rest come from devices and the engine
-DEALER_ACTIONS = ("open_betting", "no_more_bets", "play", "fold", "confirm", "misdeal",
+DEALER_ACTIONS = ("open_betting", "no_more_bets", "deal", "play", "fold", "reveal", "confirm", "misdeal",
                   "link_positions", "unlink_positions", "override_wager", "void_round", "verify_jackpot")
 # actions outside the round's procedure, taken by the table itself in any state (each method
 # refuses with a reason where it does not apply, e.g. a meter reset while a round is open)
@@ -109,7 +118,7 @@ TABLE_ACTIONS = ("call_supervisor", "reset_meters", "set_jackpots")
 # The arguments each action takes (any other is refused), and each argument's type: the one
 # declaration the engine checks and the page's request fence derives from.
 ACTION_ARGUMENTS: dict[str, tuple[str, ...]] = {
-    "open_betting": (), "no_more_bets": (), "play": ("position",), "fold": ("position",),
+    "open_betting": (), "no_more_bets": (), "deal": (), "reveal": (), "play": ("position",), "fold": ("position",),
     "confirm": ("position",), "misdeal": ("reason",), "link_positions": ("position", "other"),
     "unlink_positions": ("position",), "override_wager": ("position", "spot", "amount", "reason"),
     "void_round": ("reason",), "verify_jackpot": ("reason",), "call_supervisor": ("reason",),
@@ -122,6 +131,8 @@ SUPERVISOR_ACTIONS = ("void_round", "override_wager", "reset_meters", "set_jackp
 BETWEEN_ROUNDS = ("ready", "complete", "void")
 # tried after every event, in this order, so the round moves on by itself when it can
 AUTOMATIC = ("self_check_passed", "recover", "all_dealt", "all_decided", "all_paid", "hold", "resume")
+# states whose lamps, locks and prompt concern one round in play (the snapshot shows its alerts)
+IN_PLAY = ("betting", "closed", "dealing", "decisions", "collecting", "settling", "held")
 
 
 def build(model, initial: str = "starting") -> Machine:

@@ -28,21 +28,21 @@ from transitions import EventData
 
 from controller.app.config import TableConfig
 from controller.round import machine as procedure
+from controller.round.conditions import Conditions
 from controller.round.dealing import HAND_TIMER
 from controller.round.facts import DEALER, Round
 from controller.round.felt import REMOVED_TIMER
-from controller.round.links import REQUIRED_DEVICES, DeviceLinks
 from controller.round.ports import AskShoeStatus, LockSpots, Shuffle
 from controller.rules.roundio import settlement_json
 from controller.rules.settlement import SeatHand, SettlementError, Wagers, settle_round
-from controller.rules.spots import BET_SPOTS, Spot, label
+from controller.rules.spots import Spot
 from controller.rules.words import dealer_announcement
 from controller.store.jackpot import JackpotBoard
 from controller.store.journal import Journal
 from controller.store.recall import record_meter_reset
 
 
-class Table(DeviceLinks):
+class Table(Conditions):
     def __init__(self, config: TableConfig, journal: Journal, *, schedule: Any, cancel: Any):
         super().__init__()
         self.config = config
@@ -149,131 +149,23 @@ class Table(DeviceLinks):
                        f"{reason}. Return all wagers.")
         self.fact("void", reason=reason, by=by)
 
+    def journal_folds_collected(self, event: EventData) -> None:
+        """The dealer collected the folded hands with their forfeited wagers before the reveal: a
+        fold with no wager left standing (6 Card Bonus and Super 6 stay where the rules say so) is
+        settled there and then, and is not part of the settlement the dealer works through."""
+        rnd = self.open_round
+        stays = self.preset.side_bets_stay_after_fold
+        for seat in (rnd.settlement or {}).get("seats", []):
+            wagers = seat["wagers"]
+            if seat["play"] or not wagers.get(Spot.ANTE):
+                continue
+            if stays and (wagers.get(Spot.SIX_CARD_BONUS) or wagers.get(Spot.SUPER6)):
+                continue
+            self.fact("paid", position=seat["seat"], net=seat["net"], by=event.kwargs.get("by", "dealer"),
+                      folded=True)
+
     def journal_complete(self, event: EventData) -> None:
         self.fact("complete")
-
-    # --- conditions (each says why when it fails) -------------------------------------
-
-    def devices_answering(self, event: EventData | None = None) -> bool:
-        lost = [r for r in REQUIRED_DEVICES if not self.online.get(r)]
-        return not lost or self.refuse(f"waiting for the {' and '.join(lost)} to answer")
-
-    def no_open_round(self, event: EventData | None = None) -> bool:
-        return self.recovered is None or self.refuse("a round is being recovered")
-
-    def _recovering(self, state: str) -> bool:
-        rnd = self.recovered
-        if rnd is None:
-            return False
-        return (rnd.held_from if rnd.state == "held" else rnd.state) == state
-
-    def recovering_betting(self, event: EventData | None = None) -> bool:
-        return self._recovering("betting")
-
-    def recovering_dealing(self, event: EventData | None = None) -> bool:
-        return self._recovering("dealing")
-
-    def recovering_decisions(self, event: EventData | None = None) -> bool:
-        return self._recovering("decisions")
-
-    def recovering_settling(self, event: EventData | None = None) -> bool:
-        return self._recovering("settling")
-
-    def sensors_online(self, event: EventData | None = None) -> bool:
-        return self.online.get("sensors") or self.refuse("the bet-spot sensors are not answering")
-
-    def deck_ready(self, event: EventData | None = None) -> bool:
-        rnd = self.open_round
-        if not rnd.shuffled:
-            return self.refuse("the shoe has not finished shuffling")
-        if rnd.shoe_count != 52:
-            return self.refuse(f"the shoe counted {rnd.shoe_count} cards after the shuffle, not 52")
-        problem = self.shoe_problem()
-        return not problem or self.refuse(problem)
-
-    def has_wagers(self, event: EventData | None = None) -> bool:
-        return bool(self.felt_wagers()) or self.refuse("no wagers on the table")
-
-    def wagers_valid(self, event: EventData | None = None) -> bool:
-        problems = self.wager_problems()
-        if problems:
-            (position, spot), why = min(problems.items())
-            return self.refuse(f"position {position} {label(spot)}: {why}")
-        return True
-
-    def positions_linkable(self, event: EventData) -> bool:
-        position, other = event.kwargs.get("position"), event.kwargs.get("other")
-        if not isinstance(position, int) or not isinstance(other, int):
-            return self.refuse("name the two positions to link (position and other)")
-        a, b = sorted((position, other))
-        if not self.config.two_positions_allowed:
-            return self.refuse("one player on two positions is not allowed at this table "
-                               "(table.one_player_two_positions = \"refused\")")
-        if not (1 <= a and b <= self.config.positions and b - a == 1):
-            return self.refuse(f"positions {a} and {b} are not two adjacent positions")
-        if any(a in pair or b in pair for pair in self.links):
-            return self.refuse(f"position {a} or {b} is already linked")
-        return True
-
-    def reason_given(self, event: EventData) -> bool:
-        return bool(event.kwargs.get("reason")) or self.refuse("say why (the reason is journaled)")
-
-    def override_valid(self, event: EventData) -> bool:
-        position, spot, amount = (event.kwargs.get(k) for k in ("position", "spot", "amount"))
-        if not isinstance(position, int) or not 1 <= position <= self.config.positions:
-            return self.refuse(f"position {position!r} is not a position at this table "
-                               f"(1 to {self.config.positions})")
-        if spot not in BET_SPOTS:
-            return self.refuse(f"{spot!r} is not a spot a wager can be read on ({', '.join(BET_SPOTS)})")
-        if not isinstance(amount, int) or amount < 0:
-            return self.refuse(f"amount must be whole cents, 0 or more, not {amount!r}")
-        if not event.kwargs.get("reason"):
-            return self.refuse("say why the sensor's reading is overridden")
-        return True
-
-    def hands_complete(self, event: EventData | None = None) -> bool:
-        return self.open_round.hands_received >= self.open_round.hands_needed
-
-    def position_undecided(self, event: EventData) -> bool:
-        position, rnd = event.kwargs.get("position"), self.open_round
-        if position not in rnd.deciders:
-            return self.refuse(f"position {position} has no Ante to play or fold")
-        if position in rnd.decisions:
-            return self.refuse(f"position {position} has already "
-                               f"{'played' if rnd.decisions[position] else 'folded'}")
-        return True
-
-    def decisions_complete(self, event: EventData | None = None) -> bool:
-        return not self.open_round.undecided
-
-    def position_next_to_pay(self, event: EventData) -> bool:
-        position, expected = event.kwargs.get("position"), self.open_round.next_to_pay
-        hits = self.pending_hits()
-        if hits:
-            return self.refuse(f"Super 6 {hits[0]['jackpot'].upper()} jackpot at position {hits[0]['seat']}: "
-                               "a supervisor verifies the six cards before anything is paid")
-        if position != expected:
-            return self.refuse(f"settle position {expected} first (from the dealer's right)")
-        return True
-
-    def everything_paid(self, event: EventData | None = None) -> bool:
-        rnd = self.open_round
-        return rnd.settlement is not None and rnd.next_to_pay is None
-
-    def nothing_paid(self, event: EventData | None = None) -> bool:
-        return not self.open_round.paid or self.refuse("payments have been made; the round cannot be voided")
-
-    def something_holding(self, event: EventData | None = None) -> bool:
-        return bool(self.holds)
-
-    def nothing_holding(self, event: EventData | None = None) -> bool:
-        return not self.holds
-
-    def held_from_dealing(self, event: EventData | None = None) -> bool:
-        return self.open_round.held_from == "dealing"
-
-    def held_from_decisions(self, event: EventData | None = None) -> bool:
-        return self.open_round.held_from == "decisions"
 
     # --- internal actions --------------------------------------------------------------
 
@@ -320,6 +212,9 @@ class Table(DeviceLinks):
             self.emit(Shuffle(rnd.deck))
         self.show_flags()
 
+    def on_enter_closed(self, event: EventData) -> None:
+        self.emit(LockSpots(True))                  # "No more bets": every spot locked
+
     def on_enter_dealing(self, event: EventData) -> None:
         self.lock_for_decisions()
         if event.event and event.event.name == "recover":
@@ -334,6 +229,9 @@ class Table(DeviceLinks):
         for position in list(self.open_round.undecided):      # Play chips put out while others were dealt
             key = (position, Spot.PLAY.value)
             self.play_chips(position, self.felt.get(key), key in self.felt)
+
+    def on_enter_collecting(self, event: EventData) -> None:
+        self.emit(LockSpots(True))                  # every Play made or not: the felt is closed
 
     def on_enter_settling(self, event: EventData) -> None:
         self.emit(LockSpots(True))

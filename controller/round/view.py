@@ -17,7 +17,7 @@ from controller.round.facts import DEALER
 from controller.round.table import Table
 from controller.rules.cards import card_text
 from controller.rules.spots import Spot, label
-from controller.rules.words import no_pair_plus, settlement_lines
+from controller.rules.words import no_pair_plus, positions_list, settlement_lines
 
 # --- what the dealer is told, state by state -------------------------------------------------
 
@@ -30,10 +30,23 @@ def _betting(table: Table) -> list[str]:
     return lines
 
 
-def _dealing(table: Table) -> list[str]:
+def _closed(table: Table) -> list[str]:
     rnd = table.open_round
     announcement = no_pair_plus([p for p in rnd.active if not rnd.wagers[p].get(Spot.PAIR_PLUS)])
-    return ["No more bets"] + ([announcement] if announcement else [])
+    return ["No more bets"] + ([announcement] if announcement else []) + ["Deal"]
+
+
+def _dealing(table: Table) -> list[str]:
+    rnd = table.open_round
+    return [f"Dealing: hand {min(rnd.hands_received + 1, rnd.hands_needed)} of {rnd.hands_needed}"]
+
+
+def _collecting(table: Table) -> list[str]:
+    folds = table.open_round.folds
+    if not folds:
+        return ["Every position played", "Reveal the dealer's hand"]
+    return [f"Collect the folded hands and their wagers: position {positions_list(folds)}",
+            "Then reveal the dealer's hand"]
 
 
 def _settling(table: Table) -> list[str]:
@@ -51,9 +64,10 @@ PROMPTS: dict[str, Callable[[Table], list[str]]] = {
     "starting": lambda t: ["Starting: " + (t.refusal or "checking the devices")],
     "ready": lambda t: ["Open betting"],
     "betting": _betting,
+    "closed": _closed,
     "dealing": _dealing,
-    "decisions": lambda t: [f"Position {p}: play or fold" for p in t.open_round.undecided]
-    or ["Reveal the dealer's hand"],
+    "decisions": lambda t: [f"Position {p}: play or fold" for p in t.open_round.undecided],
+    "collecting": _collecting,
     "settling": _settling,
     "complete": lambda t: ["Round complete", "Open betting"],
     "void": lambda t: [f"Round void: {t.open_round.void_reason}", "Return all wagers", "Open betting"],
@@ -71,7 +85,9 @@ def prompt(table: Table) -> list[str]:
 def build_snapshot(table: Table) -> dict[str, Any]:
     rnd = table.round
     state = table.state
-    revealed = state in ("settling", "complete") or (rnd is not None and rnd.void_reason is not None)
+    void = rnd is not None and rnd.void_reason is not None
+    revealed = state in ("settling", "complete") or void
+    standing = table.standing_alerts()
     problems = table.wager_problems() if state == "betting" else {}
     readings = table.readings()
     positions = []
@@ -84,7 +100,10 @@ def build_snapshot(table: Table) -> dict[str, Any]:
             "flags": {s: why for (q, s), why in problems.items() if q == p},
             "wagers": rnd.wagers.get(p, {}) if rnd else {},
             "dealt": bool(rnd and p in rnd.hands),
-            "cards": _show(rnd.hands[p]) if rnd and p in rnd.hands and revealed else None,
+            # a folded hand is collected face down (sheet 000, step 5); a voided round shows all
+            "cards": _show(rnd.hands[p]) if rnd and p in rnd.hands and revealed
+            and (void or rnd.decisions.get(p) is not False) else None,
+            "problems": [a["message"] for a in standing if a.get("position") == p],
             "decision": None if not rnd or p not in rnd.decisions else
             ("play" if rnd.decisions[p] else "fold"),
             "linked": next((q for pair in table.links for q in pair if p in pair and q != p), None),
@@ -107,20 +126,33 @@ def build_snapshot(table: Table) -> dict[str, Any]:
         "positions": positions,
         "dealer": {
             "dealt": bool(rnd and DEALER in rnd.hands),
-            "cards": _show(rnd.hands[DEALER]) if rnd and DEALER in rnd.hands and revealed else None,
+            # arranged from the highest card to the lowest, as the dealer lays it out (sheet 000)
+            "cards": _show(rnd.hands[DEALER] if void else sorted(rnd.hands[DEALER], reverse=True))
+            if rnd and DEALER in rnd.hands and revealed else None,
             "announcement": rnd.settlement["announcement"] if rnd and rnd.settlement else None,
         },
         "settlement_order": rnd.settlement_order if rnd else [],
         "next_to_pay": rnd.next_to_pay if rnd and state == "settling" else None,
         "void_reason": rnd.void_reason if rnd else None,
-        "devices": {role: {"online": table.online[role], "detail": table.device_detail[role]}
-                    for role in table.online},
+        "devices": {role: {"online": table.online[role], "detail": table.device_detail[role],
+                           "status": _device_status(table, role)} for role in table.online},
         "holds": list(table.holds.values()),
         "jackpots": dict(table.jackpot.values),
         "jackpot": table.jackpot.view(),
         "jackpot_pending": table.pending_hits(),
-        "alerts": list(table.alerts),
+        "alerts": standing,
     }
+
+
+def _device_status(table: Table, role: str) -> str:
+    """One word for a device's indicator: online, offline, jammed or door open."""
+    if not table.online[role]:
+        return "offline"
+    if role == "shoe" and "shoe-jam" in table.holds:
+        return "jammed"
+    if role == "shoe" and "shoe-door" in table.holds:
+        return "door open"
+    return "online"
 
 
 def _show(cards) -> str:

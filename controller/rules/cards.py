@@ -85,8 +85,12 @@ def parse_cards(cards: str | Sequence[str | int], *, count: int | None = None,
     return tuple(parsed)
 
 
+RANK_TEXT = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")   # as a card shows it
+
+
 def card_text(card: int) -> str:
-    return RANKS[card >> 2] + SUITS[card & 3]
+    """A card as people write it: "10h", "As". (Parsing also takes "Th".)"""
+    return RANK_TEXT[card >> 2] + SUITS[card & 3]
 
 
 def cards_text(cards: Iterable[int]) -> str:

@@ -7,6 +7,10 @@ settlement out (results per wager in pay order, cap reduction, net). Recall
 writes rounds in the same input form so any recorded round can be settled
 again independently and compared. Unknown keys are refused: a typo in an
 audit file must not silently become a zero wager.
+
+A void round has nothing to settle: a round whose ``table.status`` (what
+recall adds) is ``"void"`` settles to ``{"id", "void": true, "void_reason",
+"settled": "void, nothing to settle"}``, which is not an error (docs/cli.md).
 """
 
 from __future__ import annotations
@@ -20,7 +24,8 @@ from controller.rules.hand3 import describe3
 from controller.rules.paytable import JACKPOTS, PayTableError, Preset
 from controller.rules.settlement import RoundSettlement, SeatHand, SeatResult, SettlementError, Wagers, settle_round
 
-ROUND_KEYS = {"id", "preset", "dealer", "jackpots", "seats", "table"}   # "table": what recall adds; not read
+ROUND_KEYS = {"id", "preset", "dealer", "jackpots", "seats", "table"}   # "table": what recall adds; only
+VOID_SETTLED = "void, nothing to settle"                                  # its "status" is read
 SEAT_KEYS = {"seat", "cards", "play", "wagers"}
 WAGER_KEYS = set(Wagers().as_dict())
 
@@ -125,9 +130,23 @@ def seat_json(r: SeatResult) -> dict[str, Any]:
     }
 
 
+def void_round(obj: Any) -> dict[str, Any] | None:
+    """The settle output of a round recall marks void (``table.status``), else None."""
+    if not isinstance(obj, dict) or any(key not in ROUND_KEYS for key in obj):
+        return None                      # not a round: the parse names the problem
+    table = obj.get("table")
+    if not isinstance(table, dict) or table.get("status") != "void":
+        return None
+    return {"id": obj.get("id"), "void": True, "void_reason": table.get("void_reason"), "settled": VOID_SETTLED}
+
+
 def settle_json(obj: Any, presets: Callable[[str], Preset], default_preset: str | None) -> dict[str, Any]:
-    """Settle one round object; never raises for bad input, returns {"id", "error"} instead."""
+    """Settle one round object; never raises for bad input, returns {"id", "error"} instead.
+    A void round returns ``void_round``'s answer: nothing to settle, and no error."""
     round_id = obj.get("id") if isinstance(obj, dict) else None
+    void = void_round(obj)
+    if void is not None:
+        return void
     try:
         preset, dealer, seats, jackpots = parse_round(obj, presets, default_preset)
         result = settle_round(preset, dealer, seats, jackpots)

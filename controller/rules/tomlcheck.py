@@ -4,11 +4,20 @@ Owns the wording of refusals: every error names the file, the dotted key
 and, where it can be found, the line. ``tomllib`` keeps no positions, so the
 line is found by a best-effort scan of the text; when the scan cannot find
 it the message names file and key without a line.
+
+A checker raises on the first problem, unless made with ``collect=True``:
+then each ``problem`` and each refusal raised inside a ``part`` (a key or a
+section whose check does not depend on the others) is kept, the rest of the
+file is still checked, and ``finish`` raises one error listing every
+problem, one per line, in the order found (the first line is the message the
+first problem alone would have raised).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -26,14 +35,48 @@ class TomlChecker:
 
     error: type[Exception] = ValueError
 
-    def __init__(self, text: str, source: str):
+    def __init__(self, text: str, source: str, *, collect: bool = False):
         self.lines = text.splitlines()
         self.source = source
+        self.collect = collect
+        self.problems: list[str] = []
 
     def fail(self, key: str, problem: str) -> Exception:
         line = self._line_of(key)
         where = f"{self.source}, line {line}" if line else self.source
         return self.error(f"{where}: key '{key}': {problem}")
+
+    def problem(self, key: str, problem: str) -> None:
+        """A problem after which the rest of the file can still be checked: kept when collecting,
+        else raised."""
+        err = self.fail(key, problem)
+        if not self.collect:
+            raise err
+        self.problems.append(str(err))
+
+    @contextmanager
+    def part(self) -> Iterator[None]:
+        """One independently checked part (a key, a section): when collecting, the refusal raised
+        inside is kept and the check goes on after the block."""
+        try:
+            yield
+        except self.error as err:
+            if not self.collect:
+                raise
+            self.problems.append(str(err))
+
+    def section(self, doc: dict[str, Any], key: str, allowed: set[str], *,
+                required: bool = True) -> dict[str, Any] | None:
+        """``table``, but when collecting a missing or malformed table is kept as a problem and
+        None returned (its keys cannot be checked)."""
+        with self.part():
+            return self.table(doc, key, allowed, required=required)
+        return None
+
+    def finish(self) -> None:
+        """Raise every problem kept, one per line; nothing when there was none."""
+        if self.problems:
+            raise self.error("\n".join(self.problems))
 
     def _line_of(self, dotted: str) -> int | None:
         """Best-effort line of a dotted key: the key under its [table], else the table."""
@@ -69,7 +112,7 @@ class TomlChecker:
             raise self.fail(key, "must be a table")
         for name in value:
             if name not in allowed:
-                raise self.fail(f"{key}.{name}", f"unknown key (allowed: {', '.join(sorted(allowed))})")
+                self.problem(f"{key}.{name}", f"unknown key (allowed: {', '.join(sorted(allowed))})")
         return value
 
     def cents(self, value: Any, key: str, *, positive: bool = False) -> int:

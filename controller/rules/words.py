@@ -24,6 +24,27 @@ def money(cents: int, *, short: bool = False) -> str:
     return f"{sign}${cents // 100:,}.{cents % 100:02d}"
 
 
+# The devices as the dealer names them: (subject, verb) so a sentence agrees with a plural.
+DEVICES = {"shoe": ("the shoe", "is"), "sensors": ("the bet sensors", "are"), "sign": ("the jackpot sign", "is")}
+# The commands a device may fail to take, as the dealer would say what was asked.
+COMMANDS = {"Shuffle": "shuffle", "DeliverHand": "deal a hand", "StatusRequest": "count its cards",
+            "DeckCheck": "check the deck", "Lock": "lock or unlock spots", "Lamp": "light a spot",
+            "SnapshotRequest": "report every spot", "Hello": "start talking"}
+
+
+def device_says(role: str, rest: str) -> str:
+    """"The bet sensors are not answering" from ("sensors", "not answering"): one sentence."""
+    subject, verb = DEVICES.get(role, (f"the {role}", "is"))
+    return f"{subject[0].upper()}{subject[1:]} {verb} {rest}"
+
+
+def command_words(command: str) -> str:
+    """What the table asked of a device, in words ("light a spot"), for a command's name."""
+    if command.startswith("STRING"):
+        return "show the jackpot values" if command != "STRING message" else "show its message"
+    return COMMANDS.get(command, command)
+
+
 def positions_list(positions: Sequence[int]) -> str:
     """1 -> "1"; 2, 3, 5 -> "2, 3 and 5"."""
     names = [str(p) for p in positions]

@@ -135,6 +135,13 @@ class SensorFault(Message):
     spot: int
     code: int               # 1 blocked, 2 no reading, 3 hardware fault
 
+    @property
+    def problem(self) -> str:
+        return FAULT_CODES.get(self.code, f"fault code {self.code}")
+
+
+FAULT_CODES = {1: "blocked", 2: "no reading", 3: "hardware fault"}
+
 
 host_decode = catalog.decoder(HOST)
 device_decode = catalog.decoder(DEVICE)

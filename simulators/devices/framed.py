@@ -7,10 +7,18 @@ calls ``emit(message)`` to send; its model state is guarded by ``self.lock``.
 Faults a test or the CLI can switch on at this layer: ``silent`` (answer
 nothing: a dead or unplugged device), ``corrupt_next`` (flip a byte of the next
 frames sent), ``delay`` (hold every reply back that many seconds).
+
+A simulated device never dies of someone else's mistake: an exception in a
+listener (the scripted players), in handling a message or in a step of the
+I/O thread is logged (logger ``simulators.devices``, with its traceback; the
+same error again at most every ``REPEAT_LOG_EVERY`` seconds) and the device
+goes on: the message is still sent, the other listeners still hear it, the
+thread keeps running.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -18,6 +26,9 @@ from typing import Any
 
 from drivers.wire.link import Delivered, Link
 from drivers.wire.messages import Catalog
+
+log = logging.getLogger("simulators.devices")
+REPEAT_LOG_EVERY = 10.0         # seconds between two logs of the same error of one device
 
 
 class PortDevice:
@@ -28,8 +39,10 @@ class PortDevice:
         self.clock = clock
         self.lock = threading.RLock()
         self.silent = False
+        self.caught = 0                  # exceptions caught and logged (the device went on)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._logged: dict[str, float] = {}
 
     def start(self):
         self._thread = threading.Thread(target=self._run, name=f"sim-{type(self).__name__}", daemon=True)
@@ -44,9 +57,27 @@ class PortDevice:
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            data = self.port.read(0.01)
-            with self.lock:
-                self.step(data, self.clock())
+            try:
+                data = self.port.read(0.01)
+                with self.lock:
+                    self.step(data, self.clock())
+            except Exception as err:     # the thread must survive anything
+                self.survived(err, "step")
+                time.sleep(0.01)         # a port that fails at once every time must not spin
+
+    def survived(self, err: BaseException, where: str) -> None:
+        """Log an exception the device caught and went on after."""
+        self.caught += 1
+        key = f"{where}: {type(err).__name__}: {err}"
+        now = time.monotonic()
+        last = self._logged.get(key)
+        if last is not None and now - last < REPEAT_LOG_EVERY:
+            return
+        if len(self._logged) >= 100:     # errors whose text varies: keep the memory bounded
+            self._logged.clear()
+        self._logged[key] = now
+        log.error("simulated %s: %s failed (the device goes on): %s: %s", type(self).__name__, where,
+                  type(err).__name__, err, exc_info=(type(err), err, err.__traceback__))
 
     def step(self, data: bytes, now: float) -> None:
         raise NotImplementedError
@@ -75,9 +106,11 @@ class FramedDevice(PortDevice):
             for event in events:
                 if isinstance(event, Delivered):
                     self.received.append(event.message)
-                    self.handle(event.message, now)
-                    for listener in self.listeners:
-                        listener("received", event.message)
+                    try:
+                        self.handle(event.message, now)
+                    except Exception as err:     # one bad message must not stop the device
+                        self.survived(err, f"handling {type(event.message).__name__}")
+                    self._tell("received", event.message)
         if not self.silent:
             _, out = self.link.poll(now)
             self._send(out, now)
@@ -85,12 +118,18 @@ class FramedDevice(PortDevice):
 
     def emit(self, message: Any) -> None:
         """Send a message to the host (reliably, through the link)."""
-        for listener in self.listeners:      # before the bytes leave: what the table sees next
-            listener("sent", message)        # is never ahead of what the players saw
-        with self.lock:
+        self._tell("sent", message)          # before the bytes leave: what the table sees next
+        with self.lock:                      # is never ahead of what the players saw
             now = self.clock()
             type_code, payload = self.catalog.encode(message)
             self._send(self.link.send(type_code, payload, now), now)
+
+    def _tell(self, direction: str, message: Any) -> None:
+        for listener in list(self.listeners):
+            try:
+                listener(direction, message)
+            except Exception as err:         # a listener's bug is not the device's
+                self.survived(err, f"a listener of {direction} {type(message).__name__}")
 
     def write_raw(self, data: bytes) -> None:
         """Put bytes on the line as they are (line noise, a hand-made bad frame)."""

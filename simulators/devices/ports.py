@@ -53,9 +53,13 @@ class TcpPort:
 
     def __init__(self, port: int = 0) -> None:
         self._server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self._server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._server.bind(("127.0.0.1", port))
-        self._server.listen(1)
+        try:
+            self._server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            self._server.bind(("127.0.0.1", port))
+            self._server.listen(1)
+        except OSError:                  # the port is taken (or not ours to take): leave nothing open
+            self._server.close()
+            raise
         self.port = self._server.getsockname()[1]
         self.url = f"socket://127.0.0.1:{self.port}"
         self._conn: socket.socket | None = None

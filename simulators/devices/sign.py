@@ -27,7 +27,10 @@ class SimulatedSign(PortDevice):
     def step(self, data: bytes, now: float) -> None:
         if data and not self.silent:
             for item in self.decoder.feed(data):
-                self._answer(item)
+                try:
+                    self._answer(item)
+                except Exception as err:         # one packet it cannot take: the next ones still count
+                    self.survived(err, f"answering {type(item).__name__}")
 
     def _answer(self, item) -> None:
         if isinstance(item, alpha.BadPacket):

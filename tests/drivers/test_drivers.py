@@ -223,3 +223,17 @@ def _eventually(check, timeout=3.0):
             return True
         time.sleep(0.01)
     return False
+
+
+@pytest.mark.parametrize("transport", ["pty", "tcp"])
+def test_a_reading_for_a_position_the_table_does_not_have_is_naked_and_never_posted(transport):
+    with running(lambda p: SimulatedSensors(p, positions=9, heartbeat_every=0.2), transport, "sensors",
+                 "sensors-framed", positions=6, **FAST) as (device, drv, events):
+        events.of(DeviceOnline)
+        device.place(7, "ante", 500)
+        fault = events.of(DeviceFault)
+        assert fault.reason == "position 7 is not a position of this table (1 to 6)"
+        device.place(6, "ante", 500)
+        assert events.of(SpotChanged) == SpotChanged("sensors", 6, "ante", "placed", 500, None)
+        assert not [e for e in events.seen if isinstance(e, SpotChanged) and e.position == 7]
+        assert (7, 0) not in drv.spots

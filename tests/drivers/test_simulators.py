@@ -1,5 +1,7 @@
 """Device models with injected time (no sleeping), and the scripted players."""
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -132,3 +134,136 @@ def test_scripted_players_follow_their_script(tmp_path):
                 "3": {"ante": 1000, "pair_plus": 500, "six_card_bonus": 0, "super6": 0}}
             assert {r.data["position"]: r.data["play"] for r in records if r.kind == "decision"} == \
                 {2: False, 3: True}
+
+
+# --- faults the lab asks for never crash the simulator ---------------------------------------------
+
+def _players_with_a_bet(strategy="optimal"):
+    from drivers.wire import sensor_protocol as sensor_proto
+    players = Players(load_preset("sheet-002"), Recorder(), Recorder(), strategy=strategy,
+                      script=[{"bets": {1: {"ante": 500}, 2: {"pair_plus": 500}}, "decisions": {}}])
+    players._sensors_heard("received", sensor_proto.Lock(sensor_proto.ALL_POSITIONS, sensor_proto.ALL_SPOTS, 0))
+    assert players.betting_done
+    return players
+
+
+AS, KS, QS, TWO_C = parse_cards("As Ks Qs 2c")
+
+
+@pytest.mark.parametrize("fault, cards, strategy, hand, folded, plays", [
+    ("none", ((AS, 1), (KS, 1), (QS, 1)), "optimal", (AS, KS, QS), False, True),
+    ("repeat-card", ((AS, 1), (AS, 1), (QS, 1)), "optimal", (AS, AS, QS), True, False),
+    ("repeat-card", ((AS, 1), (AS, 1), (QS, 1)), "always", (AS, AS, QS), False, True),
+    ("unreadable-card", ((AS, 1), (proto.UNREADABLE, 1), (QS, 1)), "optimal", (AS, 255, QS), True, False),
+    ("foreign-card", ((AS, 1), (KS, 2), (QS, 1)), "optimal", (AS, KS, QS), False, True),
+    ("foreign-card", ((TWO_C, 1), (TWO_C, 2), (QS, 1)), "optimal", (TWO_C, TWO_C, QS), True, False),
+    ("hand-size 2", ((AS, 1), (KS, 1)), "optimal", None, False, False),
+    ("hand-size 4", ((AS, 1), (KS, 1), (QS, 1), (TWO_C, 1)), "optimal", None, False, False),
+])
+def test_players_cope_with_any_hand_the_shoe_delivers(fault, cards, strategy, hand, folded, plays):
+    """A repeated or unreadable card once raised KeyError in the strategy, on the shoe's thread."""
+    players = _players_with_a_bet(strategy)
+    players._shoe_said("sent", proto.HandDelivered(1, cards))           # position 1's hand
+    assert players.hands.get(1) == hand
+    assert (1 in players.folded) is folded
+    assert ((1, "play", 500) in players.sensors.placed) is plays
+    players._shoe_said("sent", proto.HandDelivered(2, ((5, 1), (9, 1), (20, 1))))   # position 2's: no Ante
+    assert players.hands[2] == (5, 9, 20) and 2 not in players.folded
+
+
+class QueuePort:
+    """A device's port fed by the test: what the host sends goes in ``feed``; the device's bytes
+    are kept in ``written``."""
+
+    def __init__(self):
+        import queue
+        self.incoming = queue.Queue()
+        self.written = bytearray()
+
+    def feed(self, data):
+        self.incoming.put(data)
+
+    def read(self, timeout):
+        import queue
+        try:
+            return self.incoming.get(timeout=timeout)
+        except queue.Empty:
+            return b""
+
+    def write(self, data):
+        self.written += data
+
+    def close(self):
+        pass
+
+
+def test_a_listener_that_raises_does_not_stop_the_device_thread(caplog):
+    import time
+    port = QueuePort()
+    shoe = SimulatedShoe(port, seed=3)
+    heard = []
+
+    def broken(direction, message):
+        raise KeyError("a bug in a listener")
+    shoe.listeners[:] = [broken, lambda direction, message: heard.append((direction, type(message).__name__))]
+    host = Link(proto.host_decode)
+    shoe.start()
+    try:
+        def ask(message, answer):
+            port.feed(host.send(*proto.catalog.encode(message), time.monotonic()))
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:
+                events, out = host.receive(bytes(port.written), time.monotonic())
+                port.written.clear()
+                if out:
+                    port.feed(out)                               # the host's ACKs
+                for event in events:
+                    if type(getattr(event, "message", None)).__name__ == answer:
+                        return event.message
+                time.sleep(0.01)
+            raise AssertionError(f"no {answer}; thread alive: {shoe._thread.is_alive()}")
+        ask(proto.Shuffle(1), "ShuffleComplete")
+        shoe.repeat_next_card = True
+        assert len(ask(proto.DeliverHand(1), "HandDelivered").cards) == 3    # still sent
+        assert ask(proto.DeliverHand(2), "HandDelivered").hand_no == 2      # the thread goes on
+        assert shoe._thread.is_alive() and shoe.caught >= 4
+        assert ("sent", "HandDelivered") in heard and ("received", "DeliverHand") in heard
+        assert "a listener of sent HandDelivered failed (the device goes on)" in caplog.text
+        assert "KeyError" in caplog.text
+    finally:
+        shoe.stop()
+
+
+def test_an_exception_in_a_step_is_logged_and_the_thread_goes_on(caplog):
+    import time
+    port = QueuePort()
+    shoe = SimulatedShoe(port, seed=3)
+    steps = []
+    real_step = shoe.step
+
+    def step(data, now):
+        steps.append(now)
+        if len(steps) == 2:
+            raise OSError("the port went away for a moment")
+        real_step(data, now)
+    shoe.step = step
+    shoe.start()
+    try:
+        deadline = time.monotonic() + 5
+        while len(steps) < 10 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert len(steps) >= 10 and shoe._thread.is_alive()
+        assert "step failed (the device goes on): OSError: the port went away" in caplog.text
+    finally:
+        shoe.stop()
+
+
+def test_a_bad_script_is_refused_naming_line_and_word(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    for line, message in [('{"bets": {"one": {"ante": 500}}}', "line 1: position 'one' is not a position number"),
+                          ('{"bets": {"1": {"antee": 500}}}', "line 1: position 1: spot 'antee' unknown"),
+                          ('{"bets": {"1": {"ante": "5"}}}', "position 1 ante: '5' is not a whole number"),
+                          ('{"decisions": {"1": "call"}}', "decision of position 1: 'call' is not \"play\"")]:
+        bad.write_text(line + "\n")
+        with pytest.raises(ScriptError, match=re.escape(message)):
+            load_script(bad)

@@ -136,10 +136,31 @@ class Bench:
                 self.place(position, spot, value)
 
     def deal(self, *hands: str) -> None:
-        """No more bets, then one hand per active position from the dealer's left, then the dealer's."""
+        """No more bets, deal, then one hand per active position from the dealer's left, then the
+        dealer's."""
         self.done("no_more_bets")
+        self.done("deal")
         for hand in hands:
             self.deliver(hand)
+
+    def play(self, position: int) -> None:
+        """The player puts Play chips equal to the Ante on the Play spot."""
+        self.place(position, "play", self.table.open_round.wagers[position]["ante"])
+
+    def decide(self, plays: dict[int, bool]) -> None:
+        """Each position plays (chips) or folds (the dealer's touch), then the folds are collected
+        and the dealer's hand revealed."""
+        for position, play in plays.items():
+            if play:
+                self.play(position)
+            else:
+                self.done("fold", position=position)
+        self.done("reveal")
+
+    def settle(self) -> None:
+        for position in list(self.snap["settlement_order"]):
+            if position not in self.table.open_round.paid:
+                self.done("confirm", position=position)
 
     def records(self, kind: str | None = None) -> list[Any]:
         return [r for r in self.journal.records(self.table.open_round.id) if kind is None or r.kind == kind]

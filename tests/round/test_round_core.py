@@ -31,12 +31,9 @@ def test_a_whole_round_journals_each_fact_before_its_device_request(tmp_path):
     bench.open_and_bet(BETS)
     bench.deal(*HANDS)
     assert bench.state == "decisions"
-    bench.done("play", position=1)
-    bench.done("fold", position=3)
-    bench.done("play", position=5)
+    bench.decide({1: True, 3: False, 5: True})
     assert bench.state == "settling"
-    for position in bench.snap["settlement_order"]:
-        bench.done("confirm", position=position)
+    bench.settle()
     assert bench.state == "complete"
 
     kinds = [r.kind for r in bench.records()]
@@ -55,10 +52,8 @@ def test_payments_equal_an_independent_settlement_from_the_sheets_words(tmp_path
     bench = ready(tmp_path)
     bench.open_and_bet(BETS)
     bench.deal(*HANDS)
-    for position, play in ((1, True), (3, False), (5, True)):
-        bench.done("play" if play else "fold", position=position)
-    for position in bench.snap["settlement_order"]:
-        bench.done("confirm", position=position)
+    bench.decide({1: True, 3: False, 5: True})
+    bench.settle()
     paid = {r.data["position"]: r.data["net"] for r in bench.records("paid")}
     preset = load_preset("sheet-004")
     dealer = parse_cards(HANDS[-1])
@@ -68,8 +63,10 @@ def test_payments_equal_an_independent_settlement_from_the_sheets_words(tmp_path
         results = reference_settle(preset, dealer, parse_cards(cards), wagers, play, {})
         expected[position] = sum(results.values())
     assert paid == expected
-    # the pay order: from the dealer's right (the highest position) to the left
-    assert [r.data["position"] for r in bench.records("paid")] == [5, 3, 1]
+    # the fold (position 3) was collected before the reveal; then the pay order runs from the
+    # dealer's right (the highest position) to the left
+    assert [(r.data["position"], r.data.get("folded", False)) for r in bench.records("paid")] == \
+        [(3, True), (5, False), (1, False)]
 
 
 def test_opening_betting_unlocks_the_felt_and_shuffles_the_rounds_deck(tmp_path):
@@ -107,7 +104,7 @@ def test_a_stack_over_the_limit_flashes_its_lamp_and_refuses_no_more_bets(tmp_pa
     bench.place(2, "ante", 1000)
     assert (2, "ante", Lamp.OFF) in bench.ports.sensors.asked("lamp")
     bench.done("no_more_bets")
-    assert bench.state == "dealing"
+    assert bench.state == "closed"
 
 
 def test_a_card_read_twice_is_a_misdeal_that_voids_and_reshuffles(tmp_path):
@@ -126,6 +123,7 @@ def test_a_slow_shoe_is_asked_again_when_the_hand_timer_runs_out(tmp_path):
     bench = ready(tmp_path, hand_timeout=2.0)
     bench.open_and_bet({4: {"ante": 500}})
     bench.done("no_more_bets")
+    bench.done("deal")
     assert bench.ports.shoe.asked("deliver_hand") == [(1,)]
     bench.later(1.9)
     assert bench.ports.shoe.asked("deliver_hand") == [(1,)]
@@ -138,6 +136,7 @@ def test_a_stack_removed_after_no_more_bets_is_past_posting_only_after_the_debou
     bench = ready(tmp_path)
     bench.open_and_bet({3: {"ante": 1000}})
     bench.done("no_more_bets")
+    bench.done("deal")
     bench.remove(3, "ante")
     bench.later(0.3)
     bench.place(3, "ante", 1000)                     # a blink of the sensor: back within the debounce
@@ -145,10 +144,9 @@ def test_a_stack_removed_after_no_more_bets_is_past_posting_only_after_the_debou
     assert not [a for a in bench.snap["alerts"] if a["kind"] == "past_posting"]
     bench.remove(3, "ante")
     bench.later(0.6)
-    alerts = [a for a in bench.snap["alerts"] if a["kind"] == "past_posting"]
-    assert alerts == [{"kind": "past_posting", "position": 3,
-                       "message": "Past posting: position 3 Ante removed after No more bets; not accepted "
-                                  "(the wager stays $10.00)"}]
+    alerts = [(a["position"], a["message"], a["round"]) for a in bench.snap["alerts"] if a["kind"] == "past_posting"]
+    assert alerts == [(3, "Past posting: position 3 Ante removed after No more bets; not accepted "
+                          "(the wager stays $10.00)", 1)]
 
 
 def test_play_chips_equal_to_the_ante_are_the_positions_play(tmp_path):
@@ -160,7 +158,7 @@ def test_play_chips_equal_to_the_ante_are_the_positions_play(tmp_path):
     assert bench.snap["alerts"][-1]["kind"] == "play_amount"
     assert (2, "play", Lamp.FLASH) in bench.ports.sensors.asked("lamp")
     bench.place(2, "play", 500)
-    assert bench.state == "settling"
+    assert bench.state == "collecting"
     assert bench.records("decision")[0].data == {"position": 2, "play": True, "by": "sensor"}
 
 
@@ -169,8 +167,11 @@ def test_a_lost_shoe_holds_the_round_and_its_return_resumes_it(tmp_path):
     bench = ready(tmp_path)
     bench.open_and_bet({1: {"ante": 500}})
     bench.done("no_more_bets")
+    bench.done("deal")
     bench.post(DeviceOffline("shoe", "fake://shoe", "no answer"))
-    assert bench.state == "held" and bench.snap["holds"] == ["Shoe offline"]
+    assert bench.state == "held" and bench.snap["holds"] == [
+        "The shoe is not answering: check its power and cable, or call a technician"]
+    assert bench.snap["devices"]["shoe"]["status"] == "offline"
     bench.post(DeviceOnline("shoe", "fake://shoe"))
     assert bench.state == "dealing"
     assert [r.data for r in bench.records("state")][-2:] == [{"state": "held", "from": "dealing"},

@@ -39,7 +39,7 @@ def test_recall_includes_the_unfinished_round_and_names_missing_ones(tmp_path):
     data = tmp_path / "data"
     with table(tmp_path, "sheet-002", data_dir=data) as rig:
         rig.open_and_bet({2: {"ante": 500}})
-        rig.act("no_more_bets")
+        rig.deal()
         rig.state("decisions")
         current = recall(rig.journal, last=10)[-1]
         assert current["table"]["status"] == "open" and current["table"]["state"] == "decisions"

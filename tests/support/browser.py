@@ -27,12 +27,20 @@ def launch(playwright):
 
 
 def tap(page, selector: str) -> None:
-    """A touch: the button must be there and enabled (the page offers it), then it is clicked."""
+    """A touch: the button must be there and enabled (the page offers it, so it neither is
+    disabled nor looks it), then it is clicked."""
     button = page.locator(selector)
     button.wait_for(state="visible")
-    page.wait_for_function("s => { const b = document.querySelector(s); return b && !b.disabled; }",
-                           arg=selector)
+    page.wait_for_function("s => { const b = document.querySelector(s); return b && !b.disabled &&"
+                           " b.getAttribute('aria-disabled') !== 'true'; }", arg=selector)
     button.click()
+
+
+def touch(page, selector: str) -> None:
+    """A touch on whatever is there, offered or not (a button that looks disabled still hears it)."""
+    button = page.locator(selector)
+    button.wait_for(state="visible")
+    button.click(force=True)
 
 
 def wait_state(page, state: str, timeout: float = 10_000) -> None:
@@ -41,3 +49,28 @@ def wait_state(page, state: str, timeout: float = 10_000) -> None:
 
 def snapshot(page) -> dict:
     return page.evaluate("window.tableSnapshot")
+
+
+def open_page(page, rig, url: str | None = None) -> None:
+    """The dealer's page of the rig's table (or another page of it at ``url``), live and ready."""
+    from playwright.sync_api import expect
+    page.goto(url or rig.run.page.url)
+    expect(page.locator("#link")).to_have_text("Live")
+    wait_state(page, "ready")
+
+
+def bets_down(page, rig) -> None:
+    """Open betting from the page and wait until the simulated players' chips are all seen and
+    the shoe has shuffled."""
+    tap(page, "button[data-action=open_betting]")
+    wait_state(page, "betting")
+    players = rig.sim.players
+    rig.eventually(lambda: players.betting_done, what="the players' bets")
+    page.wait_for_function(
+        "bets => { const s = window.tableSnapshot; return !s.prompt.includes('Shoe shuffling') &&"
+        " Object.entries(bets).every(([p, w]) => Object.entries(w).every(([k, v]) =>"
+        " s.positions[p - 1].felt[k] === v)); }", arg={str(p): w for p, w in players.bets.items()})
+
+
+def shuffled(page) -> None:
+    page.wait_for_function("() => !window.tableSnapshot.prompt.includes('Shoe shuffling')")

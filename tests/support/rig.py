@@ -89,6 +89,26 @@ class Rig:
         self.bet(bets)
         return self.wait(lambda s: "Shoe shuffling" not in s["prompt"], what="the shuffle")
 
+    def deal(self) -> dict:
+        """No more bets, then deal (two touches of the dealer's, as on the page)."""
+        self.act("no_more_bets")
+        self.state("closed")
+        self.act("deal")
+        return self.snap
+
+    def play(self, position: int) -> dict:
+        """The player puts Play chips equal to the Ante: the felt makes the Play."""
+        ante = self.snap["positions"][position - 1]["wagers"]["ante"]
+        self.sim.sensors.place(position, "play", ante)
+        return self.wait(lambda s: s["positions"][position - 1]["decision"] == "play",
+                         what=f"position {position}'s Play")
+
+    def reveal(self) -> dict:
+        """Every position decided: the dealer collects the folds and reveals the dealer's hand."""
+        self.state("collecting")
+        self.act("reveal")
+        return self.state("settling")
+
     def records(self, kind: str | None = None, round_id: int | None = None) -> list:
         round_id = round_id or self.snap["round"]
         return [r for r in self.journal.records(round_id) if kind is None or r.kind == kind]

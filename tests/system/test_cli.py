@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from controller.cli import main
+from tests.support import ROOT
 
 # The issue's example line deals Qs to both the dealer and seat 1; here the dealer holds Qh.
 LINE = {"id": "r1", "preset": "sheet-004", "dealer": "Qh 7h 2d",
@@ -77,8 +78,114 @@ def test_settle_preset_from_the_command_line(monkeypatch, capsys):
     line = {k: v for k, v in LINE.items() if k != "preset"}
     code, (out,) = settle(monkeypatch, capsys, [json.dumps(line)], "--preset", "sheet-004")
     assert code == 0 and out["preset"] == "sheet-004"
+    # with no --preset, settle has par-sheet's default (it once answered "preset: missing")
+    from controller.rules.paytable import DEFAULT_PRESET
     code, (out,) = settle(monkeypatch, capsys, [json.dumps(line)])
-    assert code == 1 and "preset: missing" in out["error"]
+    assert code == 0 and out["preset"] == DEFAULT_PRESET == "sheet-004"
+    small = dict(line, jackpots={}, seats=[{"seat": 1, "cards": "As Ks Qs", "play": True, "wagers": {"ante": 100}}])
+    code, (out,) = settle(monkeypatch, capsys, [json.dumps(small)], "--preset", "sheet-003")
+    assert code == 0 and out["preset"] == "sheet-003"       # $1 is sheet-003's minimum, not sheet-004's
+    assert "default sheet-004" in _help("settle")
+
+
+def _help(command):
+    out = subprocess.run([sys.executable, "-m", "controller.cli", command, "--help"], capture_output=True,
+                         text=True, timeout=60)
+    return out.stdout
+
+
+def test_settle_skips_blank_lines(monkeypatch, capsys):
+    code, out = settle(monkeypatch, capsys, ["", json.dumps(LINE), "   ", "\t", json.dumps(dict(LINE, id="r2"))])
+    assert code == 0 and [o["id"] for o in out] == ["r1", "r2"] and not any("error" in o for o in out)
+    code, out = settle(monkeypatch, capsys, ["", "not json"])
+    assert code == 1 and out[0]["error"].startswith("line 2: not JSON")     # lines still counted
+
+
+def test_settle_a_void_round_is_nothing_to_settle_not_a_failure(monkeypatch, capsys):
+    void = {"id": 7, "preset": "sheet-004", "seats": [{"seat": 1, "wagers": {"ante": 500}}],
+            "table": {"status": "void", "void_reason": "player dispute", "state": "void"}}
+    code, out = settle(monkeypatch, capsys, [json.dumps(LINE), json.dumps(void)])
+    assert code == 0
+    assert out[1] == {"id": 7, "void": True, "void_reason": "player dispute", "settled": "void, nothing to settle"}
+    assert "error" not in out[0] and out[0]["seats"][0]["net"] == 22000
+    # only a round recall marks void is one: a complete round's line is settled as ever
+    code, (out,) = settle(monkeypatch, capsys, [json.dumps(dict(LINE, table={"status": "complete"}))])
+    assert code == 0 and out["seats"][0]["net"] == 22000
+    code, (out,) = settle(monkeypatch, capsys, [json.dumps(dict(void, colour=1))])
+    assert code == 1 and out["error"] == "line 1: unknown key 'colour'"       # a typo is still refused
+
+
+def journal_with_rounds(data_dir: Path) -> Path:
+    """A journal as the table writes it: round 1 complete (LINE's hand, paid), round 2 voided after
+    "No more bets" (no hands dealt)."""
+    from controller.app.run import JOURNAL_FILE
+    from controller.rules.paytable import load_preset
+    from controller.rules.roundio import settle_json
+    from controller.store.journal import Journal
+    journal = Journal(data_dir / JOURNAL_FILE)
+    wagers = dict(LINE["seats"][0]["wagers"])
+    first = journal.open_round("sheet-004")
+    journal.append(first, "opened", {"round": first, "preset": "sheet-004", "deck": 1, "config_digest": "x",
+                                     "jackpots": LINE["jackpots"]})
+    journal.append(first, "wagers", {"positions": {"1": wagers}, "linked": []})
+    from controller.rules.cards import parse_cards
+    for hand_no, (target, text) in enumerate([(1, "As Ks Qs"), (0, LINE["dealer"])], 1):
+        journal.append(first, "hand", {"hand_no": hand_no, "target": target,
+                                       "cards": [[c, 1] for c in parse_cards(text)]})
+    journal.append(first, "decision", {"position": 1, "play": True, "by": "sensor"})
+    settlement = settle_json(LINE, load_preset, None)
+    settlement["seats"][0].update(wagers=wagers, play=True)
+    journal.append(first, "settlement", settlement)
+    journal.append(first, "paid", {"position": 1, "net": 22000, "by": "dealer"})
+    journal.append(first, "complete", {})
+    second = journal.open_round("sheet-004")
+    journal.append(second, "opened", {"round": second, "preset": "sheet-004", "deck": 1, "config_digest": "x",
+                                      "jackpots": LINE["jackpots"]})
+    journal.append(second, "wagers", {"positions": {"2": {"ante": 1000}}, "linked": []})
+    journal.append(second, "void", {"reason": "player dispute", "by": "supervisor Ana"})
+    journal.close()
+    return data_dir
+
+
+def test_recall_json_piped_into_settle_with_a_void_round(tmp_path, monkeypatch, capsys):
+    """README's ``recall --json | settle`` exited 1 on a journal holding a void round."""
+    data = journal_with_rounds(tmp_path / "data")
+    assert main(["recall", "--data-dir", str(data), "--json"]) == 0
+    recalled = capsys.readouterr().out.splitlines()
+    assert [json.loads(x)["table"]["status"] for x in recalled] == ["complete", "void"]
+    code, out = settle(monkeypatch, capsys, recalled)
+    assert code == 0
+    assert out[0]["id"] == 1 and out[0]["seats"][0]["net"] == json.loads(recalled[0])["table"]["results"][0]["net"]
+    assert out[1] == {"id": 2, "void": True, "void_reason": "player dispute", "settled": "void, nothing to settle"}
+
+
+@pytest.mark.parametrize("last", ["0", "-3"])
+def test_recall_last_must_be_one_or_more(tmp_path, capsys, last):
+    data = journal_with_rounds(tmp_path / "data")
+    assert main(["recall", "--data-dir", str(data), "--last", last]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (f"table-controller: --last {last}: the number of rounds to recall must be 1 or more\n")
+    assert main(["recall", "--data-dir", str(data), "--last", "1", "--json"]) == 0
+    assert [json.loads(x)["id"] for x in capsys.readouterr().out.splitlines()] == [2]
+
+
+def test_text_output_shows_dollars_and_json_keeps_cents(tmp_path, capsys):
+    data = journal_with_rounds(tmp_path / "data")
+    assert main(["meters", "--data-dir", str(data)]) == 0
+    text = capsys.readouterr().out
+    pair_plus = next(line for line in text.splitlines() if line.startswith("pair_plus"))
+    assert pair_plus.split() == ["pair_plus", "1", "$5.00", "$200.00", "$0.00", "-$200.00"]
+    assert "cap reductions $0.00" in text and "rounds: 1 complete, 1 void, 0 open" in text
+    assert main(["meters", "--data-dir", str(data), "--json"]) == 0
+    meters = json.loads(capsys.readouterr().out)
+    assert meters["wagers"]["pair_plus"] == {"wagers": 1, "wagered": 500, "paid": 20000, "taken": 0, "hold": -20000}
+    assert main(["recall", "--data-dir", str(data)]) == 0
+    text = capsys.readouterr().out
+    assert "wagers ante $5.00, pair_plus $5.00, six_card_bonus $5.00, super6 $5.00  net $220.00  paid" in text
+    assert "position 2: (no hand)    wagers ante $10.00" in text and "void: player dispute" in text
+    assert main(["config", "check", str(ROOT / "deploy/table.example.toml")]) == 0
+    assert "limits ante $5-$10, pair_plus $5-$10" in capsys.readouterr().out
 
 
 def test_unknown_preset_is_a_usage_error(capsys):
@@ -154,8 +261,11 @@ def test_every_controller_error_is_in_the_tree():
 def test_an_input_error_inside_a_command_exits_2(tmp_path, capsys):
     bad = tmp_path / "table.toml"
     bad.write_text("[table]\nid = 5\n")
-    assert main(["config", "check", str(bad)]) == 2                        # ConfigError
-    assert capsys.readouterr().err == f"table-controller: {bad}, line 2: key 'table.id': must be non-empty text\n"
+    assert main(["config", "check", str(bad)]) == 2                        # ConfigError, every problem
+    assert capsys.readouterr().err == (f"table-controller: {bad}, line 2: key 'table.id': must be non-empty text\n"
+                                       f"table-controller: {bad}, line 1: key 'table.preset': must be non-empty "
+                                       "text\n"
+                                       f"table-controller: {bad}: key 'devices': missing\n")
     assert main(["audit", "verify", "--data-dir", str(tmp_path)]) == 2      # raised by the command itself
     assert capsys.readouterr().err == f"table-controller: {tmp_path / 'audit'}: no audit trail here\n"
 

@@ -71,3 +71,69 @@ def test_the_deployed_example_configuration_loads():
     config = load_config(ROOT / "deploy" / "table.example.toml")
     assert config.table_id == "TCP-07" and config.devices["sign"].transport == {"baudrate": 9600}
     assert config.page_port == 8080 and config.jackpots["mega"] == 10_000_000
+
+
+def _broken(*changes):
+    text = GOOD
+    for old, new in changes:
+        assert old in text
+        text = text.replace(old, new, 1)
+    return text
+
+
+def test_every_problem_of_a_file_is_reported_with_its_key_and_line():
+    """The checker once stopped at the first problem: a technician fixed a file one run at a time."""
+    text = _broken(("positions = 7", "positions = 12\nseats = 3"),
+                   ('url = "/dev/table-sensors"', 'url = "COM3"'),
+                   ("acks = false", "ack = false"),
+                   ("[devices.shoe]", '[log]\nformat = "xml"\n\n[page]\nport = 99999\nallow = ["127.0.0.0/8", "x"]\n\n'
+                                      "[colour]\nname = 1\n\n[devices.shoe]"))
+    with pytest.raises(ConfigError) as err:
+        parse_config(text, "t.toml")
+    lines = text.splitlines()
+
+    def line_of(fragment):
+        return next(i for i, line in enumerate(lines, 1) if fragment in line)
+    assert str(err.value).splitlines() == [
+        f"t.toml, line {line_of('[colour]')}: key 'colour': unknown section "
+        "(sections: table, jackpot, data, log, page, devices)",
+        f"t.toml, line {line_of('seats = 3')}: key 'table.seats': unknown key (allowed: hand_timeout, id, "
+        "one_player_two_positions, paytable, positions, preset)",
+        f"t.toml, line {line_of('positions = 12')}: key 'table.positions': must be a whole number from 1 to 9, not 12",
+        f"t.toml, line {line_of('format = ')}: key 'log.format': must be \"json\" or \"console\", not 'xml'",
+        f"t.toml, line {line_of('port = 99999')}: key 'page.port': must be a port number 0-65535, not 99999",
+        f"t.toml, line {line_of('allow = ')}: key 'page.allow[1]': 'x' is not an address range",
+        f"t.toml, line {line_of('COM3')}: key 'devices.sensors.url': 'COM3' is not a device URL (/dev/..., "
+        "socket://HOST:PORT, rfc2217://HOST:PORT, loop://, spy://..., usb://VID:PID[/SERIAL])",
+        f"t.toml, line {line_of('ack = false')}: key 'devices.sign.ack': unknown key (allowed: ack_timeout, acks, "
+        "address, baudrate, bytesize, driver, heartbeat_every, max_attempts, parity, stopbits, timeout, url)",
+    ]
+
+
+def test_a_problem_that_stops_a_part_of_the_check_reports_no_echoes():
+    # an unknown driver: its settings cannot be checked, so they are not reported as unknown keys
+    with pytest.raises(ConfigError) as err:
+        parse_config(_broken(('driver = "sign-alpha"', 'driver = "sign-x"')), "t.toml")
+    assert str(err.value).splitlines() == [
+        "t.toml, line 16: key 'devices.sign.driver': 'sign-x' is not a sign driver (sign-alpha)"]
+    # an unknown preset: the jackpots it would need are not asked for
+    with pytest.raises(ConfigError) as err:
+        parse_config(_broken(('preset = "sheet-002"', 'preset = "sheet-009"'), ("positions = 7", "positions = 0")),
+                     "t.toml")
+    assert [line.split(": key ")[1].split("'")[1] for line in str(err.value).splitlines()] == \
+        ["table.preset", "table.positions"]
+
+
+def test_config_check_prints_every_problem_one_per_line(tmp_path, capsys):
+    from controller.cli import main
+    path = tmp_path / "t.toml"
+    path.write_text(_broken(("positions = 7", "positions = 12\nseats = 3"), ("acks = false", "ack = false")))
+    assert main(["config", "check", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.splitlines() == [
+        f"table-controller: {path}, line 5: key 'table.seats': unknown key (allowed: hand_timeout, id, "
+        "one_player_two_positions, paytable, positions, preset)",
+        f"table-controller: {path}, line 4: key 'table.positions': must be a whole number from 1 to 9, not 12",
+        f"table-controller: {path}, line 19: key 'devices.sign.ack': unknown key (allowed: ack_timeout, acks, "
+        "address, baudrate, bytesize, driver, heartbeat_every, max_attempts, parity, stopbits, timeout, url)"]

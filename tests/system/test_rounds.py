@@ -86,22 +86,22 @@ def test_a_manual_round_says_the_dealers_words(tmp_path):
     with table(tmp_path, "sheet-002") as rig:
         rig.open_and_bet({1: {"ante": 1000, "pair_plus": 500}, 2: {"ante": 500}, 3: {"ante": 500},
                           5: {"ante": 500}})
-        rig.act("no_more_bets")
+        rig.deal()
         snap = rig.state("decisions")
-        assert ["No more bets", "No PAIR PLUS, position 2, 3 and 5"] in rig.prompts
+        assert ["No more bets", "No PAIR PLUS, position 2, 3 and 5", "Deal"] in rig.prompts
         locked = rig.sim.sensors.locked                     # spots locked, Play spots open to deciders
         rig.eventually(lambda: (4, 0) in locked and (1, 2) in locked and (4, 1) in locked
                        and (1, 1) not in locked, what="the spot locks")
         assert all(p["cards"] is None for p in snap["positions"])   # hidden while players decide
         for position in (1, 2, 3, 5):
-            rig.act("play" if position != 3 else "fold", position=position)
-        snap = rig.state("settling")
+            rig.play(position) if position != 3 else rig.act("fold", position=position)
+        snap = rig.reveal()
         dealer = next(r.data["cards"] for r in rig.records("hand") if r.data["target"] == 0)
         score = score3([c for c, _ in dealer])
         assert snap["dealer"]["announcement"] == dealer_announcement(score, qualifies(score))
         assert snap["settlement_order"] == [5, 3, 2, 1]      # from the dealer's right
         assert "settle position 5 first" in rig.refused("confirm", position=1)
-        for position in (5, 3, 2, 1):
+        for position in (5, 2, 1):                          # 3 folded: settled when its fold was collected
             rig.act("confirm", position=position)
         rig.state("complete")
         kinds = [r.kind for r in rig.records()]
@@ -124,7 +124,7 @@ def test_wager_outside_the_limits_is_flagged_and_blocks_no_more_bets(tmp_path):
 def test_past_posting_is_alerted_and_not_accepted(tmp_path):
     with table(tmp_path, "sheet-002") as rig:
         rig.open_and_bet({1: {"ante": 500}})
-        rig.act("no_more_bets")
+        rig.deal()
         rig.state("decisions")
         rig.sim.sensors.place(1, "pair_plus", 2500)               # added after "No more bets"
         rig.sim.sensors.place(1, "ante", 5000)                    # raised
@@ -140,8 +140,8 @@ def test_past_posting_is_alerted_and_not_accepted(tmp_path):
         snap = rig.wait(lambda s: sum(a["kind"] == "past_posting" for a in s["alerts"]) >= 3)
         assert "position 1 Ante removed after No more bets" in snap["alerts"][-1]["message"]
         assert [r.data["kind"] for r in rig.records("alert")].count("past_posting") == 3
-        rig.act("play", position=1)
-        snap = rig.state("settling")
+        rig.play(1)
+        snap = rig.reveal()
         seat = snap["positions"][0]["settlement"]
         assert seat["results"]["pair_plus"] == 0 and abs(seat["results"]["ante"]) in (0, 500)
 
@@ -158,7 +158,7 @@ def test_misdeal_voids_the_round_and_reshuffles(tmp_path, fault, reason):
         rig.open_and_bet({1: {"ante": 500, "pair_plus": 500}, 4: {"ante": 1000}})
         fault(rig.sim.shoe)
         shuffles = sum(isinstance(m, shoe_proto.Shuffle) for m in rig.sim.shoe.received)
-        rig.act("no_more_bets")
+        rig.deal()
         snap = rig.state("void")
         assert reason in snap["void_reason"]
         assert snap["prompt"][1] == "Return all wagers"
@@ -182,7 +182,7 @@ def test_dealer_may_declare_a_misdeal_and_a_supervisor_void(tmp_path):
         assert void == {"reason": "player dispute", "by": "supervisor Ana"}
         rig.sim.sensors.clear_table()
         rig.open_and_bet({3: {"ante": 500}})
-        rig.act("no_more_bets")
+        rig.deal()
         rig.state("decisions")
         rig.act("misdeal", reason="cards exposed")
         assert rig.state("void")["void_reason"] == "cards exposed"
@@ -197,28 +197,29 @@ def test_jam_mid_deal_holds_and_resumes(tmp_path):
         rig.sim.shoe.clear_jam()
         rig.wait(lambda s: not s["holds"])
         rig.sim.shoe.jammed = 2                  # jammed, not yet reported: the first hand is refused
-        rig.act("no_more_bets")
+        rig.deal()
         rig.wait(lambda s: any(a["kind"] == "shoe_error" for a in s["alerts"]))
         assert rig.snap["state"] == "dealing"
         rig.sim.shoe.jam(2)                      # now reported: the round holds mid-deal
         snap = rig.state("held")
-        assert snap["holds"] == ["Shoe jammed: elevator blocked"]
+        assert snap["holds"] == ["Shoe jammed (elevator blocked): clear the jam and close the shoe's door"]
+        assert snap["devices"]["shoe"]["status"] == "jammed"
         assert not rig.records("hand")
         rig.sim.shoe.clear_jam()                 # cleared: dealing resumes where it stopped
         rig.state("decisions")
-        rig.act("play", position=1)
+        rig.play(1)
         rig.act("fold", position=2)
-        rig.state("settling")
+        rig.reveal()
 
 
 def test_shoe_lost_mid_round_holds_then_resumes_or_is_voided(tmp_path):
     with table(tmp_path, "sheet-002") as rig:
         rig.open_and_bet({1: {"ante": 500}})
-        rig.act("no_more_bets")
+        rig.deal()
         rig.state("decisions")
         rig.sim.sensors.silent = True
         snap = rig.state("held")
-        assert snap["holds"] == ["Sensors offline"]
+        assert snap["holds"] == ["Call a technician: the bet sensors are not answering"]
         assert "play is not possible while held" in rig.refused("play", position=1)
         rig.sim.sensors.silent = False
         rig.state("decisions")
@@ -231,7 +232,7 @@ def test_shoe_lost_mid_round_holds_then_resumes_or_is_voided(tmp_path):
 def test_a_hand_for_no_position_is_a_dead_hand(tmp_path):
     with table(tmp_path, "sheet-002") as rig:
         rig.open_and_bet({2: {"ante": 500}})
-        rig.act("no_more_bets")
+        rig.deal()
         rig.state("decisions")
         rig.sim.shoe.emit(shoe_proto.HandDelivered(9, ((0, 1), (1, 1), (2, 1))))
         snap = rig.wait(lambda s: any(a["kind"] == "dead_hand" for a in s["alerts"]))
@@ -270,12 +271,12 @@ def test_a_restart_recovers_the_same_round_with_its_cards_decisions_and_payments
     data = tmp_path / "data"
     with table(tmp_path, "sheet-002", data_dir=data) as rig:
         rig.open_and_bet({1: {"ante": 500}, 2: {"ante": 500, "pair_plus": 500}, 3: {"ante": 1000}})
-        rig.act("no_more_bets")
+        rig.deal()
         rig.state("decisions")
-        rig.act("play", position=1)
-        rig.act("play", position=2)
-        rig.act("play", position=3)
-        rig.state("settling")
+        rig.play(1)
+        rig.play(2)
+        rig.play(3)
+        rig.reveal()
         first = rig.snap["next_to_pay"]
         rig.act("confirm", position=first)
         round_id = rig.snap["round"]
@@ -300,7 +301,7 @@ def test_a_restart_mid_deal_counts_the_shoe_and_voids_when_cards_went_missing(tm
     with table(tmp_path, "sheet-002", data_dir=data) as rig:
         rig.open_and_bet({1: {"ante": 500}})
         rig.sim.shoe.silent = True                        # the hand will never be reported
-        rig.engine.act("no_more_bets")
+        rig.deal()
         rig.state("dealing")
     with table(tmp_path, "sheet-002", data_dir=data) as rig:
         # the restarted (simulated) shoe has not shuffled: it holds 0 cards where the journal expects 52

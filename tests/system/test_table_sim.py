@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 from controller.app.config import parse_config
-from drivers.events import DeviceOnline, HandDealt, ShuffleDone
+from drivers.events import DeviceOffline, DeviceOnline, HandDealt, ShuffleDone, SpotChanged
 from tests.support.devices import driver_alone
 
 FAST = dict(heartbeat_every=0.2, silence_after=3.0, backoff=(0.05, 0.2))
@@ -60,3 +60,139 @@ def test_same_seed_same_first_hand():
             proc.send_signal(signal.SIGINT)
             assert proc.wait(10) == 0
     assert hands[0] == hands[1]
+
+
+def _free_ports(count=3):
+    """A run of ``count`` free TCP ports on 127.0.0.1 (free when looked at)."""
+    import socket
+    for _ in range(50):
+        held = []
+        try:
+            first = socket.socket()
+            first.bind(("127.0.0.1", 0))
+            held.append(first)
+            base = first.getsockname()[1]
+            if base + count - 1 > 65535:
+                continue
+            for port in range(base + 1, base + count):
+                s = socket.socket()
+                held.append(s)
+                s.bind(("127.0.0.1", port))
+            return base
+        except OSError:
+            continue
+        finally:
+            for s in held:
+                s.close()
+    raise AssertionError("no run of free ports")
+
+
+def _stop(proc):
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(10) == 0
+
+
+def test_repeat_card_while_players_play_does_not_kill_the_shoe():
+    """The players' strategy raised KeyError on a hand with one card twice, on the shoe's thread:
+    the shoe answered nothing more and its driver saw it fall silent."""
+    proc, hello = _start("--transport", "tcp", "--seed", "5")
+    try:
+        with driver_alone("sensors", "sensors-framed", hello["devices"]["sensors"], **FAST) as (sensors, seen), \
+                driver_alone("shoe", "shoe-framed", hello["devices"]["shoe"], **FAST) as (shoe, events):
+            events.of(DeviceOnline)
+            seen.of(DeviceOnline)
+            sensors.lock(False)                         # betting opens: the players put chips out
+            seen.of(SpotChanged)
+            shoe.shuffle(1)
+            events.of(ShuffleDone)
+            assert _command(proc, "shoe repeat-card")["ok"]
+            shoe.deliver_hand(1)
+            first = events.of(HandDealt).cards
+            assert first[0] == first[1]                 # the reader saw one card twice
+            for hand in (2, 3, 4):
+                shoe.deliver_hand(hand)
+                assert len(events.of(HandDealt, hand_no=hand).cards) == 3
+            assert not any(isinstance(e, DeviceOffline) for e in events.seen)
+        assert _command(proc, "players pause") == {"ok": True, "done": "players paused"}
+    finally:
+        _stop(proc)
+    assert "Traceback" not in proc.stderr.read()
+
+
+def test_bad_fault_commands_answer_one_line_in_words_and_change_nothing():
+    proc, hello = _start("--transport", "tcp", "--no-players")
+    try:
+        for line, words in [
+            ("sensors place 3 dealer 500", ["'dealer'", "SPOT", "ante, play, pair_plus"]),
+            ("sensors place 9 ante 500", ["'9'", "POS", "from 1 to 6"]),
+            ("sensors place 3 ante lots", ["'lots'", "CENTS", "whole number"]),
+            ("sensors place 3 ante", ["CENTS missing"]),
+            ("shoe hand-size x", ["'x'", "from 1 to 9"]),
+            ("shoe hand-size 300", ["'300'", "from 1 to 9"]),
+            ("shoe jam 999", ["'999'", "CODE", "from 1 to 255"]),
+            ("shoe door ajar", ["'ajar'", "open, closed"]),
+            ("shoe silent maybe", ["'maybe'", "on, off"]),
+            ("shoe delay soon", ["'soon'", "seconds"]),
+            ("shoe repeat-card twice", ["'twice'", "one word too many"]),
+            ("sign nak -1", ["'-1'", "from 1 to 1000"]),
+            ("sign delay 2", ["'delay'", "faults: silent, drop, nak"]),
+            ("shoe 'unclosed", ["No closing quotation"]),
+            ("players dance", ["'dance'", "players pause or players resume"]),
+            ("toaster on", ["unknown command 'toaster'", "shoe, sensors, sign or players"]),
+        ]:
+            answer = _command(proc, line)
+            assert answer["ok"] is False and "\n" not in answer["error"], (line, answer)
+            for word in words:
+                assert word in answer["error"], (line, answer["error"], word)
+            assert "tuple" not in answer["error"] and "invalid literal" not in answer["error"]
+        # nothing was changed: the next hand has three cards and the spots are empty
+        with driver_alone("shoe", "shoe-framed", hello["devices"]["shoe"], **FAST) as (drv, events):
+            events.of(DeviceOnline)
+            drv.shuffle(1)
+            events.of(ShuffleDone)
+            drv.deliver_hand(1)
+            assert len(events.of(HandDealt).cards) == 3
+        assert _command(proc, "help")["commands"]                  # the loop is alive
+    finally:
+        _stop(proc)
+
+
+def test_base_port_chooses_the_ports_and_a_taken_port_is_refused_in_words():
+    import socket
+    base = _free_ports()
+    proc, hello = _start("--base-port", str(base), "--no-players")     # TCP without saying so
+    try:
+        assert hello["devices"] == {"shoe": f"socket://127.0.0.1:{base}",
+                                    "sensors": f"socket://127.0.0.1:{base + 1}",
+                                    "sign": f"socket://127.0.0.1:{base + 2}"}
+        assert parse_config(hello["config"], "table-sim").devices["sign"].url == hello["devices"]["sign"]
+        # the ports are held now: a second table-sim on them is refused, naming the port and the device
+        taken = subprocess.run([sys.executable, "-m", "simulators.cli", "--base-port", str(base)],
+                               capture_output=True, text=True, timeout=30)
+        assert taken.returncode == 2 and taken.stdout == ""
+        assert taken.stderr == (f"table-sim: the shoe cannot listen on 127.0.0.1 port {base}: it is taken; "
+                                "choose another --base-port\n")
+    finally:
+        _stop(proc)
+    blocker = socket.socket()
+    blocker.bind(("127.0.0.1", base + 1))
+    blocker.listen(1)
+    try:
+        taken = subprocess.run([sys.executable, "-m", "simulators.cli", "--base-port", str(base)],
+                               capture_output=True, text=True, timeout=30)
+        assert taken.returncode == 2
+        assert f"the sensors cannot listen on 127.0.0.1 port {base + 1}: it is taken" in taken.stderr
+    finally:
+        blocker.close()
+    for args, words in [(["--base-port", "65534"], "from 1 to 65533"),
+                        (["--base-port", "x"], "'x' is not a port number"),
+                        (["--transport", "pty", "--base-port", str(base)], "cannot be given with --transport pty")]:
+        refused = subprocess.run([sys.executable, "-m", "simulators.cli", *args], capture_output=True, text=True,
+                                 timeout=30)
+        assert refused.returncode == 2 and words in refused.stderr, refused.stderr
+
+
+def test_help_documents_base_port():
+    out = subprocess.run([sys.executable, "-m", "simulators.cli", "--help"], capture_output=True, text=True,
+                         timeout=30)
+    assert "--base-port N" in out.stdout and "sensors N+1, sign N+2" in out.stdout
