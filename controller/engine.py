@@ -77,6 +77,14 @@ class Verdict:
 
 
 @dataclass(frozen=True)
+class PageAlert:
+    """Something the dealer's page saw that the table must say and journal (a PIN lockout, a
+    refused cross-site request): posted by the page's thread, alerted by the engine's."""
+    kind: str
+    message: str
+
+
+@dataclass(frozen=True)
 class TimerExpired:
     name: str
     token: int
@@ -96,8 +104,11 @@ class Engine:
     def __init__(self, config, journal, ports: Ports, *, events: queue.Queue | None = None,
                  clock: Callable[[], float] = time.monotonic):
         self.config = config
+        self.journal = journal
         self.ports = ports
         self.clock = clock
+        self.halted: str | None = None      # the journal cannot be written: nothing more is done
+        self._verdict: Verdict | None = None    # the current action's, told once it is journaled
         self.queue: queue.Queue = events if events is not None else queue.Queue()
         self._timers: list[tuple[float, int, str]] = []
         self._live_timers: dict[str, int] = {}
@@ -175,7 +186,8 @@ class Engine:
         if isinstance(event, Stop):
             return False
         if isinstance(event, Probe):
-            event.done.set()
+            if self.halted is None:         # a halted table must not look alive to the watchdog
+                event.done.set()
             return True
         self.handle(event)
         return True
@@ -186,19 +198,45 @@ class Engine:
         return self.queue.empty() and (wait is None or wait > 0)
 
     def handle(self, event: Any) -> None:
-        """One event: the table decides and journals; then its device commands go out."""
+        """One event, one transaction: the table decides and journals; the event's records are
+        committed together; then its device commands go out and the new state is published."""
         table = self.table
+        if self.halted is not None:
+            if isinstance(event, DealerAction) and event.reply is not None:
+                event.reply.put(Verdict(False, f"The table has stopped: {self.halted}"))
+            return
         try:
-            self._dispatch(event)
-            self._advance()
-        except JournalError:
-            table.take_commands()       # nothing is sent for facts that are not in the journal
-            raise                       # a journal that cannot be written stops the table
-        except Exception as err:        # a bug must not take the table down with the round in it
-            self.log.exception("engine.error", failed_event=repr(event), state=table.state)
-            table.alert("internal_error", f"Internal error handling {type(event).__name__}: {err}; "
-                        "call a technician")
+            with self.journal.event():
+                try:
+                    self._dispatch(event)
+                    self._advance()
+                except JournalError:
+                    raise
+                except Exception as err:    # a bug must not take the table down with the round in it
+                    self.log.exception("engine.error", failed_event=repr(event), state=table.state)
+                    table.alert("internal_error", f"Internal error handling {type(event).__name__}: "
+                                f"{err}; call a technician")
+        except JournalError as err:
+            table.take_commands()           # nothing is sent for facts that are not in the journal
+            self._verdict = None
+            self._halt(err, event)
+            return
+        verdict, self._verdict = self._verdict, None
+        if isinstance(event, DealerAction) and event.reply is not None:
+            event.reply.put(verdict or Verdict(False, f"{event.action}: not handled"))
         self._send(table.take_commands())
+        self._publish()
+
+    def _halt(self, err: JournalError, event: Any) -> None:
+        """The journal cannot be written (a full or read-only disk, a failing drive): nothing may be
+        done that is not journaled, so the table stops taking events, says why everywhere (log, page,
+        systemd's status) and stops answering the watchdog, which restarts the service."""
+        self.halted = (f"the journal cannot be written ({err}). Nothing more is recorded or paid; "
+                       "call a technician")
+        self.log.critical("engine.halted", reason=str(err), state=self.table.state,
+                          round=self.table.round.id if self.table.round else None)
+        if isinstance(event, DealerAction) and event.reply is not None:
+            event.reply.put(Verdict(False, f"The table has stopped: {self.halted}"))
         self._publish()
 
     def _dispatch(self, event: Any) -> None:
@@ -232,6 +270,8 @@ class Engine:
                                                           f"{command_words(event.command)}: {event.reason}"))
             if event.device == "sign":
                 table.on_sign_failed(f"the sign did not take {event.command}: {event.reason}")
+        elif isinstance(event, PageAlert):
+            table.alert(event.kind, event.message)
         elif isinstance(event, TimerExpired):
             if self._live_timers.get(event.name) == event.token:
                 del self._live_timers[event.name]
@@ -250,19 +290,19 @@ class Engine:
                                    state=self.table.state)
 
     def _dealer_action(self, event: DealerAction) -> None:
+        """The action's verdict waits in ``_verdict`` until the event's records are committed: the
+        page is told "done" only of what is in the journal."""
         try:
             verdict = self._try_action(event)
         except Exception as err:
-            if event.reply is not None:
-                event.reply.put(Verdict(False, f"{event.action}: internal error: {err}"))
+            self._verdict = Verdict(False, f"{event.action}: internal error: {err}")
             raise
         self.log.info("dealer.action", action=event.action, role=event.role, by=event.by, ok=verdict.ok,
                       refused=verdict.message or None, state=self.table.state,
                       round=self.table.round.id if self.table.round else None,
                       position=event.args.get("position"), reason=event.args.get("reason"),
                       privileged=event.action in procedure.SUPERVISOR_ACTIONS)
-        if event.reply is not None:
-            event.reply.put(verdict)
+        self._verdict = verdict
 
     def _try_action(self, event: DealerAction) -> Verdict:
         takes = procedure.ACTION_ARGUMENTS.get(event.action)
@@ -320,6 +360,7 @@ class Engine:
 
     def _publish(self) -> None:
         snap = build_snapshot(self.table)
+        snap["halted"] = self.halted
         with self._published:
             self._version += 1
             snap["version"] = self._version

@@ -10,6 +10,15 @@ Failure handling: a port that will not open, vanishes or errors is closed
 and reopened with exponential backoff; one ``DeviceOffline`` is posted per
 outage (naming device, URL and reason), and ``DeviceOnline`` when the device
 has answered the handshake again. Nothing here raises into the controller.
+
+No input ends the I/O thread. An exception from a protocol hook, a message
+handler or a callback (``post``) is logged with its traceback and the bytes
+being handled, posted as a ``DeviceFault`` (the same error at most every
+``REPEAT_REPORT_EVERY`` seconds; ``caught`` counts them all) and the thread goes
+on with the next event and the next read; a port failing in an unforeseen way
+is a lost connection. Should the thread end anyway without being asked to
+stop, it posts ``DeviceOffline`` saying why (so the table holds the round): a
+driver whose thread has ended is never "online".
 """
 
 from __future__ import annotations
@@ -27,6 +36,7 @@ from drivers.wire.link import Delivered, Link, LinkEvent, LinkFault, PeerAlive, 
 from drivers.wire.messages import Catalog, Message
 
 Post = Callable[[Any], None]
+REPEAT_REPORT_EVERY = 10.0      # seconds between two reports of the same caught exception
 
 
 class HelloReply(Protocol):
@@ -52,6 +62,8 @@ class DeviceDriver:
         self._lock = threading.RLock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self.caught = 0                 # exceptions caught in the I/O thread (the driver went on)
+        self._reported: dict[str, float] = {}
         self.log = structlog.get_logger("drivers").bind(device=name, url=self.url)
 
     # --- life cycle --------------------------------------------------------------
@@ -69,7 +81,22 @@ class DeviceDriver:
             self.transport.close()
             self.connected = False
 
+    @property
+    def running(self) -> bool:
+        """The I/O thread is alive."""
+        return self._thread is not None and self._thread.is_alive()
+
     def _run(self) -> None:
+        reason = None
+        try:
+            self._loop()
+        except BaseException as err:    # past every guard below: the thread ends, and says why
+            reason = f"driver thread ended: {type(err).__name__}: {err}"
+            self.log.critical("device.thread_ended", error=f"{type(err).__name__}: {err}", exc_info=err)
+        finally:
+            self._ended(reason)
+
+    def _loop(self) -> None:
         delay = self.backoff[0]
         while not self._stop.is_set():
             if not self.connected:
@@ -80,28 +107,86 @@ class DeviceDriver:
                         self.log.info("device.opened")
                         self._write(self.on_open(self.clock()))
                     delay = self.backoff[0]
-                except TransportError as err:
-                    self._lost(str(err))
-                    self._stop.wait(delay)
-                    delay = min(delay * 2, self.backoff[1])
+                except Exception as err:            # TransportError, or a handshake that failed
+                    delay = self._retry_later(err, "opening the session", delay)
                     continue
             try:
                 data = self.transport.read()
+            except Exception as err:                # TransportError, or a port failing unforeseen
+                delay = self._retry_later(err, "reading the port", delay)
+                continue
+            try:
                 now = self.clock()
                 with self._lock:
                     if data:
                         self.on_bytes(data, now)
                     self.on_tick(now)
-            except TransportError as err:
-                self._lost(str(err))
-                self._stop.wait(delay)
-                delay = min(delay * 2, self.backoff[1])
+            except Exception as err:                # TransportError: a write failed; else a handler's bug
+                if isinstance(err, TransportError):
+                    delay = self._retry_later(err, "writing", delay)
+                else:                               # hostile bytes or a bug: reported, and on to the next
+                    self.survived(err, "handling bytes" if data else "running timers", data)
+
+    def _retry_later(self, err: Exception, where: str, delay: float) -> float:
+        """The connection is lost: close, report, wait ``delay``; the next wait (exponential backoff)."""
+        if not isinstance(err, TransportError):
+            self.survived(err, where)
+        self._lost(_why(err))
+        self._stop.wait(delay)
+        return min(delay * 2, self.backoff[1])
 
     def _lost(self, reason: str) -> None:
         with self._lock:
-            self.transport.close()
             self.connected = False
+            try:
+                self.transport.close()
+            except Exception as err:                # closing a broken port must not end the thread
+                self.log.warning("device.close_failed", error=_why(err))
         self.went_offline(reason)
+
+    def _ended(self, reason: str | None) -> None:
+        """The I/O thread is ending: asked to (``stop``), or not (``reason``: DeviceOffline)."""
+        try:
+            with self._lock:
+                self.connected = False
+                self.transport.close()
+        except Exception as err:
+            self.log.warning("device.close_failed", error=_why(err))
+        if reason is None and self._stop.is_set():
+            self.online = False
+            self.log.info("device.stopped")
+            return
+        self.online = False
+        self._reported_offline = True
+        reason = reason or "driver thread ended"
+        self.log.error("device.offline", reason=reason)
+        self._post(DeviceOffline(self.name, self.url, reason))
+
+    def survived(self, err: BaseException, where: str, raw: bytes = b"") -> None:
+        """An exception the I/O thread caught and went on after: logged with the bytes, posted as
+        DeviceFault (the same one at most every REPEAT_REPORT_EVERY seconds)."""
+        self.caught += 1
+        text = f"{type(err).__name__}: {err}"
+        key = f"{where}: {text}"
+        now = time.monotonic()
+        last = self._reported.get(key)
+        if last is not None and now - last < REPEAT_REPORT_EVERY:
+            return
+        if len(self._reported) >= 100:              # errors whose text varies: bounded memory
+            self._reported.clear()
+        self._reported[key] = now
+        raw_hex = raw[:64].hex(" ")
+        self.log.error("device.internal_error", where=where, error=text, bytes=raw_hex, caught=self.caught,
+                       exc_info=err)
+        self._post(DeviceFault(self.name, self.url, f"internal error {where} ({text}); the driver goes on",
+                               raw_hex))
+
+    def _post(self, event: Any) -> None:
+        """``post`` from the driver's own error paths: a failing callback is logged, never raised."""
+        try:
+            self.post(event)
+        except Exception as err:
+            self.log.error("device.post_failed", lost_event=type(event).__name__, error=_why(err), exc_info=err)
 
     # --- state reporting -----------------------------------------------------------
 
@@ -110,19 +195,19 @@ class DeviceDriver:
         if not self.online:
             self.online = True
             self.log.info("device.online", **info)
-            self.post(DeviceOnline(self.name, self.url, info))
+            self._post(DeviceOnline(self.name, self.url, info))
 
     def went_offline(self, reason: str) -> None:
         if self.online or not self._reported_offline:
             self.online = False
             self._reported_offline = True
             self.log.warning("device.offline", reason=reason)
-            self.post(DeviceOffline(self.name, self.url, reason))
+            self._post(DeviceOffline(self.name, self.url, reason))
 
     def fault(self, reason: str, raw: bytes = b"") -> None:
         raw_hex = raw[:64].hex(" ")
         self.log.warning("device.bad_input", reason=reason, bytes=raw_hex)
-        self.post(DeviceFault(self.name, self.url, reason, raw_hex))
+        self._post(DeviceFault(self.name, self.url, reason, raw_hex))
 
     def _write(self, data: bytes) -> None:
         if data:
@@ -187,7 +272,7 @@ class FramedDriver(DeviceDriver):
     def on_bytes(self, data: bytes, now: float) -> None:
         events, out = self.link.receive(data, now)
         self._write(out)
-        self._handle(events, now)
+        self._handle(events, now, data)
 
     def on_tick(self, now: float) -> None:
         events, out = self.link.poll(now)
@@ -199,21 +284,30 @@ class FramedDriver(DeviceDriver):
         cls = self.catalog.types().get(message_type)
         return cls.__name__ if cls is not None else f"message 0x{message_type:02x}"
 
-    def _handle(self, events: list[LinkEvent], now: float) -> None:
+    def _handle(self, events: list[LinkEvent], now: float, raw: bytes = b"") -> None:
         for event in events:
-            if isinstance(event, Delivered):
-                self._delivered(event.message, now)
-            elif isinstance(event, LinkFault):
-                self.fault(event.reason, event.raw)
-            elif isinstance(event, Refused):
-                self.post(CommandFailed(self.name, self._command_name(event.message_type), event.reason))
-            elif isinstance(event, SendFailed):
-                self.post(CommandFailed(self.name, self._command_name(event.message_type),
-                                        f"no acknowledgement after {event.attempts} attempts"))
-            elif isinstance(event, PeerSilent):
-                self.went_offline(f"silent for {event.seconds:.1f} s (heartbeat timeout)")
-            elif isinstance(event, PeerAlive):
-                self._write(self.queue(self.hello, now))               # handshake again
+            try:
+                self._handle_one(event, now)
+            except TransportError:
+                raise                                   # the port failed: the I/O thread reconnects
+            except Exception as err:                    # one handler's bug: the other events still count
+                what = type(event.message).__name__ if isinstance(event, Delivered) else type(event).__name__
+                self.survived(err, f"handling {what}", raw)
+
+    def _handle_one(self, event: LinkEvent, now: float) -> None:
+        if isinstance(event, Delivered):
+            self._delivered(event.message, now)
+        elif isinstance(event, LinkFault):
+            self.fault(event.reason, event.raw)
+        elif isinstance(event, Refused):
+            self.post(CommandFailed(self.name, self._command_name(event.message_type), event.reason))
+        elif isinstance(event, SendFailed):
+            self.post(CommandFailed(self.name, self._command_name(event.message_type),
+                                    f"no acknowledgement after {event.attempts} attempts"))
+        elif isinstance(event, PeerSilent):
+            self.went_offline(f"silent for {event.seconds:.1f} s (heartbeat timeout)")
+        elif isinstance(event, PeerAlive):
+            self._write(self.queue(self.hello, now))               # handshake again
 
     def _delivered(self, message: Any, now: float) -> None:
         if isinstance(message, self.hello_reply):
@@ -232,3 +326,7 @@ class FramedDriver(DeviceDriver):
 
     def on_message(self, message: Any, now: float) -> None:
         self.post(DeviceMessage(self.name, message))
+
+
+def _why(err: BaseException) -> str:
+    return str(err) if isinstance(err, TransportError) else f"{type(err).__name__}: {err}"

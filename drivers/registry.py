@@ -3,8 +3,10 @@
 Owns the names configuration may use (``driver = "shoe-framed"``), which
 device role each driver serves, the settings each driver and the serial line
 take with their types and ranges (the configuration checks a device's keys
-against this declaration, not a copy of it), and how a configured device
-becomes a running driver. Importing a driver module only when a table uses
+against this declaration, not a copy of it), the relations a driver needs
+between its settings (``relation_problems``: a link's timers against each
+other and the serial read timeout), and how a configured device becomes a
+running driver. Importing a driver module only when a table uses
 it keeps a missing optional dependency (pyusb's libusb) from stopping tables
 that do not need it.
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +31,7 @@ class Setting:
     choices: tuple[Any, ...] | None = None
     pattern: str | None = None
     meaning: str = ""
+    default: Any = None         # what the driver uses when the key is not given, where a relation needs it
 
     def problem(self, value: Any) -> str | None:
         """Why ``value`` cannot be used, in words; None when it can."""
@@ -45,18 +49,64 @@ class Setting:
 
 
 SECONDS = (int, float)
-LINK_SETTINGS = {        # the framed link's timers (drivers/wire/link.py)
-    "heartbeat_every": Setting(SECONDS, 0.05, 60, meaning="seconds between heartbeats"),
-    "silence_after": Setting(SECONDS, 0.1, 300, meaning="seconds of silence before the device is offline"),
-    "retransmit_after": Setting(SECONDS, 0.01, 10, meaning="seconds before an unacknowledged frame is resent"),
+LINK_SETTINGS = {        # the framed link's timers (drivers/wire/link.py), defaults drivers/device.py's
+    "heartbeat_every": Setting(SECONDS, 0.05, 60, meaning="seconds between heartbeats", default=1.0),
+    "silence_after": Setting(SECONDS, 0.1, 300, meaning="seconds of silence before the device is offline",
+                             default=3.0),
+    "retransmit_after": Setting(SECONDS, 0.01, 10, meaning="seconds before an unacknowledged frame is resent",
+                                default=0.25),
 }
 SERIAL_SETTINGS = {      # pyserial's, for devices on a serial line
     "baudrate": Setting(int, 50, 4_000_000, meaning="bits per second"),
     "bytesize": Setting(int, choices=(5, 6, 7, 8)),
     "parity": Setting(str, choices=("N", "E", "O", "M", "S")),
     "stopbits": Setting(SECONDS, choices=(1, 1.5, 2)),
-    "timeout": Setting(SECONDS, 0, 60, meaning="seconds a read may wait"),
+    "timeout": Setting(SECONDS, 0, 60, meaning="seconds a read may wait", default=0.05),
 }
+Relations = Callable[[dict[str, Any], set[str]], dict[str, str]]
+
+
+def _said(values: dict[str, Any], given: set[str], name: str) -> str:
+    return f"{name} ({values[name]:g} s{'' if name in given else ', its default'})"
+
+
+def _blame(given: set[str], *names: str) -> str:
+    """The key a relation's refusal names: the first of ``names`` the file gave."""
+    return next((name for name in names if name in given), names[0])
+
+
+def _read_timeout(values: dict[str, Any], given: set[str], timer: str | None) -> dict[str, str]:
+    """The driver's I/O thread runs its timers between reads: a read must wait, and not longer
+    than ``timer``."""
+    if values["timeout"] <= 0:
+        return {"timeout": f"{values['timeout']!r} is not above 0: reads that never wait keep the "
+                           "driver's thread spinning"}
+    if timer is not None and values["timeout"] > values[timer]:
+        return {_blame(given, "timeout", timer): f"{_said(values, given, 'timeout')} must be at most "
+                f"{_said(values, given, timer)}: the driver runs its timers between reads"}
+    return {}
+
+
+def _link_relations(values: dict[str, Any], given: set[str]) -> dict[str, str]:
+    """A device is offline only after two missed heartbeats, and a frame is resent before its
+    device counts as silent (docs/protocols/framing.md: 1 s, 3 s, 250 ms)."""
+    problems = {}
+    if values["silence_after"] < 2 * values["heartbeat_every"]:
+        problems[_blame(given, "silence_after", "heartbeat_every")] = (
+            f"{_said(values, given, 'silence_after')} must be at least twice "
+            f"{_said(values, given, 'heartbeat_every')}: a device is offline only after two missed heartbeats")
+    if values["retransmit_after"] >= values["silence_after"]:
+        problems.setdefault(_blame(given, "retransmit_after", "silence_after"), (
+            f"{_said(values, given, 'retransmit_after')} must be below {_said(values, given, 'silence_after')}: "
+            "a frame is resent before its device counts as silent"))
+    for name, problem in _read_timeout(values, given, "heartbeat_every").items():
+        problems.setdefault(name, problem)
+    return problems
+
+
+def _sign_relations(values: dict[str, Any], given: set[str]) -> dict[str, str]:
+    """With ACKs on, the driver notices a missing ACK between reads."""
+    return _read_timeout(values, given, None if values.get("acks") is False else "ack_timeout")
 
 
 @dataclass(frozen=True)
@@ -65,20 +115,32 @@ class DriverSpec:
     target: str         # module:class, imported when a table uses it
     settings: dict[str, Setting]
     from_table: tuple[str, ...] = ()    # facts of the table the driver is given (not device keys)
+    relations: Relations | None = None  # problems between settings, by the key to name
 
 
 DRIVERS = {
-    "shoe-framed": DriverSpec("shoe", "drivers.shoe:ShoeDriver", LINK_SETTINGS),
+    "shoe-framed": DriverSpec("shoe", "drivers.shoe:ShoeDriver", LINK_SETTINGS, relations=_link_relations),
     "sensors-framed": DriverSpec("sensors", "drivers.sensors:SensorDriver", LINK_SETTINGS,
-                                 from_table=("positions",)),    # readings for other positions: NAK
+                                 from_table=("positions",),     # readings for other positions: NAK
+                                 relations=_link_relations),
     "sign-alpha": DriverSpec("sign", "drivers.sign:SignDriver", {
         "address": Setting(str, pattern="[0-9A-Fa-f]{2}", meaning="the sign's address, two hex digits"),
         "acks": Setting(bool),
-        "ack_timeout": Setting(SECONDS, 0.01, 10, meaning="seconds to wait for the sign's ACK"),
+        "ack_timeout": Setting(SECONDS, 0.01, 10, meaning="seconds to wait for the sign's ACK", default=0.5),
         "max_attempts": Setting(int, 1, 20, meaning="tries of one packet"),
         "heartbeat_every": Setting(SECONDS, 0.05, 600, meaning="seconds between rewrites"),
-    }),
+    }, relations=_sign_relations),
 }
+
+
+def relation_problems(driver: str, given: dict[str, Any]) -> dict[str, str]:
+    """What is wrong between a device's settings (each one already in its own range), by the
+    key to name: the key given, or the one whose default it contradicts."""
+    spec = DRIVERS[driver]
+    if spec.relations is None:
+        return {}
+    values = {name: s.default for name, s in {**SERIAL_SETTINGS, **spec.settings}.items()}
+    return spec.relations({**values, **given}, set(given))
 
 
 def drivers_for(role: str) -> list[str]:

@@ -68,7 +68,7 @@ class SensorDriver(FramedDriver):
         elif isinstance(message, proto.Snapshot):
             for reading in message.readings():
                 self._reading(reading)
-        elif isinstance(message, proto.SensorFault) and message.spot < len(proto.SPOTS):
+        elif isinstance(message, proto.SensorFault):              # spot checked when decoded
             self.post(SpotFault(self.name, message.position, proto.SPOTS[message.spot], message.problem))
         else:
             self.post(DeviceMessage(self.name, message))

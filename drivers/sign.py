@@ -36,6 +36,12 @@ class SignDriver(DeviceDriver):
     def __init__(self, name, transport, post, *, address: str = "00", acks: bool = True,
                  ack_timeout: float = 0.5, max_attempts: int = 3, heartbeat_every: float = 5.0,
                  **kwargs):
+        try:
+            address = alpha.check_address(address)
+        except alpha.AlphaEncodeError:
+            # Refused here, where it is given, not in the I/O thread at the first packet.
+            raise ValueError(f"sign driver setting 'address': {address!r} is not the sign's address, "
+                             "two hex digits (00 = every sign)") from None
         super().__init__(name, transport, post, **kwargs)
         self.address = address
         self.acks = acks

@@ -2,7 +2,8 @@
 
 Runs the real controller on simulated devices with the simulated players, works a round
 through the page in Debian's chromium, and saves the main screens at 1280x800 (one at
-1920x1080). Run: .venv/bin/python scripts/screenshots.py
+1920x1080): betting, no more bets (closed), decisions, settling, a position's problem (past
+posting during settlement), a supervisor's wrong PIN, a misdeal. Run: .venv/bin/python scripts/screenshots.py
 """
 
 from __future__ import annotations
@@ -38,14 +39,21 @@ def main() -> None:
             page.wait_for_timeout(300)
             page.screenshot(path=OUT / "betting.png")
             tap(page, "button[data-action=no_more_bets]")
+            wait_state(page, "closed")
+            page.wait_for_timeout(300)
+            page.screenshot(path=OUT / "closed.png")
+            tap(page, "button[data-action=deal]")
             wait_state(page, "decisions")
             page.wait_for_timeout(300)
             page.screenshot(path=OUT / "decisions.png")
-            while snapshot(page)["state"] == "decisions":
-                folds = page.locator("button[data-pos-action=fold]")
-                if folds.count():
-                    folds.first.click()
-                page.wait_for_timeout(150)
+            players = rig.sim.players
+            playing = [p for p, w in players.bets.items() if w.get("ante") and p not in players.folded]
+            page.wait_for_function("ps => ps.every(p => window.tableSnapshot.positions[p - 1].decision)",
+                                   arg=playing)
+            for position in sorted(players.folded):
+                tap(page, f"#pos-{position} button[data-pos-action=fold]")
+            wait_state(page, "collecting")
+            tap(page, "button[data-action=reveal]")
             wait_state(page, "settling")
             page.wait_for_timeout(300)
             page.screenshot(path=OUT / "settling.png")
@@ -53,9 +61,22 @@ def main() -> None:
             page.wait_for_timeout(300)
             page.screenshot(path=OUT / "settling-1920.png")
             page.set_viewport_size(VIEWPORTS["tablet"])
-            while snapshot(page)["state"] == "settling":
-                tap(page, f"#pos-{snapshot(page)['next_to_pay']} button[data-pos-action=confirm]")
-                page.wait_for_timeout(150)
+            # past posting: chips put on a position the dealer has not settled yet
+            snap = snapshot(page)
+            late = [p for p in snap["settlement_order"] if p != snap["next_to_pay"]
+                    and not snap["positions"][p - 1].get("settlement", {}).get("paid")][0]
+            spot = "pair_plus"
+            rig.sim.sensors.place(late, spot, players.bets[late].get(spot, 0) + 500)
+            page.wait_for_selector(f"#pos-{late} .problems")
+            page.wait_for_timeout(300)
+            page.screenshot(path=OUT / "problem.png")
+            if players.bets[late].get(spot):
+                rig.sim.sensors.place(late, spot, players.bets[late][spot])      # put back as it was
+            else:
+                rig.sim.sensors.remove(late, spot)
+            while (snap := snapshot(page))["state"] == "settling":
+                tap(page, f"#pos-{snap['next_to_pay']} button[data-pos-action=confirm]")
+                page.wait_for_function("n => window.tableSnapshot.next_to_pay !== n", arg=snap["next_to_pay"])
             tap(page, "button[data-action=open_betting]")
             wait_state(page, "betting")
             page.wait_for_function("() => !window.tableSnapshot.prompt.includes('Shoe shuffling')")
@@ -69,7 +90,7 @@ def main() -> None:
             page.screenshot(path=OUT / "supervisor-pin.png")
             page.locator("#sup-dialog .cancel").click()
             tap(page, "button[data-action=no_more_bets]")
-            wait_state(page, "decisions")
+            tap(page, "button[data-action=deal]")
             tap(page, "button[data-action=misdeal]")
             page.locator("#misdeal-dialog button[value='a card was exposed']").click()
             wait_state(page, "void")

@@ -11,13 +11,19 @@ journal compares between runs to notice a changed configuration.
 Sections (deploy/table.example.toml explains every key):
   [table]    id, preset | paytable, positions, one_player_two_positions,
              hand_timeout
-  [jackpot]  opening MEGA / MAJOR / MINOR values in cents (used while the journal has none)
+  [jackpot]  opening MEGA / MAJOR / MINOR values in cents (used while the journal has none),
+             house_overrides_ceilings (values above $10,000,000 are meant)
   [data]     dir (journal and audit files)
   [log]      format (json | console), level, dir (the audit trail; default DATA_DIR/audit)
   [page]     host, port, allow (address ranges that may use the page),
              pin_attempts, pin_lockout (wrong PINs before a role is locked, for how long)
   [devices.shoe | devices.sensors | devices.sign]
              driver, url, serial line settings, driver timings
+
+Every value has a type and a range: numbers a least and a most, texts printable
+and of a bounded length, addresses a valid form, amounts a ceiling that only an
+explicit ``house_overrides_ceilings = true`` lifts (and then only to an
+absolute bound), and a device's settings the relations its driver declares.
 """
 
 from __future__ import annotations
@@ -26,14 +32,13 @@ import hashlib
 import ipaddress
 import json
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from controller.errors import InputError
-from controller.rules.paytable import JACKPOTS, PayTableError, Preset, load_paytable, load_preset
-from controller.rules.tomlcheck import TomlChecker, read_file
+from controller.rules.paytable import CEILINGS, JACKPOTS, OVERRIDE, PayTableError, Preset, load_paytable, load_preset
+from controller.rules.tomlcheck import TomlChecker, loads, read_file
 from drivers import registry
 
 
@@ -49,6 +54,16 @@ DEVICE_ROLES = ("shoe", "sensors", "sign")
 SECTIONS = ("table", "jackpot", "data", "log", "page", "devices")
 URL_FORMS = re.compile(r"^(/dev/\S+|(socket|rfc2217)://[^\s:/]+:\d{1,5}\S*|loop://\S*|spy://\S+"
                        r"|usb://[0-9a-fA-F]{4}:[0-9a-fA-F]{4}(/\S+)?)$")
+NETWORK_URL = re.compile(r"^(socket|rfc2217)://([^\s:/?]+):(\d+)([/?]\S*)?$")
+HOST_NAME = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)(\.(?!-)[A-Za-z0-9-]{1,63}(?<!-))*")
+ID_LONGEST = 32              # the table's id on the page's header, in logs and the journal
+ALLOW_MOST = 64              # address ranges in page.allow
+LIMITS = {                   # seconds (least, most) and whole numbers: a typo, not a table, goes beyond
+    "table.hand_timeout": (0.5, 300.0),     # a shoe delivers a hand in about a second
+    "page.pin_lockout": (1.0, 86_400.0),    # a day at most: a supervisor is not locked out for good
+    "page.pin_attempts": (1, 20),
+    "table.positions": (1, 9),              # the layouts, the sensors and table-sim: 1 to 9
+}
 
 
 @dataclass(frozen=True)
@@ -106,10 +121,7 @@ def load_config(path: str | Path) -> TableConfig:
 def parse_config(text: str, source: str, base: Path | None = None) -> TableConfig:
     """The configuration ``text`` says, or ``ConfigError`` naming every problem it has, one per
     line (each with its key and line), checking all of the file that can be checked."""
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        raise ConfigError(f"{source}: not valid TOML: {err}") from None
+    doc = loads(text, source, ConfigError)
     c = _Checker(text, source, collect=True)
     for key in doc:
         if key not in SECTIONS:
@@ -121,13 +133,13 @@ def parse_config(text: str, source: str, base: Path | None = None) -> TableConfi
     table_id, preset, positions, two, hand_timeout = "", None, 6, "allowed", 10.0
     if table is not None:
         with c.part():
-            table_id = c.text(table.get("id", ""), "table.id")
+            table_id = c.text(table.get("id", ""), "table.id", longest=ID_LONGEST)
+            if table_id != table_id.strip():
+                raise c.fail("table.id", f"must not begin or end with a space: {table_id!r}")
         with c.part():
             preset = _preset(c, table, base)
         with c.part():
-            positions = table.get("positions", 6)
-            if isinstance(positions, bool) or not isinstance(positions, int) or not 1 <= positions <= 9:
-                raise c.fail("table.positions", f"must be a whole number from 1 to 9, not {positions!r}")
+            positions = _whole(c, table.get("positions", 6), "table.positions")
         with c.part():
             two = table.get("one_player_two_positions", "allowed")
             if two not in ("allowed", "refused"):
@@ -135,20 +147,25 @@ def parse_config(text: str, source: str, base: Path | None = None) -> TableConfi
         with c.part():
             hand_timeout = _seconds(c, table.get("hand_timeout", 10.0), "table.hand_timeout")
 
-    jackpot_doc = c.section(doc, "jackpot", set(JACKPOTS), required=False) or {}
+    jackpot_doc = c.section(doc, "jackpot", {*JACKPOTS, OVERRIDE}, required=False) or {}
+    c.override = f"{OVERRIDE} = true under [jackpot]"
+    with c.part():
+        c.overrides = c.flag(jackpot_doc.get(OVERRIDE, False), f"jackpot.{OVERRIDE}")
     jackpots: dict[str, int] = {}
     for name, value in jackpot_doc.items():
         if name in JACKPOTS:                      # an unknown name is already a problem
             with c.part():
-                jackpots[name] = c.cents(value, f"jackpot.{name}", positive=True)
+                jackpots[name] = c.within(c.cents(value, f"jackpot.{name}", positive=True), f"jackpot.{name}",
+                                          CEILINGS["jackpot"])
+    if len(jackpots) == len(JACKPOTS) and not jackpots["mega"] >= jackpots["major"] >= jackpots["minor"]:
+        c.problem("jackpot", f"values must be MEGA >= MAJOR >= MINOR, not {jackpots['mega']}, "
+                  f"{jackpots['major']}, {jackpots['minor']}")
     if preset is not None and preset.super6 and any(isinstance(a, str) for bet in preset.super6.values()
                                                     for a in bet.awards.values()):
         for name in JACKPOTS:
             if name not in jackpot_doc:
                 c.problem(f"jackpot.{name}", f"missing: preset {preset.name} pays a {name.upper()} "
                           "jackpot, so its opening value is needed (cents)")
-        if len(jackpots) == len(JACKPOTS) and not jackpots["mega"] >= jackpots["major"] >= jackpots["minor"]:
-            c.problem("jackpot", "values must be MEGA >= MAJOR >= MINOR")
 
     data = c.section(doc, "data", {"dir"}, required=False) or {}
     data_dir = Path("/var/lib/table-controller")
@@ -168,22 +185,31 @@ def parse_config(text: str, source: str, base: Path | None = None) -> TableConfi
     page = c.section(doc, "page", {"host", "port", "allow", "pin_attempts", "pin_lockout"}, required=False) or {}
     host = "127.0.0.1"
     with c.part():
-        host = c.text(page.get("host", "127.0.0.1"), "page.host")
+        host = c.text(page.get("host", "127.0.0.1"), "page.host", longest=64)
+        if host != "localhost" and not _is_ip(host):
+            raise c.fail("page.host", f"{host!r} is not an IP address (such as \"127.0.0.1\" or \"::1\") "
+                         "nor \"localhost\"")
     port = page.get("port", 8080)
     if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
-        c.problem("page.port", f"must be a port number 0-65535, not {port!r}")
+        c.problem("page.port", f"must be a port number 1-65535, not {port!r}")
+    elif port == 0:
+        c.problem("page.port", "must be a port number 1-65535, not 0 (a free port, for tests, is "
+                  "`table-controller run --port 0`; the kiosk needs a known port)")
     allow = page.get("allow", ["127.0.0.0/8", "::1/128"])
-    if not isinstance(allow, list) or not allow:
-        c.problem("page.allow", "must be a list of address ranges such as \"127.0.0.0/8\"")
+    if not isinstance(allow, list) or not allow or len(allow) > ALLOW_MOST:
+        c.problem("page.allow", f"must be a list of 1 to {ALLOW_MOST} address ranges such as \"127.0.0.0/8\"")
         allow = []
     for i, net in enumerate(allow):
         try:
+            if not isinstance(net, str):
+                raise TypeError(net)
             ipaddress.ip_network(net, strict=False)
         except (ValueError, TypeError):
-            c.problem(f"page.allow[{i}]", f"{net!r} is not an address range")
-    attempts = page.get("pin_attempts", 5)
-    if isinstance(attempts, bool) or not isinstance(attempts, int) or not 1 <= attempts <= 20:
-        c.problem("page.pin_attempts", f"must be a whole number from 1 to 20, not {attempts!r}")
+            c.problem(f"page.allow[{i}]", f"{net!r} is not an address range (such as \"10.1.2.0/24\" or "
+                      "\"10.1.2.3\")")
+    attempts = 5
+    with c.part():
+        attempts = _whole(c, page.get("pin_attempts", 5), "page.pin_attempts")
     lockout = 300.0
     with c.part():
         lockout = _seconds(c, page.get("pin_lockout", 300.0), "page.pin_lockout")
@@ -219,9 +245,45 @@ def _preset(c: _Checker, table: dict[str, Any], base: Path | None) -> Preset:
 
 
 def _seconds(c: _Checker, value: Any, key: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        raise c.fail(key, f"must be a positive number of seconds, not {value!r}")
+    least, most = LIMITS[key]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not least <= value <= most:
+        raise c.fail(key, f"must be a number of seconds from {least:g} to {most:g}, not {value!r}")
     return float(value)
+
+
+def _whole(c: _Checker, value: Any, key: str) -> int:
+    least, most = LIMITS[key]
+    if isinstance(value, bool) or not isinstance(value, int) or not least <= value <= most:
+        raise c.fail(key, f"must be a whole number from {least:g} to {most:g}, not {value!r}")
+    return value
+
+
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def _url_problem(url: Any, role: str) -> str | None:
+    """Why a device URL cannot be used; None when it can."""
+    if not isinstance(url, str) or not URL_FORMS.match(url):
+        return (f"{url!r} is not a device URL (/dev/..., socket://HOST:PORT, rfc2217://HOST:PORT, loop://, "
+                "spy://..., usb://VID:PID[/SERIAL])")
+    if url.startswith("usb://") and role != "shoe":
+        return f"only the shoe attaches by USB; the {role} is on a serial line"
+    network = NETWORK_URL.match(url)
+    if url.startswith(("socket://", "rfc2217://")):
+        if not network:
+            return f"{url!r} is not SCHEME://HOST:PORT, optionally followed by /... or ?OPTIONS"
+        host, port = network.group(2), int(network.group(3))
+        numeric = re.fullmatch(r"[0-9.]+", host) is not None
+        if (numeric and not _is_ip(host)) or (not numeric and not HOST_NAME.fullmatch(host)) or len(host) > 253:
+            return f"{url!r}: host {host!r} is neither an IPv4 address nor a host name"
+        if not 1 <= port <= 65535:
+            return f"{url!r}: port {port} is not a port number 1-65535"
+    return None
 
 
 def _device(c: _Checker, role: str, doc: Any) -> DeviceConfig:
@@ -235,17 +297,16 @@ def _device(c: _Checker, role: str, doc: Any) -> DeviceConfig:
         c.problem(f"{key}.driver", f"{driver!r} is not a {role} driver "
                   f"({', '.join(registry.drivers_for(role))})")
     url = doc.get("url")
-    if not isinstance(url, str) or not URL_FORMS.match(url):
-        c.problem(f"{key}.url", f"{url!r} is not a device URL (/dev/..., socket://HOST:PORT, "
-                  "rfc2217://HOST:PORT, loop://, spy://..., usb://VID:PID[/SERIAL])")
-    elif url.startswith("usb://") and role != "shoe":
-        c.problem(f"{key}.url", f"only the shoe attaches by USB; the {role} is on a serial line")
+    problem = _url_problem(url, role)
+    if problem:
+        c.problem(f"{key}.url", problem)
     transport: dict[str, Any] = {}
     settings: dict[str, Any] = {}
     if not isinstance(driver, str) or not known_driver:
         return DeviceConfig(role, str(driver), str(url), transport, settings)    # settings depend on it
     declared = registry.DRIVERS[driver].settings
     allowed = {"driver", "url", *registry.SERIAL_SETTINGS, *declared}
+    refused = False
     for name, value in doc.items():
         if name in ("driver", "url"):
             continue
@@ -256,8 +317,12 @@ def _device(c: _Checker, role: str, doc: Any) -> DeviceConfig:
         problem = (registry.SERIAL_SETTINGS if serial else declared)[name].problem(value)
         if problem:
             c.problem(f"{key}.{name}", problem)
+            refused = True
             continue
         (transport if serial else settings)[name] = value
+    if not refused:                               # relations of refused values would be echoes
+        for name, problem in registry.relation_problems(driver, {**transport, **settings}).items():
+            c.problem(f"{key}.{name}", problem)
     return DeviceConfig(role, driver, str(url), transport, settings)
 
 

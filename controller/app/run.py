@@ -27,6 +27,7 @@ from controller.app.systemd import Notifier
 from controller.engine import Engine
 from controller.store.audit import AuditTrail
 from controller.store.journal import Journal
+from controller.store.lock import DataFolderLock
 from controller.store.pins import PIN_FILE, PinStore
 from controller.store.recall import rounds_summary
 
@@ -64,6 +65,15 @@ class TableRun:
     def __init__(self, opts: RunOptions):
         self.opts = opts
         config: TableConfig = load_config(opts.config) if opts.config else default_config()
+        self.data_dir = Path(opts.data_dir) if opts.data_dir else config.data_dir
+        self.lock = DataFolderLock(self.data_dir)       # one controller per journal, or none starts
+        try:
+            self._build(opts, config)
+        except BaseException:
+            self.lock.release()           # a start that failed leaves the folder free
+            raise
+
+    def _build(self, opts: RunOptions, config: TableConfig) -> None:
         self.sim = None
         if opts.simulate or opts.config is None:
             # the one place the controller reaches for simulators: devices where hardware would be
@@ -71,7 +81,6 @@ class TableRun:
             self.sim, config = simulate(config, transport=opts.sim_transport, shoe_usb=opts.shoe_usb,
                                         seed=opts.seed, strategy=opts.strategy)
         self.config = config
-        self.data_dir = Path(opts.data_dir) if opts.data_dir else config.data_dir
         self.audit = AuditTrail(audit_dir(config, opts.data_dir))
         self.audit.check()                      # a trail that does not verify stops the start
         logs.configure(opts.log_format or config.log_format, config.log_level, audit=self.audit)
@@ -88,7 +97,8 @@ class TableRun:
             from controller.page.server import DealerPage
             self.page = DealerPage(self.engine, self.pins, host=config.page_host,
                                    port=config.page_port if opts.port is None else opts.port,
-                                   allow=config.page_allow, table_id=config.table_id)
+                                   allow=config.page_allow, table_id=config.table_id,
+                                   journal_path=self.journal.path)
         self.dealer = None
         if opts.autoplay:
             if self.sim is None:
@@ -101,8 +111,13 @@ class TableRun:
         self.engine.observers.append(self._tell_systemd)
 
     def _tell_systemd(self, snap: dict) -> None:
-        """READY=1 once the self-check passed and the devices answered; STATUS= on each state."""
-        state = snap["state"]
+        """READY=1 once the self-check passed and the devices answered; STATUS= on each state, and
+        the reason when the table halted (the watchdog pings stop then: engine.alive says no)."""
+        state = "halted" if snap.get("halted") else snap["state"]
+        if state == "halted" and self._notified_state != "halted":
+            self.notifier.status(f"table {snap['table']}: HALTED: {snap['halted']}")
+            self._notified_state = state
+            return
         if state == self._notified_state:
             return
         status = f"table {snap['table']}: {state}" + (f", round {snap['round']}" if snap["round"] else "")
@@ -136,6 +151,7 @@ class TableRun:
         self.journal.close()
         logs.detach_audit()
         self.audit.close()
+        self.lock.release()
 
     def summary(self) -> dict:
         """Rounds this run finished, from the journal: played, voided, wagered, paid (cents)."""

@@ -14,13 +14,19 @@ Routes (every one refused unless the client's address is in ``page.allow``):
                          a comment line every 15 s keeps idle connections open, and
                          ``retry: 500`` makes the browser reconnect half a second after a drop
   GET  /api/health       200 once the page is serving (the kiosk launcher waits on it)
+  GET  /api/recall       game recall: the last ten rounds, the one in play included, as
+                         controller/store/recall.py gives them, read from the journal file
+                         through a read-only SQLite connection; a round in play shows no card
+                         the table does not show (503 when the page has no journal)
   POST /api/action       {"action", "position"?, "other"?, "spot"?, "amount"?, "reason"?,
                           "role"?, "pin"?} -> {"ok", "message"}; supervisor actions need
                          "role" (supervisor | technician) and "pin"
 
 Status codes of /api/action: 200 done; 409 the table refused (the reason says why);
-400 a malformed request; 401 a PIN is needed; 403 a wrong or locked PIN, or an address
-outside ``page.allow``. A request refused for any reason changes nothing.
+400 a malformed request (a PIN shorter than any PIN is refused so, without being tried: it
+does not count towards the lockout); 401 a PIN is needed; 403 a wrong or locked PIN, or an
+address outside ``page.allow``. A request refused for any reason changes nothing.
+docs/page-api.md is the public description of these routes and of the snapshot.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ import asyncio
 import functools
 import ipaddress
 import json
+import sqlite3
 import threading
 from pathlib import Path
 
@@ -37,7 +44,9 @@ from aiohttp import web
 
 from controller.errors import InputError
 from controller.round import machine as procedure
-from controller.store.pins import PRIVILEGED_ROLES, PinRefused, PinStore
+from controller.store.journal import Journal, JournalError
+from controller.store.pins import MIN_PIN, PRIVILEGED_ROLES, PinRefused, PinStore
+from controller.store.recall import recall
 
 STATIC_DIR = Path(__file__).with_name("static")
 KEEPALIVE = 15.0
@@ -49,6 +58,7 @@ SECURITY_HEADERS = {
     "Cache-Control": "no-cache",
 }
 REQUEST_KEYS = {"action", "role", "pin", *procedure.ARGUMENT_TYPES}
+RECALL_ROUNDS = 10
 
 
 class PageError(InputError, RuntimeError):
@@ -58,9 +68,10 @@ class PageError(InputError, RuntimeError):
 
 class DealerPage:
     def __init__(self, engine, pins: PinStore, *, host: str, port: int, allow: tuple[str, ...],
-                 table_id: str):
+                 table_id: str, journal_path: Path | None = None):
         self.engine = engine
         self.pins = pins
+        self.journal_path = journal_path        # read for recall only, never written
         self.host, self.port = host, port
         self.allow = [ipaddress.ip_network(net, strict=False) for net in allow]
         self.log = structlog.get_logger("page").bind(table=table_id)
@@ -141,6 +152,7 @@ class DealerPage:
         app.router.add_get("/api/state", self._state)
         app.router.add_get("/api/events", self._events)
         app.router.add_get("/api/health", self._health)
+        app.router.add_get("/api/recall", self._recall)
         app.router.add_post("/api/action", self._action)
         app.on_response_prepare.append(self._headers)
         return app
@@ -170,6 +182,24 @@ class DealerPage:
 
     async def _state(self, request: web.Request) -> web.Response:
         return web.json_response(self._latest)
+
+    async def _recall(self, request: web.Request) -> web.Response:
+        if self.journal_path is None:
+            return _answer(503, False, "recall is not available: this page was started without the journal")
+        try:
+            rounds = await asyncio.get_running_loop().run_in_executor(None, self._read_recall)
+        except (sqlite3.Error, JournalError, LookupError) as err:
+            self.log.warning("page.recall_failed", error=str(err))
+            return _answer(503, False, f"recall: cannot read the journal: {err}")
+        return web.json_response({"ok": True, "table": self._latest["table"], "rounds": rounds})
+
+    def _read_recall(self) -> list[dict]:
+        assert self.journal_path is not None
+        journal = ReadOnlyJournal(self.journal_path)
+        try:
+            return [as_the_table_shows(doc) for doc in recall(journal, last=RECALL_ROUNDS)]
+        finally:
+            journal.close()
 
     async def _events(self, request: web.Request) -> web.StreamResponse:
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream",
@@ -221,6 +251,10 @@ class DealerPage:
                 return _answer(401, False, f"{words} needs a supervisor or technician PIN")
             if not isinstance(pin, str) or not pin:
                 return _answer(401, False, f"{words} needs the {role}'s PIN")
+            if len(pin) < MIN_PIN:
+                # no PIN is this short: refused without being tried, so a slip does not lock the role
+                return _answer(400, False, f"a {role} PIN has at least {MIN_PIN} digits; this one was "
+                                           "not tried and does not count as a wrong PIN")
             try:
                 identity = await loop.run_in_executor(
                     None, functools.partial(self.pins.check, role, pin, action=action, source=request.remote))
@@ -237,3 +271,31 @@ class DealerPage:
 
 def _answer(status: int, ok: bool, message: str) -> web.Response:
     return web.json_response({"ok": ok, "message": message}, status=status)
+
+
+class ReadOnlyJournal(Journal):
+    """The table's journal file opened for reading only (SQLite URI ``file:PATH?mode=ro``): the
+    page's recall can never write it. It sets up only what reading needs (``path``, ``db``);
+    ``Journal.__init__`` is not run, since it creates tables and sets the journal mode."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
+
+
+def as_the_table_shows(doc: dict) -> dict:
+    """A recalled round as the page may show it. A round still in play shows no card the table
+    does not show (controller/round/view.py): none before the dealer's hand is revealed, and a
+    folded hand stays face down until the round is over. A finished round shows everything."""
+    table = doc["table"]
+    if table["status"] != "open":
+        return doc
+    revealed = table["announcement"] is not None
+    shown = {k: v for k, v in doc.items() if k != "dealer" or revealed}
+    shown["seats"] = [{k: v for k, v in seat.items()
+                       if k != "cards" or (revealed and seat.get("play") is not False)}
+                      for seat in doc["seats"]]
+    shown["table"] = dict(table, dead_hands=[])
+    shown["hidden"] = ("cards are shown once the dealer's hand is revealed; folded hands once the round is over"
+                       if not revealed else "folded hands are shown once the round is over")
+    return shown

@@ -6,14 +6,17 @@ rule sheet in shared/seeds); a table may load its own file instead. A bad file
 is refused whole with ``PayTableError`` naming the file, the key (and its line
 where it can be found) and the problem, so nothing half-loaded reaches a table.
 
-All amounts are integer cents; pays are whole "X to 1" odds.
+All amounts are integer cents; pays are whole "X to 1" odds. Every pay, limit
+and cap has a ceiling no published pay table reaches (``CEILINGS``, derived
+from the four rule sheets): a value above one is refused, naming the ceiling,
+unless the file says ``house_overrides_ceilings = true`` under ``[rules]``;
+nothing goes above a ceiling's absolute bound.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -24,7 +27,7 @@ from controller.rules.cards import RANKS
 from controller.rules.hand3 import Hand3
 from controller.rules.hand6 import Hand6, Super6
 from controller.rules.spots import BET_SPOTS
-from controller.rules.tomlcheck import TomlChecker, read_file
+from controller.rules.tomlcheck import Ceiling, TomlChecker, loads, read_file
 
 JACKPOTS = ("mega", "major", "minor")
 H = TypeVar("H", Hand3, Hand6)       # the hands a pay table lists
@@ -110,12 +113,40 @@ def load(preset: str | None = None, paytable: str | Path | None = None) -> Prese
     return load_preset(preset or DEFAULT_PRESET)
 
 
+# --- ceilings --------------------------------------------------------------
+# What the four rule sheets (shared/seeds/, the shipped presets) pay at most, with room for the
+# richer tables in print; above these a value is a typo, or a house that says it means it.
+# The absolute bounds hold even then: they keep every payout far inside SQLite's 64-bit integers.
+
+ABSOLUTE_ODDS = 1_000_000
+ABSOLUTE_CENTS = 10**12                  # $10,000,000,000
+CEILINGS = {
+    "pair_plus": Ceiling(100, ABSOLUTE_ODDS, "odds", "the published tables pay at most 40 to 1, sheets 000, 002 "
+                         "and 004; the richest in print pay 100 to 1"),
+    "ante_bonus": Ceiling(10, ABSOLUTE_ODDS, "odds", "the published tables pay at most 5 to 1, sheets 002 and 003"),
+    "six_card_bonus": Ceiling(1000, ABSOLUTE_ODDS, "odds", "the published table pays at most 1,000 to 1, a royal "
+                              "flush on sheet 004"),
+    "limit": Ceiling(10_000_000, ABSOLUTE_CENTS, "cents", "a spot's published limits are at most $100, sheet 003"),
+    "max_aggregate_payout": Ceiling(100_000_000, ABSOLUTE_CENTS, "cents", "the published cap is $5,000, "
+                                    "sheet 004"),
+    "jackpot": Ceiling(1_000_000_000, ABSOLUTE_CENTS, "cents", "above any posted table-game jackpot; the example "
+                       "posts a $100,000 MEGA"),
+}
+SUPER6_AWARD_TIMES = 75          # a fixed Super 6 award, times its bet: sheet 004 pays $750 on $10, $375 on $5
+OVERRIDE = "house_overrides_ceilings"
+
+
+def super6_ceiling(bet: int) -> Ceiling:
+    return Ceiling(SUPER6_AWARD_TIMES * bet, ABSOLUTE_CENTS, "cents",
+                   f"{SUPER6_AWARD_TIMES} times the bet of {bet} cents: sheet 004 pays at most $750 on $10")
+
+
 # --- validation ------------------------------------------------------------
 
 TOP_KEYS = {"preset", "rules", "limits", "pair_plus", "ante_bonus", "six_card_bonus", "super6"}
 PRESET_KEYS = {"name", "title", "rule_sheet"}
 RULE_KEYS = {"dealer_qualifies_with", "fold_loses_pair_plus", "side_bets_stay_after_fold",
-             "max_aggregate_payout", "decks"}
+             "max_aggregate_payout", "decks", OVERRIDE}
 SUPER6_JACKPOT_HANDS = {Super6.SUPER_ROYAL_DIAMONDS, Super6.SUPER_ROYAL, Super6.ROYAL_FLUSH}
 
 
@@ -130,14 +161,24 @@ class _Checker(TomlChecker):
                 raise self.fail(f"{key}.{hand_key}", "missing pay")
         result: dict[H, int] = {}
         for name, odds in table.items():
-            result[names[name]] = self.cents(odds, f"{key}.{name}", positive=True)
+            result[names[name]] = self.odds(odds, f"{key}.{name}", CEILINGS[key])
         return dict(sorted(result.items(), reverse=True))
+
+    def odds(self, value: Any, key: str, ceiling: Ceiling) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.fail(key, f"must be a whole number X (the hand pays X to 1), not {value!r}")
+        if value <= 0:
+            raise self.fail(key, f"must be positive, not {value}")
+        return self.within(value, key, ceiling)
+
+    def amount(self, value: Any, key: str, ceiling: Ceiling) -> int:
+        return self.within(self.cents(value, key, positive=True), key, ceiling)
 
     def limit(self, value: Any, key: str) -> Limit:
         if not isinstance(value, dict) or set(value) != {"min", "max"}:
             raise self.fail(key, "must be { min = CENTS, max = CENTS }")
-        low = self.cents(value["min"], f"{key}.min", positive=True)
-        high = self.cents(value["max"], f"{key}.max", positive=True)
+        low = self.amount(value["min"], f"{key}.min", CEILINGS["limit"])
+        high = self.amount(value["max"], f"{key}.max", CEILINGS["limit"])
         if low > high:
             raise self.fail(key, f"minimum {low} exceeds maximum {high}")
         return Limit(low, high)
@@ -145,11 +186,9 @@ class _Checker(TomlChecker):
 
 def parse_paytable(text: str, source: str) -> Preset:
     """Validate a pay-table document and build its Preset."""
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        raise PayTableError(f"{source}: not valid TOML: {err}") from None
+    doc = loads(text, source, PayTableError)
     check = _Checker(text, source)
+    check.override = f"{OVERRIDE} = true under [rules]"
     for name in doc:
         if name not in TOP_KEYS:
             raise check.fail(name, f"unknown key (allowed: {', '.join(sorted(TOP_KEYS))})")
@@ -158,9 +197,10 @@ def parse_paytable(text: str, source: str) -> Preset:
     for key in sorted(PRESET_KEYS):
         if key not in meta:
             raise check.fail(f"preset.{key}", "missing")
-        check.text(meta[key], f"preset.{key}")
+        check.text(meta[key], f"preset.{key}", longest=64 if key == "name" else 200)
 
     rules = check.table(doc, "rules", RULE_KEYS, required=False)
+    check.overrides = check.flag(rules.get(OVERRIDE, False), f"rules.{OVERRIDE}")
     qual = rules.get("dealer_qualifies_with", "Q")
     if not isinstance(qual, str) or len(qual) != 1 or qual.upper() not in RANKS:
         raise check.fail("rules.dealer_qualifies_with", f"must be one rank letter (2-9, T, J, Q, K, A), not {qual!r}")
@@ -174,6 +214,11 @@ def parse_paytable(text: str, source: str) -> Preset:
         if spot not in limits_doc:
             raise check.fail(f"limits.{spot}", "missing")
     limits = {spot: check.limit(v, f"limits.{spot}") for spot, v in limits_doc.items()}
+    if cap is not None:
+        cap = check.amount(cap, "rules.max_aggregate_payout", CEILINGS["max_aggregate_payout"])
+        if cap < 2 * limits["ante"].max:
+            raise check.fail("rules.max_aggregate_payout", f"{cap} cents is below twice limits.ante.max "
+                             f"({2 * limits['ante'].max}): a largest Ante and Play won at even money would be cut")
 
     pair_plus = check.pays(doc, "pair_plus", Hand3, required=("straight_flush", "three_of_a_kind",
                                                               "straight", "flush", "pair"))
@@ -202,8 +247,7 @@ def parse_paytable(text: str, source: str) -> Preset:
                                         "rules.fold_loses_pair_plus"),
         side_bets_stay_after_fold=check.flag(rules.get("side_bets_stay_after_fold", True),
                                              "rules.side_bets_stay_after_fold"),
-        max_aggregate_payout=None if cap is None else check.cents(
-            cap, "rules.max_aggregate_payout", positive=True),
+        max_aggregate_payout=cap,
         decks=decks,
         raw=doc,
     )
@@ -245,7 +289,7 @@ def _parse_super6(entries: Any, check: _Checker, limit: Limit | None) -> dict[in
                     raise check.fail(key, "only the super royals and the royal flush can pay a jackpot")
                 awards[hand] = value
             else:
-                awards[hand] = check.cents(value, key, positive=True)
+                awards[hand] = check.amount(value, key, super6_ceiling(bet))
         if not awards:
             raise check.fail(where, "lists no winning hand")
         result[bet] = Super6Bet(bet, share, dict(sorted(awards.items(), reverse=True)))

@@ -1,9 +1,13 @@
 """The durable journal: every fact of every round, committed before it is acted on.
 
 Owns the SQLite file (standard library; WAL, ``synchronous=FULL``) and its
-schema. A record is appended and committed in its own transaction before the
-engine applies it, sends a device command because of it, or shows it as
-done; recovery reads the open round's records back in order.
+schema. The engine handles each event inside ``event()``: every record and
+table event the event produces is written in one transaction, committed (and
+fsynced) when the event is done and before any device is commanded or
+anything is shown as done, so a crash leaves an event wholly in the journal or
+wholly out of it. Outside an event each write is its own transaction.
+Recovery reads the open round's records back in order. ``failpoints`` can
+kill the process after any commit, for the tests that prove each is safe.
 
 Schema (version 1):
   meta(key, value)                        schema version, last configuration digest, ...
@@ -25,9 +29,10 @@ import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from controller.errors import IntegrityError
+from controller.store.failpoints import Failpoints
 
 SCHEMA_VERSION = 1
 GENESIS = "0" * 64
@@ -73,6 +78,11 @@ class Journal:
             raise JournalError(f"{self.path}: cannot open the journal: {err}") from None
         row = self.db.execute("SELECT digest FROM records ORDER BY seq DESC LIMIT 1").fetchone()
         self._last_digest = row[0] if row else GENESIS
+        self.failpoints = Failpoints.from_environment()
+        self._depth = 0                         # transactions open: only the outermost commits
+        self._kinds: list[str] = []             # record kinds written in the open transaction
+        self._digest_at_begin = self._last_digest
+        self.commits = 0
 
     def _create(self) -> None:
         self.db.executescript("""
@@ -129,7 +139,8 @@ class Journal:
             if kind in ("complete", "void"):
                 self.db.execute("UPDATE rounds SET status = ?, closed_at = ?, void_reason = ? WHERE id = ?",
                                 (kind, at, data.get("reason"), round_id))
-        self._last_digest = digest
+            self._last_digest = digest
+            self._kinds.append(kind)
         return Record(_inserted_id(cur), round_id, at, kind, data)
 
     def table_event(self, kind: str, data: dict[str, Any]) -> str:
@@ -201,26 +212,56 @@ class Journal:
             self.set_meta("verified_digest", last[1])
         return checked
 
-    def _tx(self):
-        return _Transaction(self.db, self.path)
+    def event(self) -> _Transaction:
+        """One engine event: everything written inside is one transaction (see the header)."""
+        return self._tx()
+
+    def _tx(self) -> _Transaction:
+        return _Transaction(self)
 
 
 class _Transaction:
-    def __init__(self, db: sqlite3.Connection, path: Path):
-        self.db, self.path = db, path
+    """A transaction that nests: only the outermost begins and commits. It commits what was written
+    even when the code inside raised something else (those facts were applied in memory: the journal
+    must hold them); a database error rolls it back and becomes a JournalError."""
 
-    def __enter__(self):
-        self.db.execute("BEGIN IMMEDIATE")
+    def __init__(self, journal: Journal):
+        self.journal = journal
 
-    def __exit__(self, kind, err, tb):
-        if kind is None:
+    def __enter__(self) -> None:
+        j = self.journal
+        if j._depth == 0:
             try:
-                self.db.execute("COMMIT")
-            except sqlite3.DatabaseError as commit_err:
-                self.db.execute("ROLLBACK")
-                raise JournalError(f"{self.path}: commit failed: {commit_err}") from None
-        else:
-            self.db.execute("ROLLBACK")
+                j.db.execute("BEGIN IMMEDIATE")
+            except sqlite3.DatabaseError as err:
+                raise JournalError(f"{j.path}: cannot write the journal: {err}") from None
+            j._kinds, j._digest_at_begin = [], j._last_digest
+        j._depth += 1
+
+    def __exit__(self, kind: type[BaseException] | None, err: BaseException | None, tb: object) -> Literal[False]:
+        j = self.journal
+        j._depth -= 1
+        if j._depth:
+            return False
+        if kind is not None and issubclass(kind, (sqlite3.DatabaseError, JournalError)):
+            self._rollback()
             if issubclass(kind, sqlite3.DatabaseError):
-                raise JournalError(f"{self.path}: write failed: {err}") from None
+                raise JournalError(f"{j.path}: write failed: {err}") from None
+            return False
+        try:
+            j.failpoints.before_commit(j._kinds)
+            j.db.execute("COMMIT")
+        except sqlite3.DatabaseError as commit_err:
+            self._rollback()
+            raise JournalError(f"{j.path}: commit failed: {commit_err}") from None
+        j.commits += 1
+        j.failpoints.committed(j._kinds)
         return False
+
+    def _rollback(self) -> None:
+        j = self.journal
+        j._last_digest = j._digest_at_begin
+        try:
+            j.db.execute("ROLLBACK")
+        except sqlite3.DatabaseError:
+            pass                            # SQLite may have rolled back already (disk full)

@@ -91,6 +91,14 @@ def record_meter_reset(journal: Journal, *, by: str, reason: str) -> dict:
     return baseline
 
 
+# Each completed round's settlement, once: the last settlement record of each round whose status is
+# complete. Open rounds (settled but not yet paid, or left open by a crash) are not counted yet, and
+# a round can never count twice, whatever records a crash left behind.
+SETTLED_ROUNDS = ("SELECT r.data FROM records r JOIN rounds ON rounds.id = r.round_id "
+                  "WHERE rounds.status = 'complete' AND r.seq = (SELECT MAX(seq) FROM records "
+                  "WHERE round_id = r.round_id AND kind = 'settlement') ")
+
+
 def last_meter_reset(journal: Journal) -> dict | None:
     row = journal.db.execute("SELECT seq, at, data FROM table_events WHERE kind = 'meters_reset' "
                              "ORDER BY seq DESC LIMIT 1").fetchone()
@@ -102,8 +110,7 @@ def meters(journal: Journal, *, lifetime: bool = False) -> dict:
     after_round, after_event = (reset["after_round"], reset["seq"]) if reset else (0, 0)
     per = {w: {"wagers": 0, "wagered": 0, "paid": 0, "taken": 0} for w in PAY_ORDER}
     caps = hits = 0
-    for (data,) in journal.db.execute("SELECT data FROM records WHERE kind = 'settlement' AND round_id > ?",
-                                      (after_round,)):
+    for (data,) in journal.db.execute(SETTLED_ROUNDS + "AND r.round_id > ?", (after_round,)):
         settlement = json.loads(data)
         hits += len(settlement.get("jackpot_hits", []))
         for seat in settlement["seats"]:
@@ -140,8 +147,7 @@ def rounds_summary(journal: Journal, first_round: int) -> dict:
     db = journal.db
     rows = db.execute("SELECT id, status FROM rounds WHERE id >= ?", (first_round,)).fetchall()
     wagered = paid = 0
-    for (data,) in db.execute("SELECT data FROM records WHERE kind = 'settlement' AND round_id >= ?",
-                              (first_round,)):
+    for (data,) in db.execute(SETTLED_ROUNDS + "AND r.round_id >= ?", (first_round,)):
         for seat in json.loads(data)["seats"]:
             wagered += sum(seat["wagers"].values()) + (seat["wagers"]["ante"] if seat["play"] else 0)
             paid += sum(v for v in seat["results"].values() if v > 0) - seat["cap_reduction"]

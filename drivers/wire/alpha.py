@@ -58,11 +58,18 @@ def _text(text: str | bytes, what: str) -> bytes:
     return raw
 
 
-def packet(command: bytes, address: str = "00", type_code: str = "Z") -> bytes:
-    if len(address) != 2 or any(c not in "0123456789ABCDEFabcdef" for c in address):
+def check_address(address: str) -> str:
+    """A sign address as sent (two uppercase hex digits, "00" broadcast); AlphaEncodeError otherwise."""
+    if not isinstance(address, str) or len(address) != 2 or any(c not in "0123456789ABCDEFabcdef"
+                                                                 for c in address):
         raise AlphaEncodeError(f"sign address {address!r}: two hex digits")
+    return address.upper()
+
+
+def packet(command: bytes, address: str = "00", type_code: str = "Z") -> bytes:
+    address = check_address(address)
     block = bytes((STX,)) + command + bytes((ETX,))
-    return (bytes(5) + bytes((SOH,)) + type_code.encode("ascii") + address.upper().encode("ascii")
+    return (bytes(5) + bytes((SOH,)) + type_code.encode("ascii") + address.encode("ascii")
             + block + checksum(block) + bytes((EOT,)))
 
 

@@ -18,9 +18,17 @@ Rules (docs/protocols/framing.md):
 - A receiver ACKs each message frame it accepts, ACKs again without
   re-delivering a repeat of the last SEQ (a lost ACK), and NAKs a frame it
   cannot read (reason 1) or a message it cannot decode (2) or does not know (3).
-- The hello message type starts a new session: duplicate detection is reset
-  (a peer that restarted begins again at SEQ 0) and anything still queued for
-  the old session is dropped.
+- A new session, from either side, resets duplicate detection: the peer's
+  Hello (``hello_type``) and its HelloReply (``hello_reply_type``) are accepted
+  whatever their SEQ, and sending our own Hello forgets the peer's last SEQ. A
+  device that rebooted begins again at SEQ 0, which may be the SEQ the host
+  accepted last; without this its HelloReply was ACKed as a repeat, never
+  delivered, and the device stayed offline. A received Hello also drops what
+  we still had queued for the old session. Both take effect only for a frame
+  that decodes: a hostile or garbled frame of those types changes nothing.
+- The decode function's ``MessageError`` is NAKed with reason 2 (3 for an
+  unknown type); any other exception from it is a decoder's bug, NAKed with
+  reason 2 and reported, and the frames after it are still read.
 - Either side sends a heartbeat after ``heartbeat_every`` seconds without
   sending; a peer heard from for ``silence_after`` seconds is reported
   ``PeerSilent``, and ``PeerAlive`` when it is heard again.
@@ -37,6 +45,7 @@ from drivers.wire.framing import BadFrame, Frame, FrameDecoder, encode_frame
 
 ACK, NAK, HEARTBEAT = 0x00, 0x01, 0x02
 FIRST_MESSAGE_TYPE = 0x10
+HELLO, HELLO_REPLY = 0x10, 0x90        # the session messages of both framed protocols
 NAK_UNREADABLE, NAK_BAD_MESSAGE, NAK_UNKNOWN_TYPE = 1, 2, 3
 NAK_REASONS = {NAK_UNREADABLE: "unreadable frame", NAK_BAD_MESSAGE: "bad message",
                NAK_UNKNOWN_TYPE: "unknown message type"}
@@ -90,11 +99,12 @@ LinkEvent: TypeAlias = Delivered | LinkFault | Refused | SendFailed | PeerSilent
 
 
 class Link:
-    def __init__(self, decode: Callable[[int, bytes], Any], *, hello_type: int = FIRST_MESSAGE_TYPE,
-                 retransmit_after: float = 0.25, max_attempts: int = 4,
+    def __init__(self, decode: Callable[[int, bytes], Any], *, hello_type: int = HELLO,
+                 hello_reply_type: int = HELLO_REPLY, retransmit_after: float = 0.25, max_attempts: int = 4,
                  heartbeat_every: float = 1.0, silence_after: float = 3.0):
         self._decode = decode
         self._hello_type = hello_type
+        self._session_types = (hello_type, hello_reply_type)
         self.retransmit_after = retransmit_after
         self.max_attempts = max_attempts
         self.heartbeat_every = heartbeat_every
@@ -116,6 +126,11 @@ class Link:
         self._silent = False
 
     @property
+    def last_seq(self) -> int | None:
+        """The SEQ of the last message accepted from the peer (None: none since the session began)."""
+        return self._last_seq
+
+    @property
     def idle(self) -> bool:
         """Nothing queued or awaiting acknowledgement."""
         return self._in_flight is None and not self._queue
@@ -134,6 +149,8 @@ class Link:
             self._in_flight = None
             return b""
         message_type, payload = self._queue.popleft()
+        if message_type == self._hello_type:
+            self._last_seq = None               # our new session: the peer may have restarted its SEQ
         seq = self._next_seq
         self._next_seq = (seq + 1) % 256
         self._in_flight = (seq, message_type, encode_frame(seq, message_type, payload))
@@ -182,25 +199,32 @@ class Link:
         if frame.type < FIRST_MESSAGE_TYPE:
             events.append(LinkFault(f"reserved frame type 0x{frame.type:02x}", frame.payload))
             return b""
-        if frame.type == self._hello_type:
-            # The peer (re)started a session: forget its old SEQ and drop what we
-            # still had queued for the old session.
-            self._last_seq = None
-            self._queue.clear()
-            self._in_flight = None
-        ack = self._wire(encode_frame(frame.seq, ACK, bytes((frame.seq,))), now)
-        if frame.seq == self._last_seq:
-            return ack                                   # our ACK was lost; the peer repeated itself
+        session = frame.type in self._session_types
+        if frame.seq == self._last_seq and not session:
+            return self._ack(frame.seq, now)             # our ACK was lost; the peer repeated itself
         try:
             message = self._decode(frame.type, frame.payload)
         except MessageError as err:
-            self.stats["faults"] += 1
-            reason = NAK_UNKNOWN_TYPE if err.unknown_type else NAK_BAD_MESSAGE
-            events.append(LinkFault(str(err), frame.payload))
-            return self._wire(encode_frame(frame.seq, NAK, bytes((frame.seq, reason))), now)
+            return self._refuse(frame, str(err), NAK_UNKNOWN_TYPE if err.unknown_type else NAK_BAD_MESSAGE,
+                                now, events)
+        except Exception as err:                         # a decoder's bug: refused, and the link goes on
+            return self._refuse(frame, f"message could not be decoded: {type(err).__name__}: {err}",
+                                NAK_BAD_MESSAGE, now, events)
+        if frame.type == self._hello_type:
+            # The peer (re)started a session: drop what we still had queued for the old one.
+            self._queue.clear()
+            self._in_flight = None
         self._last_seq = frame.seq
         events.append(Delivered(message))
-        return ack
+        return self._ack(frame.seq, now)
+
+    def _ack(self, seq: int, now: float) -> bytes:
+        return self._wire(encode_frame(seq, ACK, bytes((seq,))), now)
+
+    def _refuse(self, frame: Frame, reason: str, code: int, now: float, events: list[LinkEvent]) -> bytes:
+        self.stats["faults"] += 1
+        events.append(LinkFault(reason, frame.payload))
+        return self._wire(encode_frame(frame.seq, NAK, bytes((frame.seq, code))), now)
 
     def _on_nak(self, frame: Frame, now: float, events: list[LinkEvent]) -> bytes:
         if not self._in_flight or len(frame.payload) < 2:

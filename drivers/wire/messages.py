@@ -12,7 +12,10 @@ order. Field encodings (all integers big-endian):
   0-51, or 0xFF unreadable) and deck id.
 
 A payload with bytes left over, too few bytes or a value out of range is a
-``MessageError``: the link NAKs it and the driver logs it.
+``MessageError``: the link NAKs it and the driver logs it. Every field is
+checked here, when the message is decoded (a message class checks its own
+ranges in ``__post_init__``, with ``in_range``): a message object that exists
+is valid through and through, so nothing built from it later can fail.
 """
 
 from __future__ import annotations
@@ -24,6 +27,13 @@ from typing import Any, ClassVar, TypeVar, dataclass_transform
 from drivers.wire.link import MessageError
 
 HOST, DEVICE = "host", "device"
+
+
+def in_range(what: str, value: int, low: int, high: int) -> None:
+    """ValueError (a ``MessageError`` once decoded) unless ``low <= value <= high``."""
+    if not low <= value <= high:
+        allowed = f"{low} or {high}" if high == low + 1 else f"{low}-{high}"
+        raise ValueError(f"{what} {value} is not {allowed}")
 
 
 class Field:
@@ -144,6 +154,10 @@ class Catalog:
     def types(self) -> dict[int, type[Message]]:
         return {code: entry[0] for code, entry in sorted(self._by_type.items())}
 
+    def layout(self, cls: type[Message]) -> tuple[Field, ...]:
+        """A registered message class's field encodings, in order."""
+        return tuple(self._by_class[cls][1])
+
     def encode(self, message: Message) -> tuple[int, bytes]:
         type_code, fields = self._by_class[type(message)]
         values = [getattr(message, f.name) for f in dataclasses.fields(message)]
@@ -167,6 +181,6 @@ class Catalog:
                                    "unexpected bytes at the end")
             try:
                 return cls(*values)
-            except ValueError as err:
+            except (ValueError, TypeError) as err:        # a field out of range (``__post_init__``)
                 raise MessageError(f"{self.name} {cls.__name__}: {err}") from None
         return decode

@@ -10,13 +10,17 @@ Positions are numbered 1..N from the dealer's left. Spots: 0 Ante, 1 Play,
 
 Host -> sensors: Hello 0x10, Lock 0x11, Lamp 0x12, SnapshotRequest 0x13.
 Sensors -> host: HelloReply 0x90, SpotReading 0x91, Snapshot 0x92, SensorFault 0x93.
+
+Every field is range-checked when a message is built, so when it is decoded: a
+spot state other than 0 or 1 anywhere in a Snapshot is a bad message (NAK 2),
+never a reading that fails later in the driver.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from drivers.wire.messages import DEVICE, HOST, TEXT, U8, U32, ByteList, Catalog, Message
+from drivers.wire.messages import DEVICE, HOST, TEXT, U8, U32, ByteList, Catalog, Message, in_range
 
 PROTOCOL_VERSION = 1
 SPOTS = ("ante", "play", "pair_plus", "six_card_bonus", "super6")
@@ -29,6 +33,7 @@ EMPTY, CHIPS = 0, 1
 
 catalog = Catalog("sensors")
 SPOT_STATES = ByteList(5)       # per spot: state byte + u32 value
+ROW = 5 * len(SPOTS)            # a Snapshot's bytes per position
 
 
 def spot_code(name: str) -> int:
@@ -48,8 +53,12 @@ def spot_mask(names: Iterable[str]) -> int:
 
 
 def _check_spot(spot: int) -> None:
-    if spot >= len(SPOTS):
-        raise ValueError(f"spot {spot} is not 0-{len(SPOTS) - 1}")
+    in_range("spot", spot, 0, len(SPOTS) - 1)
+
+
+def _check_position(position: int) -> None:
+    """A position the sensors report on: 1..255 (0 means "every position" only in a command)."""
+    in_range("position", position, 1, 255)
 
 
 @catalog.message(0x10, HOST, U8)
@@ -63,6 +72,10 @@ class Lock(Message):
     spots: int              # bit mask of spots, bit n = spot n
     locked: int             # 1 lock (chips may not change), 0 unlock
 
+    def __post_init__(self) -> None:
+        in_range("spot mask", self.spots, 0, ALL_SPOTS)
+        in_range("lock", self.locked, 0, 1)
+
 
 @catalog.message(0x12, HOST, U8, U8, U8)
 class Lamp(Message):
@@ -72,8 +85,7 @@ class Lamp(Message):
 
     def __post_init__(self) -> None:
         _check_spot(self.spot)
-        if self.mode > LAMP_FLASH:
-            raise ValueError(f"lamp mode {self.mode} is not 0-2")
+        in_range("lamp mode", self.mode, LAMP_OFF, LAMP_FLASH)
 
 
 @catalog.message(0x13, HOST)
@@ -89,6 +101,10 @@ class HelloReply(Message):
     firmware: str
     serial: str
 
+    def __post_init__(self) -> None:
+        in_range("positions", self.positions, 1, 255)
+        in_range("reads values", self.reads_values, 0, 1)
+
 
 @catalog.message(0x91, DEVICE, U8, U8, U8, U32)
 class SpotReading(Message):
@@ -98,15 +114,27 @@ class SpotReading(Message):
     value: int              # cents, or UNKNOWN_VALUE
 
     def __post_init__(self) -> None:
+        _check_position(self.position)
         _check_spot(self.spot)
-        if self.state > CHIPS:
-            raise ValueError(f"spot state {self.state} is not 0 or 1")
+        in_range("spot state", self.state, EMPTY, CHIPS)
 
 
-@catalog.message(0x92, DEVICE, U8, ByteList(5 * len(SPOTS)))
+@catalog.message(0x92, DEVICE, U8, ByteList(ROW))
 class Snapshot(Message):
     positions: int
     spots: tuple[tuple[int, ...], ...]      # per position: 5 x (state, value u32) packed as 25 bytes
+
+    def __post_init__(self) -> None:
+        # Checked here, when the frame is decoded (NAK 2), not when readings() runs in the driver:
+        # a bad state byte once killed the sensor driver's thread from inside readings().
+        if self.positions != len(self.spots):
+            raise ValueError(f"{self.positions} positions but {len(self.spots)} rows of spots")
+        for index, row in enumerate(self.spots):
+            if len(row) != ROW:
+                raise ValueError(f"position {index + 1}: {len(row)} bytes of spots, not {ROW}")
+            for spot in range(len(SPOTS)):
+                if row[spot * 5] not in (EMPTY, CHIPS):
+                    raise ValueError(f"position {index + 1} spot {spot}: spot state {row[spot * 5]} is not 0 or 1")
 
     def readings(self) -> list[SpotReading]:
         out = []
@@ -133,7 +161,11 @@ class Snapshot(Message):
 class SensorFault(Message):
     position: int
     spot: int
-    code: int               # 1 blocked, 2 no reading, 3 hardware fault
+    code: int               # 1 blocked, 2 no reading, 3 hardware fault; others reported by number
+
+    def __post_init__(self) -> None:
+        _check_position(self.position)
+        _check_spot(self.spot)
 
     @property
     def problem(self) -> str:

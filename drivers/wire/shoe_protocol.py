@@ -12,16 +12,22 @@ DeckCheckResult 0x93, Status 0x94, Jam 0x95, Door 0x96, ShoeFault 0x97.
 A card is one byte ``rank*4 + suit`` (rank 0 = deuce .. 12 = ace; suit 0..3 =
 clubs, diamonds, hearts, spades) or 0xFF for a card the reader could not
 read, followed by a deck-id byte (the back design it read; 1 or 2 on a
-two-deck table).
+two-deck table, any other number a back the table does not use).
+
+Every field is range-checked when a message is built, so when it is decoded
+(a bad one is NAKed with reason 2). Codes that report trouble (Jam, ShoeFault)
+take any number: an unknown jam is still a jam, reported by its number.
 """
 
 from __future__ import annotations
 
-from drivers.wire.messages import CARDS, DEVICE, HOST, TEXT, U8, U8_LIST, Catalog, Message
+from drivers.wire.messages import CARDS, DEVICE, HOST, TEXT, U8, U8_LIST, Catalog, Message, in_range
 
 PROTOCOL_VERSION = 1
 UNREADABLE = 0xFF
 STATUS_READY, STATUS_DOOR_OPEN, STATUS_JAMMED, STATUS_SHUFFLING = 1, 2, 4, 8
+STATUS_FLAGS = STATUS_READY | STATUS_DOOR_OPEN | STATUS_JAMMED | STATUS_SHUFFLING
+DECKS = (1, 2)
 JAM_CLEARED = 0
 JAM_CODES = {0: "cleared", 1: "card stuck in the feed", 2: "elevator blocked",
              3: "delivery tray blocked", 4: "card reader fault"}
@@ -35,6 +41,14 @@ def _check_cards(cards: tuple[tuple[int, int], ...]) -> None:
             raise ValueError(f"card code {card} is not 0-51 or 0xFF")
 
 
+def _check_deck(deck: int) -> None:
+    in_range("deck", deck, DECKS[0], DECKS[-1])
+
+
+def _check_hand(hand_no: int) -> None:
+    in_range("hand number", hand_no, 1, 255)
+
+
 @catalog.message(0x10, HOST, U8)
 class Hello(Message):
     protocol_version: int = PROTOCOL_VERSION
@@ -44,10 +58,16 @@ class Hello(Message):
 class Shuffle(Message):
     deck: int = 1
 
+    def __post_init__(self) -> None:
+        _check_deck(self.deck)
+
 
 @catalog.message(0x12, HOST, U8)
 class DeliverHand(Message):
     hand_no: int
+
+    def __post_init__(self) -> None:
+        _check_hand(self.hand_no)
 
 
 @catalog.message(0x13, HOST)
@@ -67,11 +87,17 @@ class HelloReply(Message):
     firmware: str
     serial: str
 
+    def __post_init__(self) -> None:
+        in_range("decks", self.decks, 1, len(DECKS))
+
 
 @catalog.message(0x91, DEVICE, U8, U8)
 class ShuffleComplete(Message):
     deck: int
     count: int
+
+    def __post_init__(self) -> None:
+        _check_deck(self.deck)
 
 
 @catalog.message(0x92, DEVICE, U8, CARDS)
@@ -80,6 +106,7 @@ class HandDelivered(Message):
     cards: tuple[tuple[int, int], ...]      # ((card, deck), ...) in the order read
 
     def __post_init__(self) -> None:
+        _check_hand(self.hand_no)
         _check_cards(self.cards)
 
 
@@ -92,6 +119,7 @@ class DeckCheckResult(Message):
     foreign: tuple[tuple[int, int], ...]    # ((card, deck), ...) not of the deck in play
 
     def __post_init__(self) -> None:
+        _check_deck(self.deck)
         _check_cards(self.foreign)
         for card in (*self.missing, *self.duplicates):
             if card > 51:
@@ -108,6 +136,11 @@ class Status(Message):
     remaining: int
     deck: int
 
+    def __post_init__(self) -> None:
+        if self.flags & ~STATUS_FLAGS:
+            raise ValueError(f"status flags 0x{self.flags:02x} set bits other than 0-3")
+        _check_deck(self.deck)
+
 
 @catalog.message(0x95, DEVICE, U8)
 class Jam(Message):
@@ -121,6 +154,9 @@ class Jam(Message):
 @catalog.message(0x96, DEVICE, U8)
 class Door(Message):
     open: int               # 1 open, 0 closed
+
+    def __post_init__(self) -> None:
+        in_range("door", self.open, 0, 1)
 
 
 @catalog.message(0x97, DEVICE, U8, TEXT)

@@ -3,71 +3,61 @@
 The table is the real controller on simulated devices, served by its own page on a free port;
 the simulated players bet and put out Play chips themselves, and the test is the dealer,
 touching only what the page offers. The journal is the judge of what happened.
+(tests/page/test_page_trouble.py: what the dealer sees when something is wrong, and recall.)
 """
 
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
 from controller.rules.hand3 import qualifies, score3
 from controller.rules.words import dealer_announcement
-from tests.support.browser import VIEWPORTS, launch, snapshot, tap, wait_state
+from tests.support.browser import VIEWPORTS, bets_down, open_page, shuffled, snapshot, tap, touch, wait_state
 from tests.support.rig import table
 
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as playwright:
-        chromium = launch(playwright)
-        yield chromium
-        chromium.close()
+_open, _bets_down = open_page, bets_down
 
 
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport=VIEWPORTS["tablet"])
-    tab = context.new_page()
-    yield tab
-    context.close()
+def _decide(page, rig) -> list[int]:
+    """The players who play have put out their Play chips (the felt made the Play); the dealer
+    folds the others from the page. The folded positions."""
+    folded = sorted(rig.sim.players.folded)
+    playing = [p for p, w in rig.sim.players.bets.items() if w.get("ante") and p not in folded]
+    page.wait_for_function("ps => ps.every(p => window.tableSnapshot.positions[p - 1].decision === 'play')",
+                           arg=playing)
+    for position in folded:
+        tap(page, f"#pos-{position} button[data-pos-action=fold]")
+        page.wait_for_function("p => window.tableSnapshot.positions[p - 1].decision === 'fold'", arg=position)
+    return folded
 
 
-def _open(page, rig):
-    page.goto(rig.run.page.url)
-    expect(page.locator("#link")).to_have_text("Live")
-    wait_state(page, "ready")
-
-
-def _bets_down(page, rig):
-    """Open betting and wait until the players' chips are all seen and the shoe has shuffled."""
-    tap(page, "button[data-action=open_betting]")
-    wait_state(page, "betting")
-    players = rig.sim.players
-    rig.eventually(lambda: players.betting_done, what="the players' bets")
-    page.wait_for_function(
-        "bets => { const s = window.tableSnapshot; return !s.prompt.includes('Shoe shuffling') &&"
-        " Object.entries(bets).every(([p, w]) => Object.entries(w).every(([k, v]) =>"
-        " s.positions[p - 1].felt[k] === v)); }", arg={str(p): w for p, w in players.bets.items()})
-
-
-def test_a_full_round_worked_from_the_page(tmp_path, page):
+def test_the_dealers_walk_through_a_whole_round_with_a_fold(tmp_path, page):
     with table(tmp_path, "sheet-004", page=True, players=True, seed=11) as rig:
         _open(page, rig)
         _bets_down(page, rig)
         tap(page, "button[data-action=no_more_bets]")
+        # closed: "No more bets" said, the positions without Pair Plus named, Deal the next touch
+        wait_state(page, "closed")
+        expect(page.locator("#state")).to_have_text("No more bets")
+        expect(page.locator("#prompt .first")).to_have_text("No more bets")
+        expect(page.locator("#prompt .more").last).to_have_text("Deal")
+        expect(page.locator("button[data-action=deal]")).to_have_class("go next")
+        expect(page.locator("button[data-action=no_more_bets]")).to_have_attribute("aria-disabled", "true")
+        tap(page, "button[data-action=deal]")
         wait_state(page, "decisions")
-        assert any(p and p[0] == "No more bets" for p in rig.prompts)   # shown while the cards came
-        # positions whose players put out no Play chips are folds the dealer enters
-        while snapshot(page)["state"] == "decisions":
-            folds = page.locator("button[data-pos-action=fold]")
-            undecided = folds.count()
-            if undecided:
-                folds.first.click()
-                page.wait_for_function("n => document.querySelectorAll('button[data-pos-action=fold]')"
-                                       ".length < n", arg=undecided)
-            else:
-                page.wait_for_timeout(50)
+        folded = _decide(page, rig)
+        assert folded, "seed 11 deals a hand a player folds"
+        # collecting: the folds are named, collected face down, and the dealer reveals
+        wait_state(page, "collecting")
+        expect(page.locator("#state")).to_have_text("Collecting")
+        expect(page.locator("#prompt .first")).to_contain_text("Collect the folded hands and their wagers")
+        expect(page.locator("#prompt .more")).to_have_text("Then reveal the dealer's hand")
+        expect(page.locator(f"#pos-{folded[0]} .decision")).to_have_text("Folds — collect the hand")
+        tap(page, "button[data-action=reveal]")
         wait_state(page, "settling")
+        for position in folded:                          # a folded hand stays face down
+            expect(page.locator(f"#pos-{position} .cards .card.back")).to_have_count(3)
         snap = snapshot(page)
         rnd = rig.engine.table.round
         dealer_hand = rig.records("hand")[-1].data
@@ -89,12 +79,20 @@ def test_a_full_round_worked_from_the_page(tmp_path, page):
             page.wait_for_function("n => window.tableSnapshot.next_to_pay !== n", arg=nxt)
         wait_state(page, "complete")
         expect(page.locator("#prompt .first")).to_have_text("Round complete")
-        # the journal: paid in the house's order from the dealer's right, each what the page showed
-        paid = [(r.data["position"], r.data["net"]) for r in rig.records("paid")]
-        assert [p for p, _ in paid] == confirmed == rnd.settlement_order
+        # the journal: the folds with no wager left standing settled when collected, then the others
+        # paid in the house's order from the dealer's right, each what the page showed
+        records = rig.records("paid")
+        collected = [r.data["position"] for r in records if r.data.get("folded")]
+        assert set(collected) <= set(folded)
+        assert [r.data["position"] for r in records[:len(collected)]] == collected
+        assert [r.data["position"] for r in records[len(collected):]] == confirmed == \
+            [p for p in rnd.settlement_order if p not in collected]
+        paid = [(r.data["position"], r.data["net"]) for r in records]
         for position, net in paid:
             seat = next(s for s in settlement["seats"] if s["seat"] == position)
             assert net == seat["net"]
+            if position in collected:
+                continue
             verb = "Pay" if net > 0 else "Take"
             expected = "Push" if net == 0 else f"{verb} ${abs(net) // 100:,}.{abs(net) % 100:02d}"
             assert shown[position] == expected
@@ -108,9 +106,12 @@ def test_a_misdeal_declared_on_the_page_voids_the_round(tmp_path, page):
         _open(page, rig)
         _bets_down(page, rig)
         expect(page.locator("button[data-action=misdeal]")).to_be_disabled()     # nothing dealt yet
+        touch(page, "button[data-action=misdeal]")                               # and it says so
+        expect(page.locator("#toast")).to_have_text("Not now: betting is open")
+        expect(page.locator("#misdeal-dialog")).not_to_be_visible()
         tap(page, "button[data-action=no_more_bets]")
-        wait_state(page, "decisions")
-        tap(page, "button[data-action=misdeal]")
+        tap(page, "button[data-action=deal]")
+        tap(page, "button[data-action=misdeal]")                  # offered once the cards are out
         page.locator("#misdeal-dialog button[value='a card was exposed']").click()
         wait_state(page, "void")
         expect(page.locator("#prompt .first")).to_have_text("Round void: a card was exposed")
@@ -188,9 +189,9 @@ def test_a_supervisor_override_of_an_unreadable_stack_is_accepted_and_journaled(
         override = rig.records("override")[0].data
         assert override == {"position": 2, "spot": "ante", "amount": 500, "by": "supervisor Ana",
                             "reason": "sensor misread"}
-        page.wait_for_function("() => !window.tableSnapshot.prompt.includes('Shoe shuffling')")
+        shuffled(page)
         tap(page, "button[data-action=no_more_bets]")
-        wait_state(page, "decisions")
+        wait_state(page, "closed")
         assert rig.records("wagers")[0].data["positions"]["2"]["ante"] == 500
 
 
@@ -198,17 +199,30 @@ def test_the_page_says_when_the_connection_is_lost_and_reconnects_by_itself(tmp_
     from controller.page.server import DealerPage
     with table(tmp_path, "sheet-002", page=True, seed=5) as rig:
         _open(page, rig)
+        table_box = page.locator("main").bounding_box()
         old = rig.run.page
         old.stop()
         expect(page.locator("#lost")).to_be_visible()
         expect(page.locator("#link")).to_have_text("Connection lost")
-        expect(page.locator("button[data-action=open_betting]")).to_be_disabled()
+        # a bar over the footer's buttons, which cannot act now; the table stays in view, unmoved
+        lost = page.locator("#lost").bounding_box()
+        assert lost["y"] >= table_box["y"] + table_box["height"]
+        assert page.locator("main").bounding_box() == table_box
+        expect(page.locator("#pos-6")).to_be_in_viewport()
+        for button in page.locator("footer button").all():
+            expect(button).to_be_disabled()
+        # the devices are not known to be online while nothing is heard from the table
+        expect(page.locator("#devices .pill")).to_have_count(3)
+        for pill in page.locator("#devices .pill").all():
+            expect(pill).to_contain_text(": unknown")
+            expect(pill).to_have_class("pill unknown")
         new = DealerPage(rig.engine, rig.run.pins, host="127.0.0.1", port=old.port,
                          allow=("127.0.0.0/8",), table_id="T-TEST")
         new.start()
         rig.run.page = new
         expect(page.locator("#link")).to_have_text("Live", timeout=10_000)
         expect(page.locator("#lost")).to_be_hidden()
+        expect(page.locator("#devices [data-device=shoe]")).to_have_text("shoe: online")
         rig.act("open_betting")                  # a change made elsewhere reaches the page
         wait_state(page, "betting")
 
@@ -223,7 +237,8 @@ def test_every_position_and_action_fits_the_screen(tmp_path, browser, viewport):
             _open(tab, rig)
             _bets_down(tab, rig)
             for selector in ["#prompt", "#pos-1", "#pos-7", "button[data-action=no_more_bets]",
-                             "#supervisor-menu", "#alerts"]:
+                             "button[data-action=deal]", "button[data-action=reveal]", "#supervisor-menu",
+                             "#recall-open", "#alerts"]:
                 box = tab.locator(selector).bounding_box()
                 assert box and box["x"] >= 0 and box["y"] >= 0, selector
                 assert box["x"] + box["width"] <= size["width"] + 1, selector
@@ -245,19 +260,21 @@ def test_a_jackpot_hit_is_verified_on_the_page_before_it_is_paid(tmp_path, page)
         tap(page, "button[data-action=open_betting]")
         wait_state(page, "betting")
         rig.bet({1: {"ante": 500, "super6": 1000}})
-        page.wait_for_function("() => !window.tableSnapshot.prompt.includes('Shoe shuffling')")
+        shuffled(page)
         tap(page, "button[data-action=no_more_bets]")
+        tap(page, "button[data-action=deal]")
         wait_state(page, "decisions")
-        tap(page, "#pos-1 button[data-pos-action=play]")
+        rig.sim.sensors.place(1, "play", 500)            # the player's Play chips make the Play
+        tap(page, "button[data-action=reveal]")
         wait_state(page, "settling")
         expect(page.locator("#jackpot-pending")).to_contain_text(
-            "JACKPOT MINOR · position 1 · $2,500.00 · Ah Kh Qh + Jh Th 2c")
-        expect(page.locator("#pos-1 button[data-pos-action=confirm]")).to_have_count(1)
-        page.locator("#pos-1 button[data-pos-action=confirm]").click()
+            "JACKPOT MINOR · position 1 · $2,500.00 · Ah Kh Qh + Jh 10h 2c")
+        expect(page.locator("#pos-1 button[data-pos-action=confirm]")).to_have_attribute("aria-disabled", "true")
+        touch(page, "#pos-1 button[data-pos-action=confirm]")      # offered: posted, and the table says why not
         expect(page.locator("#toast")).to_contain_text("a supervisor verifies the six cards")
         tap(page, "#supervisor-menu")
         page.locator("[data-sup=verify_jackpot]").click()
-        expect(page.locator("#verify-fields")).to_contain_text("Ah Kh Qh + Jh Th 2c")
+        expect(page.locator("#verify-fields")).to_contain_text("Ah Kh Qh + Jh 10h 2c")
         assert _supervisor(page, "verify_jackpot", reason="cards checked", pin="2468") == ""
         expect(page.locator("#jackpot-pending")).to_be_hidden()
         expect(page.locator("#hits")).to_contain_text("verified by supervisor Ana")

@@ -1,17 +1,19 @@
-"""The page's HTTP side without a browser: addresses, refusals, PINs, the event stream, headers;
-and the table actions behind it (call supervisor, meter reset) in the journal."""
+"""The page's HTTP side without a browser: addresses, refusals, PINs, the event stream, headers,
+game recall; and the table actions behind it (call supervisor, meter reset) in the journal."""
 
 from __future__ import annotations
 
 import http.client
 import json
 import socket
+import sqlite3
 from urllib.parse import urlsplit
 
 import pytest
 
-from controller.page.server import DealerPage
-from controller.store.recall import meters
+from controller.page.server import DealerPage, ReadOnlyJournal
+from controller.store.pins import MIN_PIN
+from controller.store.recall import meters, recall
 from tests.support.rig import table
 
 
@@ -85,6 +87,7 @@ def test_an_address_outside_the_allowed_range_is_refused(rig):
         assert json.loads(body)["message"] == ("address 127.0.0.1 may not use this table's page "
                                                "(page.allow in the table configuration)")
         assert _request(fenced.url)[0].status == 403
+        assert _request(fenced.url + "api/recall")[0].status == 403
     finally:
         fenced.stop()
     assert rig.snap["state"] == "ready"
@@ -143,3 +146,94 @@ def test_calling_a_supervisor_alerts_and_is_journaled(rig):
     assert alert["kind"] == "supervisor_called" and alert["message"] == "Supervisor called to the table by the dealer"
     row = rig.journal.db.execute("SELECT data FROM table_events WHERE kind = 'alert'").fetchall()[-1]
     assert json.loads(row[0])["kind"] == "supervisor_called"
+
+
+def test_a_pin_too_short_to_be_one_is_refused_in_words_and_does_not_count_towards_the_lockout(rig, mocker):
+    rig.run.pins.set_pin("supervisor", "Ana", "2468")
+    rig.open_and_bet({1: {"ante": 500}})
+    check = mocker.spy(rig.run.pins, "check")
+    short = "1" * (MIN_PIN - 1)
+    for _ in range(3):                                  # more than the table's 2 attempts
+        status, answer = _act(rig, {"action": "void_round", "reason": "test", "role": "supervisor", "pin": short})
+        assert (status, answer["message"]) == (400, f"a supervisor PIN has at least {MIN_PIN} digits; this one "
+                                                    "was not tried and does not count as a wrong PIN")
+    assert check.call_count == 0 and rig.run.pins.locked_for("supervisor") == 0
+    status, answer = _act(rig, {"action": "void_round", "reason": "test", "role": "supervisor", "pin": "1111"})
+    assert (status, answer["message"]) == (403, "wrong supervisor PIN (1 more try before the supervisor PIN "
+                                                "is locked)")
+    assert rig.snap["state"] == "betting" and not rig.records("void")
+
+
+def _recall_page(rig) -> DealerPage:
+    page = DealerPage(rig.engine, rig.run.pins, host="127.0.0.1", port=0, allow=("127.0.0.0/8",),
+                      table_id="T-TEST", journal_path=rig.journal.path)
+    page.start()
+    return page
+
+
+def _get(url: str):
+    response, body = _request(url)
+    return response.status, json.loads(body)
+
+
+def test_recall_gives_the_last_ten_rounds_and_shows_no_card_the_table_does_not(rig):
+    for _ in range(10):                                 # rounds 1 to 10: opened and voided
+        rig.act("open_betting")
+        rig.state("betting")
+        rig.act("void_round", role="supervisor", reason="recall test")
+        rig.state("void")
+    rig.open_and_bet({1: {"ante": 500, "pair_plus": 500}, 2: {"ante": 500}})     # round 11 in play
+    rig.deal()
+    rig.state("decisions")
+    rig.play(1)
+    page = _recall_page(rig)
+    try:
+        status, answer = _get(page.url + "api/recall")
+        assert status == 200 and answer["ok"] and answer["table"] == "T-TEST"
+        rounds = answer["rounds"]
+        assert [r["id"] for r in rounds] == list(range(2, 12))
+        assert rounds[:-1] == recall(rig.journal)[:-1]            # finished rounds: as the journal has them
+        current = rounds[-1]
+        assert current["table"]["status"] == "open" and current["table"]["state"] == "decisions"
+        assert "dealer" not in current and not any("cards" in seat for seat in current["seats"])
+        assert current["seats"][0]["wagers"]["pair_plus"] == 500 and current["seats"][0]["play"] is True
+        assert current["hidden"].startswith("cards are shown once the dealer's hand is revealed")
+        rig.act("fold", position=2)
+        rig.reveal()
+        current = _get(page.url + "api/recall")[1]["rounds"][-1]
+        full = recall(rig.journal)[-1]
+        assert current["dealer"] == full["dealer"]
+        assert current["seats"][0]["cards"] == full["seats"][0]["cards"]
+        assert "cards" not in current["seats"][1]                  # the fold stays face down
+        while (snap := rig.snap)["state"] == "settling":
+            rig.act("confirm", position=snap["next_to_pay"])
+            rig.wait(lambda s, n=snap["next_to_pay"]: s["next_to_pay"] != n)
+        rig.state("complete")
+        assert _get(page.url + "api/recall")[1]["rounds"][-1] == recall(rig.journal)[-1]
+    finally:
+        page.stop()
+
+
+def test_recall_reads_the_journal_without_writing_and_says_when_it_cannot(rig, tmp_path):
+    journal = ReadOnlyJournal(rig.journal.path)
+    try:
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            journal.db.execute("INSERT INTO meta(key, value) VALUES ('page', 'wrote')")
+        assert journal.round_ids(10) == rig.journal.round_ids(10)
+    finally:
+        journal.close()
+    bare = DealerPage(rig.engine, rig.run.pins, host="127.0.0.1", port=0, allow=("127.0.0.0/8",),
+                      table_id="T-TEST")
+    missing = DealerPage(rig.engine, rig.run.pins, host="127.0.0.1", port=0, allow=("127.0.0.0/8",),
+                         table_id="T-TEST", journal_path=tmp_path / "nowhere" / "journal.sqlite")
+    bare.start()
+    missing.start()
+    try:
+        assert _get(bare.url + "api/recall") == (503, {"ok": False, "message": "recall is not available: this "
+                                                       "page was started without the journal"})
+        status, answer = _get(missing.url + "api/recall")
+        assert status == 503 and answer["message"].startswith("recall: cannot read the journal: ")
+        assert not (tmp_path / "nowhere").exists()                 # nothing created
+    finally:
+        bare.stop()
+        missing.stop()

@@ -176,3 +176,23 @@ def test_a_lost_shoe_holds_the_round_and_its_return_resumes_it(tmp_path):
     assert bench.state == "dealing"
     assert [r.data for r in bench.records("state")][-2:] == [{"state": "held", "from": "dealing"},
                                                              {"state": "dealing"}]
+
+
+def test_a_journal_that_cannot_be_written_halts_the_table_and_says_why(tmp_path):
+    from controller.engine import Probe
+    from controller.store.failpoints import Failpoints
+    bench = ready(tmp_path)
+    failpoints = Failpoints(f"journal.commit={bench.journal.commits + 1}:fail")
+    failpoints.commits = bench.journal.commits
+    bench.journal.failpoints = failpoints
+    sent_before = len(bench.ports.shoe.calls)
+    verdict = bench.act("open_betting")
+    assert not verdict.ok and verdict.message.startswith("The table has stopped: the journal cannot be written")
+    assert bench.table.journal.last_round() is None              # nothing of the event was kept
+    assert len(bench.ports.shoe.calls) == sent_before            # and nothing was asked of a device
+    assert bench.snap["halted"].endswith("call a technician")
+    later = bench.act("open_betting")
+    assert not later.ok and later.message == verdict.message
+    probe = Probe()
+    bench.post(probe)
+    assert not probe.done.is_set()                               # the watchdog stops being fed

@@ -4,7 +4,15 @@ import pytest
 
 from controller.rules.hand3 import Hand3
 from controller.rules.hand6 import Hand6, Super6
-from controller.rules.paytable import PayTableError, load_paytable, load_preset, preset_names
+from controller.rules.paytable import (
+    ABSOLUTE_CENTS,
+    CEILINGS,
+    SUPER6_AWARD_TIMES,
+    PayTableError,
+    load_paytable,
+    load_preset,
+    preset_names,
+)
 from tests.support import ROOT
 
 SEEDS = ROOT.parent / "shared" / "seeds"
@@ -105,7 +113,26 @@ def edited(tmp_path, old, new, source="sheet-004.toml"):
      r"key 'six_card_bonus': the 6 Card Bonus needs both its limits and its pay table"),
     ("title = ", "titel = ", r"key 'preset.titel': unknown key"),
     ("max_aggregate_payout = 500000", "max_aggregate_payout = \"5000\"", r"must be a whole number of cents"),
-    ("[limits]", "[limits", r"not valid TOML"),
+    ("[limits]", "[limits", r"line \d+: not valid TOML"),
+    ("pair = 1\n", "pair = 1\npair = 2\n", r"line (\d+): key 'pair_plus.pair': duplicate key \(first given on line"),
+    ("straight_flush = 40\n", "straight_flush = 101\n",
+     r"key 'pair_plus.straight_flush': 101 to 1 is above the ceiling of 100 to 1 .*house_overrides_ceilings = true "
+     r"under \[rules\]"),
+    ("straight_flush = 4\n", "straight_flush = 11\n", r"key 'ante_bonus.straight_flush': .*ceiling of 10 to 1"),
+    ("royal_flush = 1000\n", "royal_flush = 1001\n", r"key 'six_card_bonus.royal_flush': .*ceiling of 1000 to 1"),
+    ("pair = 1\n", "pair = 1.0\n", r"key 'pair_plus.pair': must be a whole number X \(the hand pays X to 1\)"),
+    ("ante = { min = 500, max = 1000 }", "ante = { min = 500, max = 10000001 }",
+     r"key 'limits.ante.max': 10000001 cents \(\$100,000.01\) is above the ceiling of 10000000 cents"),
+    ("max_aggregate_payout = 500000", "max_aggregate_payout = 100000001",
+     r"key 'rules.max_aggregate_payout': .*ceiling"),
+    ("max_aggregate_payout = 500000", "max_aggregate_payout = 1999", r"below twice limits.ante.max \(2000\)"),
+    ("four_of_a_kind = 20000", "four_of_a_kind = 37501",
+     r"line (\d+): key 'super6\[0\].four_of_a_kind': .*ceiling of 37500 cents"),
+    ("flush = 15000", "flush = 75001", r"line (\d+): key 'super6\[1\].flush': .*ceiling of 75000 cents"),
+    ("decks = 1", "decks = 1\nhouse_overrides_ceilings = 1", r"key 'rules.house_overrides_ceilings': must be true"),
+    ("ante = { min = 500, max = 1000 }", f"ante = {{ min = 500, max = {ABSOLUTE_CENTS + 1} }}",
+     r"key 'limits.ante.max': .* the most allowed even with house_overrides_ceilings = true$"),
+    ('name = "sheet-004"', 'name = "' + "x" * 65 + '"', r"key 'preset.name': must be at most 64 characters"),
 ])
 def test_bad_files_are_refused_naming_file_key_and_problem(tmp_path, old, new, message):
     path = edited(tmp_path, old, new)
@@ -128,3 +155,35 @@ def test_a_house_file_loads(tmp_path):
     path = edited(tmp_path, "straight = 6\n", "straight = 5\n")
     p = load_paytable(path)
     assert p.pair_plus[Hand3.STRAIGHT] == 5 and p.source == str(path)
+
+
+def test_the_ceilings_hold_every_shipped_preset_and_are_what_their_reasons_say(presets):
+    """Derived from the rule sheets: the largest of each kind the presets pay is the one the
+    ceiling's reason names, and no preset reaches a ceiling it would need to override."""
+    top = {kind: max(v for p in presets.values() for v in (getattr(p, kind) or {}).values())
+           for kind in ("pair_plus", "ante_bonus", "six_card_bonus")}
+    assert top == {"pair_plus": 40, "ante_bonus": 5, "six_card_bonus": 1000}
+    for kind, most in top.items():
+        assert f"at most {most:,} to 1" in CEILINGS[kind].why and most <= CEILINGS[kind].most
+    limits = max(lim.max for p in presets.values() for lim in p.limits.values())
+    assert limits == 10_000 and "$100" in CEILINGS["limit"].why and limits <= CEILINGS["limit"].most
+    caps = [p.max_aggregate_payout for p in presets.values() if p.max_aggregate_payout]
+    assert caps == [500_000] and "$5,000" in CEILINGS["max_aggregate_payout"].why
+    ratios = {award / bet.bet for p in presets.values() for bet in (p.super6 or {}).values()
+              for award in bet.awards.values() if isinstance(award, int)}
+    assert max(ratios) == SUPER6_AWARD_TIMES
+    if SEEDS.is_dir():                   # every "X to 1" the sheets print is within the ceilings
+        printed = [int(x.replace(",", "")) for f in SEEDS.glob("*.txt")
+                   for x in re.findall(r"([\d,]+) to 1", f.read_text())]
+        assert max(printed) == 1000 == CEILINGS["six_card_bonus"].most
+
+
+def test_a_house_that_overrides_the_ceilings_says_so(tmp_path):
+    path = edited(tmp_path, "straight_flush = 40\n", "straight_flush = 250\n")
+    with pytest.raises(PayTableError, match=r"250 to 1 is above the ceiling of 100 to 1"):
+        load_paytable(path)
+    path.write_text(path.read_text().replace("decks = 1", "decks = 1\nhouse_overrides_ceilings = true"))
+    assert load_paytable(path).pair_plus[Hand3.STRAIGHT_FLUSH] == 250
+    path.write_text(path.read_text().replace("straight_flush = 250\n", "straight_flush = 1000001\n", 1))
+    with pytest.raises(PayTableError, match=r"above 1000000 to 1, the most allowed even with house_overrides"):
+        load_paytable(path)

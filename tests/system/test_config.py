@@ -49,7 +49,9 @@ def test_a_good_file_and_the_embedded_default_load():
     (("positions = 7", "positions = 12"), "key 'table.positions': must be a whole number from 1 to 9"),
     (('[devices.sign]', '[devices.signs]'), "key 'devices.signs': unknown key"),
     (("[table]", "[tabel]"), "key 'tabel': unknown section"),
-    (("positions = 7", "positions = 7\n["), "t.toml: not valid TOML"),
+    (("positions = 7", "positions = 7\n["), "t.toml, line 5: not valid TOML"),
+    (("positions = 7", "positions = 7\nid = \"T8\""),
+     "t.toml, line 5: key 'table.id': duplicate key (first given on line 2)"),
 ])
 def test_bad_files_are_refused_naming_key_and_line(change, message):
     with pytest.raises(ConfigError) as err:
@@ -101,8 +103,9 @@ def test_every_problem_of_a_file_is_reported_with_its_key_and_line():
         "one_player_two_positions, paytable, positions, preset)",
         f"t.toml, line {line_of('positions = 12')}: key 'table.positions': must be a whole number from 1 to 9, not 12",
         f"t.toml, line {line_of('format = ')}: key 'log.format': must be \"json\" or \"console\", not 'xml'",
-        f"t.toml, line {line_of('port = 99999')}: key 'page.port': must be a port number 0-65535, not 99999",
-        f"t.toml, line {line_of('allow = ')}: key 'page.allow[1]': 'x' is not an address range",
+        f"t.toml, line {line_of('port = 99999')}: key 'page.port': must be a port number 1-65535, not 99999",
+        f"t.toml, line {line_of('allow = ')}: key 'page.allow[1]': 'x' is not an address range "
+        "(such as \"10.1.2.0/24\" or \"10.1.2.3\")",
         f"t.toml, line {line_of('COM3')}: key 'devices.sensors.url': 'COM3' is not a device URL (/dev/..., "
         "socket://HOST:PORT, rfc2217://HOST:PORT, loop://, spy://..., usb://VID:PID[/SERIAL])",
         f"t.toml, line {line_of('ack = false')}: key 'devices.sign.ack': unknown key (allowed: ack_timeout, acks, "
@@ -137,3 +140,68 @@ def test_config_check_prints_every_problem_one_per_line(tmp_path, capsys):
         f"table-controller: {path}, line 4: key 'table.positions': must be a whole number from 1 to 9, not 12",
         f"table-controller: {path}, line 19: key 'devices.sign.ack': unknown key (allowed: ack_timeout, acks, "
         "address, baudrate, bytesize, driver, heartbeat_every, max_attempts, parity, stopbits, timeout, url)"]
+
+
+def test_the_settings_a_relation_reads_default_as_the_drivers_do():
+    """The relations between a device's settings read a key the file leaves out at the driver's
+    default: the declaration must say what the driver's signature says."""
+    import inspect
+
+    from drivers import registry
+    from drivers.device import FramedDriver
+    from drivers.sign import SignDriver
+    from drivers.transport import SerialTransport
+
+    def defaults(fn):
+        return {name: p.default for name, p in inspect.signature(fn).parameters.items()
+                if p.default is not inspect.Parameter.empty}
+    for settings, fn in [(registry.LINK_SETTINGS, FramedDriver.__init__),
+                         (registry.DRIVERS["sign-alpha"].settings, SignDriver.__init__),
+                         (registry.SERIAL_SETTINGS, SerialTransport.__init__)]:
+        declared = {name: s.default for name, s in settings.items() if s.default is not None}
+        assert declared and declared.items() <= defaults(fn).items(), (declared, defaults(fn))
+
+
+@pytest.mark.parametrize("settings, problems", [
+    ({}, {}),
+    ({"heartbeat_every": 0.1, "silence_after": 0.6}, {}),                # the test rig's fast devices
+    ({"heartbeat_every": 2.0}, {"heartbeat_every": "silence_after (3 s, its default) must be at least twice"}),
+    ({"silence_after": 1.0, "retransmit_after": 0.5}, {"silence_after": "at least twice heartbeat_every (1 s, its"}),
+    ({"retransmit_after": 4.0, "silence_after": 4.0}, {"retransmit_after": "must be below silence_after (4 s)"}),
+    ({"timeout": 0}, {"timeout": "is not above 0"}),
+    ({"heartbeat_every": 0.05, "silence_after": 0.3, "timeout": 0.1}, {"timeout": "must be at most heartbeat_every"}),
+])
+def test_a_framed_links_timers_hold_together(settings, problems):
+    from drivers import registry
+    found = registry.relation_problems("shoe-framed", settings)
+    assert set(found) == set(problems) and all(problems[k] in found[k] for k in problems), found
+    assert registry.relation_problems("sign-alpha", {"ack_timeout": 0.01}) == {
+        "ack_timeout": "timeout (0.05 s, its default) must be at most ack_timeout (0.01 s): "
+                       "the driver runs its timers between reads"}
+    assert registry.relation_problems("sign-alpha", {"ack_timeout": 0.01, "acks": False}) == {}
+
+
+def test_a_socket_url_names_a_host_and_a_port():
+    good = ["socket://10.0.0.9:7000", "socket://sign-1.casino.lan:7000", "rfc2217://localhost:2217?logging=debug",
+            "socket://10.0.0.9:1", "socket://10.0.0.9:65535/x"]
+    for url in good:
+        assert parse_config(_broken(('url = "socket://10.0.0.9:7000"', f'url = "{url}"')), "t.toml")
+    for url, problem in [("socket://10.0.0.256:7000", "neither an IPv4 address nor a host name"),
+                         ("socket://1.2.3:7000", "neither an IPv4"), ("socket://a_b:7000", "neither"),
+                         ("socket://10.0.0.9:65536", "port 65536 is not a port number 1-65535"),
+                         ("rfc2217://10.0.0.9:00000", "port 0 is not"), ("socket://10.0.0.9:7000x", "not SCHEME")]:
+        with pytest.raises(ConfigError, match=f"line 17: key 'devices.sign.url': .*{problem}"):
+            parse_config(_broken(('url = "socket://10.0.0.9:7000"', f'url = "{url}"')), "t.toml")
+
+
+def test_config_check_refuses_a_sign_address_that_is_not_two_hex_digits(tmp_path, capsys):
+    """Issue 16: address "ZZ" passed the check, then killed the sign driver at run time."""
+    from controller.cli import main
+    path = tmp_path / "t.toml"
+    path.write_text(_broken(("acks = false", 'acks = false\naddress = "ZZ"')))
+    assert main(["config", "check", str(path)]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"table-controller: {path}, line 19: key 'devices.sign.address': 'ZZ' is not the sign's address, "
+        "two hex digits"]
+    path.write_text(_broken(("acks = false", 'acks = false\naddress = "1f"')))
+    assert main(["config", "check", str(path)]) == 0

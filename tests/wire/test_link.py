@@ -1,8 +1,19 @@
 """Two ends of the reliable link joined by a wire the test controls (drop, corrupt, delay)."""
 
 from drivers.wire import shoe_protocol as shoe
-from drivers.wire.framing import encode_frame
-from drivers.wire.link import Delivered, Link, LinkFault, PeerAlive, PeerSilent, Refused, SendFailed
+from drivers.wire.framing import Frame, FrameDecoder, encode_frame
+from drivers.wire.link import (
+    ACK,
+    NAK,
+    NAK_BAD_MESSAGE,
+    Delivered,
+    Link,
+    LinkFault,
+    PeerAlive,
+    PeerSilent,
+    Refused,
+    SendFailed,
+)
 
 
 def pair():
@@ -121,3 +132,67 @@ def test_reserved_frame_types_are_faults():
     _, device = pair()
     events, _ = device.receive(encode_frame(0, 0x05, b""), 0.0)
     assert isinstance(events[0], LinkFault) and "reserved" in events[0].reason
+
+
+def _handshake(host, device, now):
+    """The host's Hello and the device's HelloReply; returns the device's HelloReply SEQ."""
+    _, ack = device.receive(send(host, shoe.Hello(1), now), now)
+    host.receive(ack, now)
+    wire = send(device, shoe.HelloReply(1, 1, "FW", "SN"), now)
+    events, ack = host.receive(wire, now)
+    device.receive(ack, now)
+    assert delivered(events) == [shoe.HelloReply(1, 1, "FW", "SN")]
+    return _frames(wire)[0].seq
+
+
+def _frames(data):
+    return [f for f in FrameDecoder().feed(data) if isinstance(f, Frame)]
+
+
+def test_a_rebooted_device_reusing_the_seq_the_host_accepted_last_is_heard():
+    """The lab's reboot: the device's HelloReply at SEQ 0 was the last frame the host accepted; the
+    device reboots (its link starts again at SEQ 0), the host says Hello again, and the new
+    HelloReply, at SEQ 0 again, was ACKed as a repeat and never delivered: offline for good."""
+    host, device = pair()
+    assert _handshake(host, device, 0.0) == 0 and host.last_seq == 0
+    device = Link(shoe.device_decode)                         # rebooted
+    assert _handshake(host, device, 5.0) == 0                 # delivered, not taken for a repeat
+
+
+def test_a_helloreply_is_delivered_whatever_its_seq():
+    host, device = pair()
+    _handshake(host, device, 0.0)
+    events, out = host.receive(encode_frame(0, *shoe.catalog.encode(shoe.HelloReply(1, 2, "B", "C"))), 1.0)
+    assert delivered(events) == [shoe.HelloReply(1, 2, "B", "C")]
+
+
+def test_sending_hello_resets_the_duplicate_filter():
+    host, device = pair()
+    _handshake(host, device, 0.0)
+    wire = encode_frame(0, *shoe.catalog.encode(shoe.Status(1, 52, 1)))   # the rebooted device's first
+    assert delivered(host.receive(wire, 1.0)[0]) == []                    # SEQ 0 again: a repeat, for now
+    send(host, shoe.Hello(1), 2.0)                                        # our new session
+    assert host.last_seq is None
+    assert delivered(host.receive(wire, 2.1)[0]) == [shoe.Status(1, 52, 1)]
+
+
+def test_a_hello_that_does_not_decode_drops_nothing():
+    """A garbled or hostile frame of the Hello type must not wipe what we have queued."""
+    host, _ = pair()
+    send(host, shoe.DeliverHand(1), 0.0)
+    send(host, shoe.DeliverHand(2), 0.0)
+    events, out = host.receive(encode_frame(9, 0x10, b"\x01"), 0.1)       # a Hello sent to the host
+    assert isinstance(events[0], LinkFault) and _frames(out)[0].payload == bytes((9, 3))
+    assert not host.idle and host._in_flight[1] == shoe.DeliverHand.TYPE and len(host._queue) == 1
+
+
+def test_a_decoders_bug_is_refused_and_the_next_frame_still_delivered():
+    def decode(type_code, payload):
+        if payload == b"\x66":
+            raise IndexError("decoder bug")
+        return shoe.host_decode(type_code, payload)
+    link = Link(decode)
+    events, out = link.receive(encode_frame(1, 0x96, b"\x66") + encode_frame(2, 0x96, b"\x01"), 0.0)
+    assert isinstance(events[0], LinkFault) and "IndexError: decoder bug" in events[0].reason
+    assert delivered(events) == [shoe.Door(1)]
+    assert [(f.type, f.payload) for f in _frames(out)] == [(NAK, bytes((1, NAK_BAD_MESSAGE))), (ACK, b"\x02")]

@@ -1,13 +1,31 @@
-// The dealer's page: renders each snapshot the controller pushes (server-sent events) and
-// posts the dealer's touches to /api/action. It holds no game state of its own: whatever it
-// shows comes from the last snapshot, and every action's verdict comes from the table.
+// The dealer's page: renders each snapshot the controller pushes (server-sent events). It holds
+// no game state of its own: whatever it shows comes from the last snapshot (docs/page-api.md).
+// touch.js posts the dealer's touches; recall.js shows the last rounds from the journal.
 "use strict";
 
 const SPOTS = [["ante", "Ante"], ["play", "Play"], ["pair_plus", "Pair Plus"],
                ["six_card_bonus", "6 Card Bonus"], ["super6", "Super 6"]];
 const SUITS = { c: "♣", d: "♦", h: "♥", s: "♠" };
+const SUPERVISOR = ["void_round", "override_wager", "reset_meters", "verify_jackpot", "set_jackpots"];
+// each state: its name on the badge, and the state in words when a touch is not possible in it
+const STATES = {
+  starting: ["Starting", "the table is checking its devices"],
+  ready: ["Ready", "no round is open"],
+  betting: ["Betting", "betting is open"],
+  closed: ["No more bets", "no more bets was called and the cards are still to be dealt"],
+  dealing: ["Dealing", "the cards are being dealt"],
+  decisions: ["Decisions", "the players are deciding"],
+  collecting: ["Collecting", "the folded hands are being collected; the dealer's hand is not revealed yet"],
+  settling: ["Settling", "the wagers are being settled"],
+  complete: ["Complete", "the round is complete"],
+  void: ["Void", "the round is void"],
+  held: ["Held", "the round is held"],
+};
+// the footer button that is the dealer's next step in each state
+const NEXT_STEP = { ready: "open_betting", complete: "open_betting", void: "open_betting",
+                    betting: "no_more_bets", closed: "deal", collecting: "reveal" };
 let snap = null;
-let source = null;
+let linkIsUp = false;
 
 const $ = (id) => document.getElementById(id);
 const esc = (text) => String(text).replace(/[&<>"']/g,
@@ -19,8 +37,23 @@ const money = (cents) => {
   return `${sign}$${dollars}.${String(abs % 100).padStart(2, "0")}`;
 };
 const words = (action) => action.replace(/_/g, " ");
+const stateWords = (state) => (STATES[state] || [state, state])[1];
+const two = (n) => String(n).padStart(2, "0");
+// an ISO 8601 time (UTC) as the browser's local time of day, HH:MM:SS
+const clock = (iso) => {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? "" : `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+};
+
+// a button that cannot act now looks disabled (and says why when touched: touch.js)
+function offer(button, yes) {
+  button.classList.toggle("off", !yes);
+  button.setAttribute("aria-disabled", String(!yes));
+}
 
 // --- the live connection ---------------------------------------------------------------
+
+let source = null;
 
 function connect() {
   source = new EventSource("/api/events");
@@ -39,11 +72,15 @@ function connect() {
 }
 
 function linkUp(up) {
+  linkIsUp = up;
   $("link").className = "link " + (up ? "up" : "down");
   $("link").textContent = up ? "Live" : "Connection lost";
   $("lost").hidden = up;
   document.body.dataset.link = up ? "up" : "down";
-  if (!up) for (const b of document.querySelectorAll("button[data-action], .pos button")) b.disabled = true;
+  if (up) return;
+  // nothing shown may claim to be current: devices unknown, no touch possible until it clears
+  for (const b of document.querySelectorAll("footer button, .pos button")) b.disabled = true;
+  if (snap) $("devices").innerHTML = devicesHtml(snap.devices, false);
 }
 
 // --- drawing a snapshot --------------------------------------------------------------------
@@ -58,6 +95,22 @@ function cardsHtml(text, count) {
   }).join("");
 }
 
+function devicesHtml(devices, up) {
+  return Object.entries(devices).map(([role, d]) => {
+    const status = !up ? "unknown" : d.status || (d.online ? "online" : d.detail);
+    const kind = !up ? " unknown" : status === "online" ? "" : " bad";
+    const title = up ? d.detail : "not known while the connection to the table is lost";
+    return `<span class="pill${kind}" data-device="${esc(role)}" title="${esc(title)}">${esc(role)}: ${
+      esc(status)}</span>`;
+  }).join("");
+}
+
+function alertHtml(a) {
+  const where = a.round ? `round ${a.round}` : "table";
+  return `<li><span class="kind"><time datetime="${esc(a.at || "")}">${clock(a.at)}</time> · ${where} · ${
+    esc(words(a.kind))}${a.position ? ` · position ${a.position}` : ""}</span>${esc(a.message)}</li>`;
+}
+
 function render(s) {
   snap = s;
   window.tableSnapshot = s;
@@ -66,17 +119,15 @@ function render(s) {
   $("table").textContent = s.table;
   $("preset").textContent = s.preset;
   $("round").textContent = s.round ?? "—";
-  $("state").textContent = s.state;
+  $("state").textContent = (STATES[s.state] || [s.state])[0];
   $("state").className = "state " + s.state;
 
   const [first, ...more] = s.prompt;
   $("prompt").innerHTML = (first ? `<div class="first">${esc(first)}</div>` : "") +
     more.map((line) => `<div class="more">${esc(line)}</div>`).join("");
-  $("holds").textContent = s.holds.length ? "Held: " + s.holds.join("; ") : "";
+  $("holds").innerHTML = s.holds.map((h) => `<div>${esc(h)}</div>`).join("");
 
-  $("devices").innerHTML = Object.entries(s.devices).map(([role, d]) =>
-    `<span class="pill${d.online ? "" : " bad"}" title="${esc(d.detail)}">${esc(role)}: ${
-      d.online ? "online" : esc(d.detail)}</span>`).join("");
+  $("devices").innerHTML = devicesHtml(s.devices, linkIsUp);
   $("jackpots").innerHTML = Object.entries(s.jackpots).map(([name, cents]) =>
     `<span class="pill">${esc(name.toUpperCase())} ${money(cents)}</span>`).join("");
 
@@ -96,32 +147,55 @@ function render(s) {
   $("announcement").textContent = s.dealer.announcement || "";
 
   $("positions").innerHTML = s.positions.map((p) => positionHtml(s, p)).join("");
+  const next = document.querySelector(".pos.next");       // the position to settle, always in view
+  if (next) next.scrollIntoView({ block: "nearest" });
 
-  $("alerts").innerHTML = s.alerts.slice().reverse().map((a) =>
-    `<li><span class="kind">${esc(words(a.kind))}${a.position ? ` · position ${a.position}` : ""}</span>${
-      esc(a.message)}</li>`).join("");
+  $("alerts").innerHTML = s.alerts.slice().reverse().map(alertHtml).join("");
 
+  for (const b of document.querySelectorAll("footer button")) b.disabled = !linkIsUp;
   for (const b of document.querySelectorAll("footer button[data-action]")) {
-    b.disabled = !s.actions.includes(b.dataset.action);
+    offer(b, s.actions.includes(b.dataset.action));
+    b.classList.toggle("next", NEXT_STEP[s.state] === b.dataset.action && s.actions.includes(b.dataset.action));
   }
-  $("supervisor-menu").disabled = !s.actions.some((a) => SUPERVISOR.includes(a));
-  for (const b of document.querySelectorAll("[data-sup]")) b.disabled = !s.actions.includes(b.dataset.sup);
+  offer($("supervisor-menu"), s.actions.some((a) => SUPERVISOR.includes(a)));
+  for (const b of document.querySelectorAll("[data-sup]")) offer(b, !supervisorRefusal(s, b.dataset.sup));
+}
+
+// why a supervisor's choice is not possible now ("" when it is offered)
+function supervisorRefusal(s, action) {
+  if (s.actions.includes(action)) return "";
+  if (action === "set_jackpots" && !Object.keys(s.jackpots).length) return "This table has no jackpot values to post";
+  return "Not now: " + stateWords(s.state);
+}
+
+function spotRows(s, p) {
+  const wagers = Object.keys(p.wagers).length ? p.wagers : null;
+  const shown = s.state === "betting" ? p.felt : (wagers || {});
+  const deciding = s.state === "decisions" && p.wagers.ante && !p.decision;
+  return SPOTS.filter(([key]) => (key in shown && (shown[key] !== 0 || s.state === "betting")) ||
+                                 (key === "play" && (p.decision === "play" || (deciding && "play" in p.felt))))
+    .map(([key, name]) => {
+      let value = shown[key];
+      let label = name;
+      if (key === "play" && s.state !== "betting") {
+        if (p.decision === "play") value = p.wagers.ante;
+        else { value = p.felt.play; label = "Play chips"; }
+      }
+      const why = p.flags[key];
+      const ovr = p.overrides && key in p.overrides ? '<span class="ovr"> (override)</span>' : "";
+      return `<li class="${why ? "flag" : ""}"><span>${label}${ovr}</span><span>${
+        value == null ? "unread" : money(value)}</span>${why ? `<span class="why">${esc(why)}</span>` : ""}</li>`;
+    }).join("");
 }
 
 function positionHtml(s, p) {
-  const wagers = Object.keys(p.wagers).length ? p.wagers : null;
-  const shown = s.state === "betting" ? p.felt : (wagers || {});
-  const rows = SPOTS.filter(([key]) => (key in shown && (shown[key] !== 0 || s.state === "betting")) ||
-                                       (key === "play" && p.decision === "play"))
-    .map(([key, name]) => {
-      let value = shown[key];
-      if (key === "play" && s.state !== "betting" && p.decision === "play") value = p.wagers.ante;
-      const why = p.flags[key];
-      const ovr = p.overrides && key in p.overrides ? '<span class="ovr"> (override)</span>' : "";
-      return `<li class="${why ? "flag" : ""}"><span>${name}${ovr}</span><span>${
-        value == null ? "unread" : money(value)}</span>${why ? `<span class="why">${esc(why)}</span>` : ""}</li>`;
-    }).join("");
-  const decision = p.decision ? `<div class="decision ${p.decision === "play" ? "plays" : "folds"}">${p.decision === "play" ? "Plays" : "Folds"}</div>` : "";
+  const rows = spotRows(s, p);
+  let decision = "";
+  if (p.decision === "play") decision = '<div class="decision plays">Plays</div>';
+  if (p.decision === "fold") {
+    decision = `<div class="decision folds">Folds${
+      s.state === "collecting" ? " — collect the hand" : ""}</div>`;
+  }
   let settle = "";
   if (p.settlement) {
     const net = p.settlement.net;
@@ -130,156 +204,30 @@ function positionHtml(s, p) {
         net > 0 ? "Pay " + money(net) : net < 0 ? "Take " + money(-net) : "Push"}</div>
       ${p.settlement.paid ? '<div class="paid">Settled ✓</div>' : ""}`;
   }
+  const problems = (p.problems || []).length
+    ? `<ul class="problems">${p.problems.map((m) => `<li>${esc(m)}</li>`).join("")}</ul>` : "";
   const buttons = [];
+  const off = (yes) => (yes ? ' aria-disabled="true"' : ' aria-disabled="false"');
   if (s.state === "decisions" && p.wagers.ante && !p.decision) {
-    buttons.push(`<button class="play" data-pos-action="play" data-position="${p.position}">Play</button>`,
-                 `<button class="fold" data-pos-action="fold" data-position="${p.position}">Fold</button>`);
+    // the felt makes a Play (chips equal to the Ante); a fold leaves the Play spot empty
+    const chips = "play" in p.felt;
+    buttons.push(`<button class="play${p.felt.play === p.wagers.ante ? "" : " off"}" data-pos-action="play"
+                   data-position="${p.position}"${off(p.felt.play !== p.wagers.ante)}>Play</button>`,
+                 `<button class="fold${chips ? " off" : ""}" data-pos-action="fold"
+                   data-position="${p.position}"${off(chips)}>Fold</button>`);
   }
-  if (s.state === "settling" && s.next_to_pay === p.position) {
-    buttons.push(`<button class="confirm" data-pos-action="confirm" data-position="${p.position}">Settled</button>`);
-  }
-  const empty = !rows && !p.dealt;
   const next = s.state === "settling" && s.next_to_pay === p.position;
-  return `<div class="pos${empty ? " empty" : ""}${next ? " next" : ""}" id="pos-${p.position}">
+  if (next) {
+    const waiting = (s.jackpot_pending || []).length > 0;
+    buttons.push(`<button class="confirm${waiting ? " off" : ""}" data-pos-action="confirm"
+                   data-position="${p.position}"${off(waiting)}>Settled</button>`);
+  }
+  const empty = !rows && !p.dealt && !problems;
+  return `<div class="pos${empty ? " empty" : ""}${next ? " next" : ""}${problems ? " trouble" : ""}" id="pos-${
+    p.position}">
     <h3><span>Position ${p.position}</span>${p.linked ? `<span class="dim">with ${p.linked}</span>` : ""}</h3>
     ${p.settlement ? "" : `<ul class="spots">${rows}</ul>`}
     <div class="cards">${cardsHtml(p.cards, p.dealt ? 3 : 0)}</div>
-    ${decision}${settle}
+    ${decision}${settle}${problems}
     <div class="buttons">${buttons.join("")}</div></div>`;
 }
-
-// --- touches ---------------------------------------------------------------------------------
-
-const SUPERVISOR = ["void_round", "override_wager", "reset_meters", "verify_jackpot", "set_jackpots"];
-
-async function send(body) {
-  let answer;
-  try {
-    const response = await fetch("/api/action", {
-      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
-    answer = await response.json();
-    answer.status = response.status;
-  } catch (err) {
-    answer = { ok: false, message: "the table did not answer (connection lost)", status: 0 };
-  }
-  return answer;
-}
-
-async function act(body) {
-  const answer = await send(body);
-  if (!answer.ok) toast(answer.message, false);
-  return answer;
-}
-
-let toastTimer = null;
-function toast(message, ok) {
-  const t = $("toast");
-  t.textContent = message;
-  t.className = "toast" + (ok ? " ok" : "");
-  t.hidden = false;
-  clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => { t.hidden = true; }, 5000);
-}
-
-document.addEventListener("click", (e) => {
-  const b = e.target.closest("button");
-  if (!b || b.disabled) return;
-  if (b.dataset.posAction) {
-    act({ action: b.dataset.posAction, position: Number(b.dataset.position) });
-  } else if (b.dataset.action === "misdeal") {
-    $("misdeal-dialog").showModal();
-  } else if (b.dataset.action === "call_supervisor") {
-    act({ action: "call_supervisor" }).then((a) => a.ok && toast("Supervisor called", true));
-  } else if (b.dataset.action) {
-    act({ action: b.dataset.action });
-  }
-});
-
-$("misdeal-dialog").addEventListener("close", () => {
-  const reason = $("misdeal-dialog").returnValue;
-  if (reason) act({ action: "misdeal", reason });
-});
-
-// --- the supervisor's dialog -------------------------------------------------------------------
-
-let supAction = null;
-
-// "12.50" -> 1250 cents, exactly (no floating point); NaN when it is not an amount
-function cents(text) {
-  const t = text.trim().replace(/,/g, "");
-  if (!/^\d+(\.\d{1,2})?$/.test(t)) return NaN;
-  const [whole, frac = ""] = t.split(".");
-  return Number(whole) * 100 + Number(frac.padEnd(2, "0"));
-}
-
-$("supervisor-menu").addEventListener("click", () => {
-  supAction = null;
-  $("sup-title").textContent = "Supervisor";
-  $("sup-choices").hidden = false;
-  $("sup-fields").hidden = true;
-  $("sup-dialog").showModal();
-});
-
-for (const b of document.querySelectorAll("[data-sup]")) {
-  b.addEventListener("click", () => {
-    supAction = b.dataset.sup;
-    $("sup-title").textContent = b.textContent;
-    $("sup-choices").hidden = true;
-    $("sup-fields").hidden = false;
-    $("override-fields").hidden = supAction !== "override_wager";
-    $("jackpot-fields").hidden = supAction !== "set_jackpots";
-    $("verify-fields").hidden = supAction !== "verify_jackpot";
-    $("verify-fields").innerHTML = ((snap && snap.jackpot_pending) || []).map((h) =>
-      `${esc(h.jackpot.toUpperCase())} at position ${h.seat}: ${esc(h.cards)} — pay ${money(h.amount)}`).join("<br>");
-    for (const name of ["mega", "major", "minor"]) {
-      $("jp-" + name).value = snap ? (snap.jackpots[name] / 100).toFixed(2) : "";
-    }
-    $("ov-position").innerHTML = (snap ? snap.positions : []).map((p) =>
-      `<option value="${p.position}">${p.position}</option>`).join("");
-    $("sup-reason").value = "";
-    $("sup-pin").value = "";
-    $("sup-error").textContent = "";
-  });
-}
-
-// a touchscreen has no keyboard: the usual reasons are one touch away
-$("reasons").addEventListener("click", (e) => {
-  const b = e.target.closest("button");
-  if (b) $("sup-reason").value = b.textContent;
-});
-
-$("keypad").addEventListener("click", (e) => {
-  const b = e.target.closest("button");
-  if (!b) return;
-  const pin = $("sup-pin");
-  if (b.dataset.key === "clear") pin.value = "";
-  else if (b.dataset.key === "back") pin.value = pin.value.slice(0, -1);
-  else if (pin.value.length < 12) pin.value += b.textContent;
-});
-
-$("sup-submit").addEventListener("click", async () => {
-  const body = { action: supAction, reason: $("sup-reason").value.trim(), pin: $("sup-pin").value,
-                 role: document.querySelector("input[name=sup-role]:checked").value };
-  if (supAction === "override_wager") {
-    body.amount = cents($("ov-amount").value);
-    body.position = Number($("ov-position").value);
-    body.spot = $("ov-spot").value;
-  }
-  if (supAction === "set_jackpots") {
-    for (const name of ["mega", "major", "minor"]) body[name] = cents($("jp-" + name).value);
-  }
-  if (Object.values(body).some((v) => Number.isNaN(v))) {
-    $("sup-error").textContent = "amounts: dollars and cents, such as 25 or 12.50";
-    return;
-  }
-  const answer = await send(body);
-  $("sup-pin").value = "";
-  if (answer.ok) {
-    $("sup-dialog").close();
-    toast(`${words(supAction)}: done`, true);
-  } else {
-    $("sup-error").textContent = answer.message;
-  }
-});
-
-connect();

@@ -1,0 +1,82 @@
+// Game recall: the last ten rounds from the journal (GET /api/recall), the one in play included,
+// newest first: each position's cards, wagers, decision, results and net; the dealer's cards and
+// announcement. A round in play shows no card the table does not show.
+"use strict";
+
+const RESULT_SPOTS = [["play", "Play"], ["ante_bonus", "Ante Bonus"], ["ante", "Ante"],
+                      ["pair_plus", "Pair Plus"], ["six_card_bonus", "6 Card Bonus"], ["super6", "Super 6"]];
+const signed = (cents) => (cents > 0 ? "+" : "") + money(cents);
+
+// an ISO 8601 time (UTC) as the browser's local date and time, YYYY-MM-DD HH:MM:SS
+function localTime(iso) {
+  const d = new Date(iso);
+  if (!iso || Number.isNaN(d.getTime())) return "";
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${clock(iso)}`;
+}
+
+function recallSeatHtml(rnd, seat) {
+  const result = (rnd.table.results || []).find((r) => r.seat === seat.seat);
+  const stakes = RESULT_SPOTS.filter(([key]) => seat.wagers[key])
+    .map(([key, name]) => `${name} ${money(seat.wagers[key])}`);
+  if (seat.play) stakes.splice(1, 0, `Play ${money(seat.wagers.ante)}`);
+  const decision = seat.play === true ? "Plays" : seat.play === false ? "Folds" : "—";
+  let results = "—";
+  let net = "—";
+  if (result) {
+    const won = RESULT_SPOTS.filter(([key]) => result.results[key])
+      .map(([key, name]) => `${name} ${signed(result.results[key])}`);
+    if (result.cap_reduction) won.push(`cap −${money(result.cap_reduction)}`);
+    results = won.join(", ") || "push";
+    net = signed(result.net);
+  }
+  const paid = rnd.table.paid && String(seat.seat) in rnd.table.paid ? ' <span class="dim">paid</span>' : "";
+  return `<tr data-seat="${seat.seat}"><td>${seat.seat}</td>
+    <td class="cards small">${seat.cards ? cardsHtml(seat.cards) : '<span class="dim">hidden</span>'}</td>
+    <td>${esc(stakes.join(", ") || "—")}</td><td>${decision}</td><td>${esc(results)}</td>
+    <td class="net">${net}${paid}</td></tr>`;
+}
+
+function recallRoundHtml(rnd) {
+  const t = rnd.table;
+  const status = t.status === "open" ? `in play (${t.state})` : t.status;
+  const dealer = rnd.dealer ? `<span class="cards small">${cardsHtml(rnd.dealer)}</span>`
+    : `<span class="dim">${t.status === "open" ? "hidden" : "not dealt"}</span>`;
+  const notes = [];
+  if (t.void_reason) notes.push(`Void: ${esc(t.void_reason)}`);
+  if (rnd.hidden) notes.push(`<span class="dim">${esc(rnd.hidden)}</span>`);
+  for (const a of t.alerts || []) {
+    notes.push(`<span class="alert-note">${esc(words(a.kind))}: ${esc(a.message)}</span>`);
+  }
+  return `<section class="recall-round" id="recall-${rnd.id}" data-round="${rnd.id}">
+    <h3>Round ${rnd.id} <span class="status ${esc(t.status)}">${esc(status)}</span>
+      <time datetime="${esc(t.opened_at)}">${localTime(t.opened_at)}</time></h3>
+    <div class="recall-dealer">Dealer ${dealer} <b>${esc(t.announcement || "")}</b></div>
+    <table><thead><tr><th>Position</th><th>Cards</th><th>Wagers</th><th>Decision</th><th>Results</th>
+      <th>Net</th></tr></thead>
+      <tbody>${rnd.seats.map((seat) => recallSeatHtml(rnd, seat)).join("") ||
+        '<tr><td colspan="6" class="dim">no wagers</td></tr>'}</tbody></table>
+    ${notes.map((n) => `<div class="note">${n}</div>`).join("")}</section>`;
+}
+
+async function showRecall() {
+  const list = $("recall-list");
+  list.innerHTML = '<p class="dim">Reading the journal…</p>';
+  $("recall-dialog").showModal();
+  let answer;
+  try {
+    const response = await fetch("/api/recall");
+    answer = await response.json();
+  } catch (err) {
+    answer = { ok: false, message: "the table did not answer (connection lost)" };
+  }
+  if (!answer.ok) {
+    list.innerHTML = `<p class="error">${esc(answer.message)}</p>`;
+    return;
+  }
+  list.innerHTML = answer.rounds.length
+    ? answer.rounds.slice().reverse().map(recallRoundHtml).join("") : '<p class="dim">No rounds yet</p>';
+}
+
+$("recall-open").addEventListener("click", () => {
+  if (!$("recall-open").disabled) showRecall();
+});

@@ -1,0 +1,159 @@
+// The dealer's touches: each is posted to /api/action and the table's verdict is shown (done, or
+// refused with its reason). A button the table does not offer now looks disabled and, touched,
+// says why; an offered one is posted even when it looks disabled, and the table says why not.
+"use strict";
+
+async function send(body) {
+  let answer;
+  try {
+    const response = await fetch("/api/action", {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    answer = await response.json();
+    answer.status = response.status;
+  } catch (err) {
+    answer = { ok: false, message: "the table did not answer (connection lost)", status: 0 };
+  }
+  return answer;
+}
+
+async function act(body) {
+  const answer = await send(body);
+  if (!answer.ok) toast(answer.message, false);
+  return answer;
+}
+
+let toastTimer = null;
+function toast(message, ok) {
+  const t = $("toast");
+  t.textContent = message;
+  t.className = "toast" + (ok === true ? " ok" : ok === "info" ? " info" : "");
+  t.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { t.hidden = true; }, 6000);
+}
+
+// why an action cannot be touched now ("" when the table offers it)
+function notNow(action) {
+  if (!snap || !linkIsUp) return "Not now: the page is not connected to the table";
+  return snap.actions.includes(action) ? "" : "Not now: " + stateWords(snap.state);
+}
+
+document.addEventListener("click", (e) => {
+  const b = e.target.closest("button");
+  if (!b || b.disabled || b.closest("dialog")) return;
+  const action = b.dataset.posAction || b.dataset.action;
+  if (!action) return;
+  const why = notNow(action);
+  if (why) {
+    toast(why, "info");
+  } else if (b.dataset.posAction) {
+    act({ action, position: Number(b.dataset.position) });
+  } else if (action === "misdeal") {
+    $("misdeal-dialog").showModal();
+  } else if (action === "call_supervisor") {
+    act({ action }).then((a) => a.ok && toast("Supervisor called", true));
+  } else {
+    act({ action });
+  }
+});
+
+$("misdeal-dialog").addEventListener("close", () => {
+  const reason = $("misdeal-dialog").returnValue;
+  if (reason) act({ action: "misdeal", reason });
+});
+
+// --- the supervisor's dialog -------------------------------------------------------------------
+
+let supAction = null;
+
+// "12.50" -> 1250 cents, exactly (no floating point); NaN when it is not an amount
+function cents(text) {
+  const t = text.trim().replace(/,/g, "");
+  if (!/^\d+(\.\d{1,2})?$/.test(t)) return NaN;
+  const [whole, frac = ""] = t.split(".");
+  return Number(whole) * 100 + Number(frac.padEnd(2, "0"));
+}
+
+$("supervisor-menu").addEventListener("click", () => {
+  if ($("supervisor-menu").disabled) return;
+  if (!snap || !linkIsUp || !snap.actions.some((a) => SUPERVISOR.includes(a))) {
+    toast(snap && linkIsUp ? "Not now: " + stateWords(snap.state) : notNow(""), "info");
+    return;
+  }
+  supAction = null;
+  $("sup-title").textContent = "Supervisor";
+  $("sup-choices").hidden = false;
+  $("sup-fields").hidden = true;
+  $("sup-error").textContent = "";
+  $("sup-dialog").showModal();
+});
+
+for (const b of document.querySelectorAll("[data-sup]")) {
+  b.addEventListener("click", () => {
+    const why = snap ? supervisorRefusal(snap, b.dataset.sup) : "Not now: the page is not connected to the table";
+    $("sup-error").textContent = why;
+    if (why) return;
+    supAction = b.dataset.sup;
+    $("sup-title").textContent = b.textContent;
+    $("sup-choices").hidden = true;
+    $("sup-fields").hidden = false;
+    $("override-fields").hidden = supAction !== "override_wager";
+    $("jackpot-fields").hidden = supAction !== "set_jackpots";
+    $("verify-fields").hidden = supAction !== "verify_jackpot";
+    const pending = (snap && snap.jackpot_pending) || [];
+    $("verify-fields").innerHTML = pending.length ? pending.map((h) =>
+      `${esc(h.jackpot.toUpperCase())} at position ${h.seat}: ${esc(h.cards)} — pay ${money(h.amount)}`).join("<br>")
+      : "No jackpot hit is waiting to be verified";
+    for (const name of ["mega", "major", "minor"]) {
+      $("jp-" + name).value = snap && name in snap.jackpots ? (snap.jackpots[name] / 100).toFixed(2) : "";
+    }
+    $("ov-position").innerHTML = (snap ? snap.positions : []).map((p) =>
+      `<option value="${p.position}">${p.position}</option>`).join("");
+    // while players decide a supervisor reads a Play stack; while betting, any bet spot
+    $("ov-spot").value = snap && snap.state === "decisions" ? "play" : "ante";
+    $("sup-reason").value = "";
+    $("sup-pin").value = "";
+  });
+}
+
+// a touchscreen has no keyboard: the usual reasons are one touch away
+$("reasons").addEventListener("click", (e) => {
+  const b = e.target.closest("button");
+  if (b) $("sup-reason").value = b.textContent;
+});
+
+$("keypad").addEventListener("click", (e) => {
+  const b = e.target.closest("button");
+  if (!b) return;
+  const pin = $("sup-pin");
+  if (b.dataset.key === "clear") pin.value = "";
+  else if (b.dataset.key === "back") pin.value = pin.value.slice(0, -1);
+  else if (pin.value.length < 12) pin.value += b.textContent;
+});
+
+$("sup-submit").addEventListener("click", async () => {
+  const body = { action: supAction, reason: $("sup-reason").value.trim(), pin: $("sup-pin").value,
+                 role: document.querySelector("input[name=sup-role]:checked").value };
+  if (supAction === "override_wager") {
+    body.amount = cents($("ov-amount").value);
+    body.position = Number($("ov-position").value);
+    body.spot = $("ov-spot").value;
+  }
+  if (supAction === "set_jackpots") {
+    for (const name of ["mega", "major", "minor"]) body[name] = cents($("jp-" + name).value);
+  }
+  if (Object.values(body).some((v) => Number.isNaN(v))) {
+    $("sup-error").textContent = "amounts: dollars and cents, such as 25 or 12.50";
+    return;
+  }
+  const answer = await send(body);
+  $("sup-pin").value = "";
+  if (answer.ok) {
+    $("sup-dialog").close();
+    toast(`${words(supAction)}: done`, true);
+  } else {
+    $("sup-error").textContent = answer.message;
+  }
+});
+
+connect();
