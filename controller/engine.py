@@ -109,6 +109,7 @@ class Engine:
         self.clock = clock
         self.halted: str | None = None      # the journal cannot be written: nothing more is done
         self._verdict: Verdict | None = None    # the current action's, told once it is journaled
+        self._anchored = journal.head           # the last record the audit trail was told of
         self.queue: queue.Queue = events if events is not None else queue.Queue()
         self._timers: list[tuple[float, int, str]] = []
         self._live_timers: dict[str, int] = {}
@@ -221,6 +222,9 @@ class Engine:
             self._verdict = None
             self._halt(err, event)
             return
+        if self.journal.head != self._anchored:     # the audit trail notes what is committed
+            self._anchored = self.journal.head
+            self.log.info("journal.anchor", seq=self._anchored[0], digest=self._anchored[1])
         verdict, self._verdict = self._verdict, None
         if isinstance(event, DealerAction) and event.reply is not None:
             event.reply.put(verdict or Verdict(False, f"{event.action}: not handled"))

@@ -5,27 +5,35 @@ engine's published snapshots and posts dealer actions, like every other
 producer of events (rule 1). aiohttp runs on its own thread with its own
 event loop, so a slow browser never slows the engine.
 
-Routes (every one refused unless the client's address is in ``page.allow``):
+Every route is refused unless the client's address is in ``page.allow`` and its ``Host``
+names the table; an ``/api/`` request a browser says comes from another site's page, and any
+state-changing request that is not this page's JSON, are refused too (controller/page/fence.py).
+
+Routes:
   GET  /                 the page (controller/page/static/index.html)
   GET  /static/...       its script, style and card images; nothing comes from elsewhere
   GET  /api/state        the current snapshot (JSON)
-  GET  /api/events       server-sent events: the current snapshot at once, then each new
-                         one as it is published (``event: snapshot``, ``data:`` the JSON);
+  GET  /api/events       server-sent events: the current snapshot at once, then the newest one
+                         whenever one is published (``event: snapshot``, ``data:`` the JSON);
                          a comment line every 15 s keeps idle connections open, and
-                         ``retry: 500`` makes the browser reconnect half a second after a drop
+                         ``retry: 500`` makes the browser reconnect half a second after a drop.
+                         at most 16 at once, a client that does not read is dropped
+                         (controller/page/streams.py)
   GET  /api/health       200 once the page is serving (the kiosk launcher waits on it)
   GET  /api/recall       game recall: the last ten rounds, the one in play included, as
                          controller/store/recall.py gives them, read from the journal file
                          through a read-only SQLite connection; a round in play shows no card
                          the table does not show (503 when the page has no journal)
+  GET  /api/challenge    a one-time challenge for a supervisor's action (valid CHALLENGE_TTL s)
   POST /api/action       {"action", "position"?, "other"?, "spot"?, "amount"?, "reason"?,
-                          "role"?, "pin"?} -> {"ok", "message"}; supervisor actions need
-                         "role" (supervisor | technician) and "pin"
+                          "role"?, "pin"?, "challenge"?} -> {"ok", "message"}; supervisor
+                         actions need "role" (supervisor | technician), "pin" and "challenge"
 
 Status codes of /api/action: 200 done; 409 the table refused (the reason says why);
 400 a malformed request (a PIN shorter than any PIN is refused so, without being tried: it
-does not count towards the lockout); 401 a PIN is needed; 403 a wrong or locked PIN, or an
-address outside ``page.allow``. A request refused for any reason changes nothing.
+does not count towards the lockout); 401 a PIN is needed; 403 a wrong or locked PIN, a
+missing, used or expired challenge, a request from another site's page, or an address outside
+``page.allow``; 415 a body that is not JSON. A request refused for any reason changes nothing.
 docs/page-api.md is the public description of these routes and of the snapshot.
 """
 
@@ -42,23 +50,28 @@ from pathlib import Path
 import structlog
 from aiohttp import web
 
+from controller.engine import PageAlert
 from controller.errors import InputError
+from controller.page.fence import Challenges, Fence, Throttle, quoted
+from controller.page.streams import Streams
 from controller.round import machine as procedure
 from controller.store.journal import Journal, JournalError
 from controller.store.pins import MIN_PIN, PRIVILEGED_ROLES, PinRefused, PinStore
 from controller.store.recall import recall
 
 STATIC_DIR = Path(__file__).with_name("static")
-KEEPALIVE = 15.0
-# the page may load nothing from anywhere but this controller
+# the page may load nothing from anywhere but this controller. Referrers go to this page only
+# ("no-referrer" would make the browser send "Origin: null" with the page's own POSTs, which the
+# fence must refuse, since a sandboxed page of another site sends the same)
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
+    "Referrer-Policy": "same-origin",
     "Cache-Control": "no-cache",
 }
-REQUEST_KEYS = {"action", "role", "pin", *procedure.ARGUMENT_TYPES}
+REQUEST_KEYS = {"action", "role", "pin", "challenge", *procedure.ARGUMENT_TYPES}
 RECALL_ROUNDS = 10
+CHALLENGE_TTL, CHALLENGES_OPEN = 120.0, 32
 
 
 class PageError(InputError, RuntimeError):
@@ -80,8 +93,11 @@ class DealerPage:
         self._ready = threading.Event()
         self._error: BaseException | None = None
         self._stopping: asyncio.Event | None = None
-        self._listeners: set[asyncio.Event] = set()
+        self.streams = Streams(self.log)
         self._latest: dict = engine.snapshot
+        self.fence = Fence(host)
+        self.challenges = Challenges(CHALLENGE_TTL, CHALLENGES_OPEN)
+        self._throttle = Throttle()         # one alert or log line per source and kind a minute
 
     # --- life cycle (called from the main thread) ---------------------------------------
 
@@ -127,8 +143,7 @@ class DealerPage:
             return
         self._ready.set()
         loop.run_until_complete(self._stopping.wait())
-        for listener in self._listeners:
-            listener.set()                      # streams see the stop and end
+        self.streams.wake()                     # streams see the stop and end
         loop.run_until_complete(runner.cleanup())
         loop.close()
 
@@ -140,26 +155,27 @@ class DealerPage:
 
     def _wake(self, snap: dict) -> None:
         self._latest = snap
-        for listener in self._listeners:
-            listener.set()
+        self.streams.wake()
 
     # --- HTTP -----------------------------------------------------------------------------
 
     def _app(self) -> web.Application:
-        app = web.Application(middlewares=[self._only_allowed], client_max_size=16 * 1024)
+        app = web.Application(middlewares=[self._only_allowed, self._fenced], client_max_size=16 * 1024)
         app.router.add_get("/", self._index)
         app.router.add_static("/static/", STATIC_DIR, follow_symlinks=False)
         app.router.add_get("/api/state", self._state)
         app.router.add_get("/api/events", self._events)
         app.router.add_get("/api/health", self._health)
         app.router.add_get("/api/recall", self._recall)
+        app.router.add_get("/api/challenge", self._challenge)
         app.router.add_post("/api/action", self._action)
         app.on_response_prepare.append(self._headers)
         return app
 
     @staticmethod
     async def _headers(request: web.Request, response: web.StreamResponse) -> None:
-        response.headers.update(SECURITY_HEADERS)
+        for name, value in SECURITY_HEADERS.items():
+            response.headers.setdefault(name, value)
 
     @web.middleware
     async def _only_allowed(self, request: web.Request, handler):
@@ -168,10 +184,46 @@ class DealerPage:
         except ValueError:
             address = None
         if address is None or not any(address in net for net in self.allow):
-            self.log.warning("page.address_refused", remote=request.remote, path=request.path)
+            held = self._throttle.due(f"address {request.remote}")
+            if held is not None:            # a flood is one line a minute, with its count
+                self.log.warning("page.address_refused", remote=request.remote, path=request.path,
+                                 more_refused=held)
             return _answer(403, False, f"address {request.remote} may not use this table's page "
                                        "(page.allow in the table configuration)")
         return await handler(request)
+
+    @web.middleware
+    async def _fenced(self, request: web.Request, handler):
+        """Host names this table; an /api/ request is from this page, not another site's; a state-
+        changing request (a POST, a new challenge) says so with same-origin and is JSON."""
+        sockname = request.transport.get_extra_info("sockname") if request.transport else None
+        local = sockname[0] if sockname else None
+        host = request.headers.get("Host")
+        refusal = self.fence.host_refusal(host, local, self.port)
+        changes = request.method != "GET" or request.path == "/api/challenge"
+        if refusal is None and request.path.startswith("/api/"):
+            refusal = self.fence.origin_refusal(request.headers, host or "", changes=changes)
+        if refusal is not None:
+            self._alarm(request, refusal)
+            return _answer(403, False, refusal)
+        if request.method == "POST" and request.content_type != "application/json":
+            return _answer(415, False, "the request body must be JSON, sent as Content-Type: application/json "
+                                       f"(not {quoted(request.content_type)})")
+        return await handler(request)
+
+    def _alarm(self, request: web.Request, refusal: str) -> None:
+        """A request that is not this page's own: logged and alerted to the dealer, once a minute per
+        source at most (a flood is one alert, counting the rest)."""
+        held = self._throttle.due(f"security {request.remote}")
+        if held is None:
+            self.log.debug("page.request_refused", remote=request.remote, path=request.path, reason=refusal)
+            return
+        self.log.warning("page.request_refused", remote=request.remote, path=request.path, reason=refusal,
+                         more_refused=held)
+        more = f"; {held} more refused in the minute before" if held else ""
+        self.engine.post(PageAlert("security", f"Refused a request from {request.remote} that is not from "
+                                   f"this table's page ({refusal}){more}: a web page may be trying to work "
+                                   "the table; call a technician"))
 
     async def _index(self, request: web.Request) -> web.FileResponse:
         return web.FileResponse(STATIC_DIR / "index.html")
@@ -182,6 +234,10 @@ class DealerPage:
 
     async def _state(self, request: web.Request) -> web.Response:
         return web.json_response(self._latest)
+
+    async def _challenge(self, request: web.Request) -> web.Response:
+        return web.json_response({"ok": True, "challenge": self.challenges.issue(),
+                                  "expires_in": int(CHALLENGE_TTL)}, headers={"Cache-Control": "no-store"})
 
     async def _recall(self, request: web.Request) -> web.Response:
         if self.journal_path is None:
@@ -202,31 +258,8 @@ class DealerPage:
             journal.close()
 
     async def _events(self, request: web.Request) -> web.StreamResponse:
-        response = web.StreamResponse(headers={"Content-Type": "text/event-stream",
-                                               "X-Accel-Buffering": "no"})
-        await response.prepare(request)
-        wake = asyncio.Event()
-        self._listeners.add(wake)
-        sent = None
-        stopping = self._stopping
-        assert stopping is not None             # set by _serve before the server takes requests
-        try:
-            await response.write(b"retry: 500\n\n")
-            while not stopping.is_set():
-                snap = self._latest
-                if snap is not sent:
-                    await response.write(b"event: snapshot\ndata: " + json.dumps(snap).encode() + b"\n\n")
-                    sent = snap
-                try:
-                    await asyncio.wait_for(wake.wait(), KEEPALIVE)
-                except TimeoutError:
-                    await response.write(b": keepalive\n\n")
-                wake.clear()
-        except ConnectionResetError:         # the browser went away; a cancelled handler just ends
-            pass
-        finally:
-            self._listeners.discard(wake)
-        return response
+        assert self._stopping is not None       # set by _serve before the server takes requests
+        return await self.streams.serve(request, lambda: self._latest, self._stopping)
 
     async def _action(self, request: web.Request) -> web.Response:
         try:
@@ -241,6 +274,7 @@ class DealerPage:
         action = body.pop("action", None)
         role = body.pop("role", None) or "dealer"
         pin = body.pop("pin", None)
+        challenge = body.pop("challenge", None)
         if not isinstance(action, str):
             return _answer(400, False, "say which action (\"action\": \"open_betting\", ...)")
         loop = asyncio.get_running_loop()
@@ -255,15 +289,26 @@ class DealerPage:
                 # no PIN is this short: refused without being tried, so a slip does not lock the role
                 return _answer(400, False, f"a {role} PIN has at least {MIN_PIN} digits; this one was "
                                            "not tried and does not count as a wrong PIN")
+            refusal = self.challenges.redeem(challenge)
+            if refusal is not None:             # a recorded request played again stops here, untried
+                held = self._throttle.due(f"challenge {request.remote}")
+                if held is not None:
+                    self.log.warning("page.challenge_refused", remote=request.remote, action=action,
+                                     role=role, reason=refusal, more_refused=held)
+                return _answer(403, False, refusal)
             try:
                 identity = await loop.run_in_executor(
                     None, functools.partial(self.pins.check, role, pin, action=action, source=request.remote))
             except PinRefused as err:
+                if err.locked:
+                    self.engine.post(PageAlert("pin_lockout", f"PIN entry locked for every role after "
+                                               f"{self.pins.attempts} wrong PINs in a row, the last a {role} "
+                                               f"PIN for {words} from {request.remote}: {err}"))
                 return _answer(403, False, str(err))
             who = str(identity)
-        elif role != "dealer":
+        elif role != "dealer" or pin is not None or challenge is not None:
             return _answer(400, False, f"{action.replace('_', ' ')} is a dealer's action; "
-                                       "it takes no role or PIN")
+                                       "it takes no role, PIN or challenge")
         verdict = await loop.run_in_executor(
             None, functools.partial(self.engine.act, action, role=role, who=who, **body))
         return _answer(200 if verdict.ok else 409, verdict.ok, verdict.message or "done")

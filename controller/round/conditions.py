@@ -19,6 +19,7 @@ from controller.rules.words import money
 
 class Conditions(DeviceLinks):
     recovered: Round | None                 # the open round found in the journal at start-up
+    replay_problem: str | None              # what does not hold in it, when something does not
     links: list[tuple[int, int]]            # positions played by one player (betting)
 
     def devices_answering(self, event: EventData | None = None) -> bool:
@@ -34,6 +35,9 @@ class Conditions(DeviceLinks):
         if rnd is None:
             return False
         return (rnd.held_from if rnd.state == "held" else rnd.state) == dest
+
+    def replay_invalid(self, event: EventData | None = None) -> bool:
+        return self.recovered is not None and self.replay_problem is not None
 
     def sensors_online(self, event: EventData | None = None) -> bool:
         return self.online.get("sensors") or self.refuse("the bet-spot sensors are not answering")

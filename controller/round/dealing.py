@@ -92,7 +92,7 @@ class DealingDuties(TableCore):
         self.cancel(HAND_TIMER)
         self.outstanding_hand = None
         target = rnd.target_of(rnd.hands_received)
-        problem = self._card_problem(fact.cards, target, set(rnd.dealt_cards()))
+        problem = self.card_problem(fact.cards, target, set(rnd.dealt_cards()), rnd.deck)
         self.fact("hand", hand_no=fact.hand_no, target=target, cards=cards)   # the evidence, even of a misdeal
         if problem:
             self.alert("misdeal", f"Misdeal: {problem}. All hands are void; return the wagers.")
@@ -100,12 +100,14 @@ class DealingDuties(TableCore):
             return
         self.request_next_hand()
 
-    def _card_problem(self, cards: tuple[Card, ...], target: int, seen: set[int]) -> str | None:
+    @staticmethod
+    def card_problem(cards: tuple[Card, ...], target: int, seen: set[int], deck_in_play: int) -> str | None:
+        """Why a dealt hand is a misdeal (the count, an unreadable card, the other deck, a card read
+        twice); None when it is three good cards."""
         who = "the dealer" if target == DEALER else f"position {target}"
         if len(cards) != 3:
             return f"{who} was dealt {len(cards)} cards"
         in_hand: set[int] = set()
-        deck_in_play = self.open_round.deck
         for card, deck in cards:
             if card is None:
                 return f"the shoe could not read a card of {who}'s hand"

@@ -40,6 +40,8 @@ TRANSITIONS: list[dict[str, Any]] = [
     # start-up and recovery: nothing opens before the self-check passes
     {"trigger": "self_check_passed", "source": "starting", "dest": "ready",
      "conditions": ["devices_answering", "no_open_round"]},
+    {"trigger": "replay_failed", "source": "starting", "dest": "void",
+     "conditions": ["devices_answering", "replay_invalid"]},
     *({"trigger": "recover", "source": "starting", "dest": state,
        "conditions": ["devices_answering", "recovering_into"]} for state in ROUND_STATES),
 
@@ -85,6 +87,7 @@ TRANSITIONS: list[dict[str, Any]] = [
 # other code decides what a transition journals (controller/round/facts.py lists the kinds).
 JOURNALS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "recover": (("recovery",), ()),         # an alert: the round continues after a restart
+    "replay_failed": (("void",), ()),       # a replayed fact does not hold: the round cannot go on
     "open_betting": (("opened",), ()),      # a new round, in one record with everything it needs
     "no_more_bets": (("wagers",), ()),      # the wagers accepted, as they lay on the felt
     "reveal": (("settlement",), ("folds_collected",)),   # every position's result; the folds' forfeits
@@ -130,7 +133,7 @@ ARGUMENT_TYPES: dict[str, type] = {"position": int, "other": int, "spot": str, "
 SUPERVISOR_ACTIONS = ("void_round", "override_wager", "reset_meters", "set_jackpots", "verify_jackpot")
 BETWEEN_ROUNDS = ("ready", "complete", "void")
 # tried after every event, in this order, so the round moves on by itself when it can
-AUTOMATIC = ("self_check_passed", "recover", "all_dealt", "all_decided", "all_paid", "hold", "resume")
+AUTOMATIC = ("self_check_passed", "replay_failed", "recover", "all_dealt", "all_decided", "all_paid", "hold", "resume")
 # states whose lamps, locks and prompt concern one round in play (the snapshot shows its alerts)
 IN_PLAY = ("betting", "closed", "dealing", "decisions", "collecting", "settling", "held")
 

@@ -30,7 +30,7 @@ from controller.app.config import TableConfig
 from controller.round import machine as procedure
 from controller.round.conditions import Conditions
 from controller.round.dealing import HAND_TIMER
-from controller.round.facts import DEALER, Round
+from controller.round.facts import DEAD_HAND, DEALER, UNREADABLE, Round
 from controller.round.felt import REMOVED_TIMER
 from controller.round.ports import AskShoeStatus, LockSpots, Shuffle
 from controller.rules.roundio import settlement_json
@@ -58,6 +58,7 @@ class Table(Conditions):
         self.outstanding_hand = None
         self.counting_after_recovery = False
         self.recovered: Round | None = None
+        self.replay_problem: str | None = None
         self.super6_alerted = False
         self.machine = procedure.build(self)
         self._self_check()
@@ -88,6 +89,26 @@ class Table(Conditions):
             return
         rnd = Round.from_records(last[0], self.journal.records(last[0]))
         self.round = self.recovered = rnd
+        self.replay_problem = self._replayed_problem(rnd)
+
+    def _replayed_problem(self, rnd: Round) -> str | None:
+        """Recovery re-checks what it replays, the cards first: a hand that is a misdeal (whatever
+        stopped the process before it voided the round) or a wager the table could not accept
+        voids the round instead of carrying it on."""
+        seen: set[int] = set()
+        for record in self.journal.records(rnd.id):
+            if record.kind == "hand" and record.data["target"] != DEAD_HAND:
+                cards = tuple((None if c == UNREADABLE else c, deck) for c, deck in record.data["cards"])
+                problem = self.card_problem(cards, record.data["target"], seen, rnd.deck)
+                if problem:
+                    return f"on recovery: {problem}"
+                seen.update(c for c, _ in cards if c is not None)
+        for position, wagers in rnd.wagers.items():
+            for spot, amount in wagers.items():
+                problem = self.stack_problem(spot, amount, None) if amount else None
+                if problem or not self.config.has_position(position):
+                    return f"on recovery: position {position} {spot}: {problem or 'no such position'}"
+        return None
 
     # --- what a transition journals (machine.JOURNALS) --------------------------------------
 
@@ -141,8 +162,11 @@ class Table(Conditions):
 
     def journal_void(self, event: EventData) -> None:
         name = event.event.name if event.event else ""
-        by = event.kwargs.get("by", "controller" if name == "misdeal" else "supervisor")
-        reason = event.kwargs.get("reason") or "misdeal declared"
+        by = event.kwargs.get("by", "controller" if name in ("misdeal", "replay_failed") else "supervisor")
+        reason = event.kwargs.get("reason") or (self.replay_problem if name == "replay_failed" else None) \
+            or "misdeal declared"
+        if name == "replay_failed":
+            self.alert("misdeal", f"Round voided after a restart: {reason}. Return all wagers.")
         if by != "controller":                  # the controller's own misdeals alert as found
             self.alert("misdeal" if name == "misdeal" else "void",
                        f"{'Misdeal declared' if name == 'misdeal' else 'Round voided'} by the {by}: "

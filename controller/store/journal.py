@@ -76,12 +76,14 @@ class Journal:
             self._create()
         except sqlite3.DatabaseError as err:
             raise JournalError(f"{self.path}: cannot open the journal: {err}") from None
-        row = self.db.execute("SELECT digest FROM records ORDER BY seq DESC LIMIT 1").fetchone()
-        self._last_digest = row[0] if row else GENESIS
+        row = self.db.execute("SELECT seq, digest FROM records ORDER BY seq DESC LIMIT 1").fetchone()
+        self._last_digest = row[1] if row else GENESIS
+        self.head: tuple[int, str] = (row[0], row[1]) if row else (0, GENESIS)   # the last record
         self.failpoints = Failpoints.from_environment()
         self._depth = 0                         # transactions open: only the outermost commits
         self._kinds: list[str] = []             # record kinds written in the open transaction
         self._digest_at_begin = self._last_digest
+        self._head_at_begin = self.head
         self.commits = 0
 
     def _create(self) -> None:
@@ -140,6 +142,7 @@ class Journal:
                 self.db.execute("UPDATE rounds SET status = ?, closed_at = ?, void_reason = ? WHERE id = ?",
                                 (kind, at, data.get("reason"), round_id))
             self._last_digest = digest
+            self.head = (_inserted_id(cur), digest)
             self._kinds.append(kind)
         return Record(_inserted_id(cur), round_id, at, kind, data)
 
@@ -235,7 +238,7 @@ class _Transaction:
                 j.db.execute("BEGIN IMMEDIATE")
             except sqlite3.DatabaseError as err:
                 raise JournalError(f"{j.path}: cannot write the journal: {err}") from None
-            j._kinds, j._digest_at_begin = [], j._last_digest
+            j._kinds, j._digest_at_begin, j._head_at_begin = [], j._last_digest, j.head
         j._depth += 1
 
     def __exit__(self, kind: type[BaseException] | None, err: BaseException | None, tb: object) -> Literal[False]:
@@ -260,7 +263,7 @@ class _Transaction:
 
     def _rollback(self) -> None:
         j = self.journal
-        j._last_digest = j._digest_at_begin
+        j._last_digest, j.head = j._digest_at_begin, j._head_at_begin
         try:
             j.db.execute("ROLLBACK")
         except sqlite3.DatabaseError:

@@ -3,19 +3,29 @@
 Owns the PIN file (``pins.json`` in the data directory, mode 0600) and the
 only check of a PIN. Each holder is a role and a name ("supervisor", "Ana");
 the page asks for the role and the PIN, and the holder whose PIN matches is
-who did the action. After ``attempts`` wrong PINs in a row for one role that
-role is locked for ``lockout`` seconds, even against the right PIN; the count
-and the lock are kept in the file, so restarting the controller does not
-clear them. The file is re-read under an exclusive ``flock`` before every
-check or change, so a PIN set with ``table-controller pin set`` while the
-controller runs is seen at once and neither process overwrites the other.
-Every refusal and lock is logged at warning level, so it lands in the audit
-trail.
+who did the action.
+
+The lockout is the table's, across roles: after ``attempts`` wrong PINs in a
+row, whatever role each named, PIN entry is locked for every role, even
+against the right PIN, for ``lockout`` seconds; each further lockout before a
+right PIN lasts twice the one before, up to ``LOCKOUT_MOST`` (a day). A right
+PIN clears the count and the doubling. So guessing across roles gains
+nothing, and guessing for long gains little (docs/page-api.md has the
+figures). The count and the lock are kept in the file, so restarting the
+controller does not clear them. The file is re-read under an exclusive
+``flock`` before every check or change, so a PIN set with ``table-controller
+pin set`` while the controller runs is seen at once and neither process
+overwrites the other. Every refusal and lock is logged at warning level, so
+it lands in the audit trail.
 
 File format (JSON, written whole to a temporary file and renamed):
   {"version": 1,
    "holders": [{"role", "name", "salt" (hex), "hash" (hex), "n", "r", "p", "set_at"}],
-   "lockouts": {role: {"failures": int, "until": epoch seconds}}}
+   "lockout": {"failures": int (wrong PINs in a row since the last lock or right PIN),
+               "until": epoch seconds (0: not locked), "lockouts": int (since the last right PIN)}}
+A file of the earlier per-role form (``"lockouts": {role: {"failures", "until"}}``) is read as
+the table's lockout: the latest lock and the most failures of any role. The version stays 1 (the
+change only adds a key), so an earlier controller still reads the file; it ignores the lock.
 """
 
 from __future__ import annotations
@@ -44,6 +54,7 @@ MIN_PIN, MAX_PIN = 4, 12
 # scrypt cost: about 16 MiB and a few tens of milliseconds per check on a table PC,
 # so guessing offline from a stolen file is slow while a touch on the page is not.
 SCRYPT = {"n": 2 ** 14, "r": 8, "p": 1}
+LOCKOUT_MOST = 86_400.0         # the doubling stops at a day: a supervisor is not locked out for good
 
 
 class PinError(InputError):
@@ -51,7 +62,12 @@ class PinError(InputError):
 
 
 class PinRefused(InputError, PermissionError):
-    """A wrong PIN, a locked role, or no holder for the role; the message says which."""
+    """A wrong PIN, locked PIN entry, or no holder for the role; the message says which.
+    ``locked`` is the length of the lockout this refusal started (seconds), else 0."""
+
+    def __init__(self, message: str, *, locked: float = 0.0):
+        super().__init__(message)
+        self.locked = locked
 
 
 @dataclass(frozen=True)
@@ -82,7 +98,7 @@ class PinStore:
 
     def _read(self) -> dict:
         if not self.path.exists():
-            return {"version": 1, "holders": [], "lockouts": {}}
+            return {"version": 1, "holders": [], "lockout": _unlocked()}
         try:
             doc = json.loads(self.path.read_text(encoding="utf-8"))
             if doc.get("version") != 1 or not isinstance(doc.get("holders"), list):
@@ -92,7 +108,7 @@ class PinStore:
                 if missing or h["role"] not in ROLES:
                     problem = f"missing {', '.join(sorted(missing))}" if missing else f"unknown role {h['role']!r}"
                     raise ValueError(f"holder {i + 1}: {problem}")
-            doc.setdefault("lockouts", {})
+            doc["lockout"] = _lockout(doc)
             return doc
         except (OSError, ValueError) as err:
             raise PinError(f"{self.path}: cannot read the PIN file: {err}") from None
@@ -163,10 +179,10 @@ class PinStore:
 
     # --- the check -----------------------------------------------------------------------
 
-    def locked_for(self, role: str) -> float:
-        """Seconds the role stays locked (0 when it is not)."""
-        entry = self._doc["lockouts"].get(role)
-        return max(0.0, entry["until"] - self.clock()) if entry else 0.0
+    def locked_for(self, role: str | None = None) -> float:
+        """Seconds PIN entry stays locked (0 when it is not): the lock is the table's, the same
+        for every role (``role`` is accepted for callers that ask per role)."""
+        return max(0.0, self._doc["lockout"]["until"] - self.clock())
 
     def check(self, role: str, pin: str, *, action: str = "", source: str | None = "") -> Identity:
         """The holder of ``role`` whose PIN this is; ``PinRefused`` saying why otherwise.
@@ -174,12 +190,13 @@ class PinStore:
         if role not in ROLES:
             raise PinRefused(f"role {role!r} unknown (roles: {', '.join(ROLES)})")
         with self._locked():
-            wait = self.locked_for(role)
+            lock = self._doc["lockout"]
+            wait = self.locked_for()
             if wait > 0:
                 self.log.warning("pin.locked_out", role=role, action=action, source=source,
                                  seconds_left=round(wait))
-                raise PinRefused(f"{role} PIN locked after {self.attempts} wrong PINs; "
-                                 f"try again in {_duration(wait)}")
+                raise PinRefused(f"PIN entry is locked for every role after {self.attempts} wrong PINs in a "
+                                 f"row; try again in {_duration(wait)}")
             candidates = [h for h in self._doc["holders"] if h["role"] == role]
             if not candidates:
                 raise PinRefused(f"no {role} PIN is set on this table "
@@ -187,31 +204,63 @@ class PinStore:
             for h in candidates:
                 if hmac.compare_digest(_hash(str(pin), bytes.fromhex(h["salt"]), h["n"], h["r"], h["p"]),
                                        bytes.fromhex(h["hash"])):
-                    if role in self._doc["lockouts"]:
-                        del self._doc["lockouts"][role]
+                    if lock != _unlocked():
+                        self._doc["lockout"] = _unlocked()
                         self._write()
                     return Identity(role, h["name"])
-            entry = self._doc["lockouts"].setdefault(role, {"failures": 0, "until": 0})
-            entry["failures"] += 1
-            failures = entry["failures"]
+            lock["failures"] += 1
+            failures = lock["failures"]
+            locked = 0.0
             if failures >= self.attempts:
-                entry["until"] = self.clock() + self.lockout
-                entry["failures"] = 0
+                lock["lockouts"] += 1
+                locked = min(self.lockout * 2 ** min(lock["lockouts"] - 1, 32), max(LOCKOUT_MOST, self.lockout))
+                lock["until"] = self.clock() + locked
+                lock["failures"] = 0
             self._write()
-        if failures >= self.attempts:
-            self.log.warning("pin.lockout", role=role, action=action, source=source,
-                             seconds=self.lockout)
-            raise PinRefused(f"wrong {role} PIN; {role} PIN locked for {_duration(self.lockout)} "
-                             f"after {self.attempts} wrong PINs")
+        if locked:
+            self.log.warning("pin.lockout", role=role, action=action, source=source, seconds=locked,
+                             lockouts=lock["lockouts"])
+            raise PinRefused(f"wrong {role} PIN; PIN entry locked for every role for {_duration(locked)} "
+                             f"after {self.attempts} wrong PINs in a row", locked=locked)
         self.log.warning("pin.wrong", role=role, action=action, source=source, failures=failures)
         left = self.attempts - failures
-        raise PinRefused(f"wrong {role} PIN ({left} more {'try' if left == 1 else 'tries'} "
-                         f"before the {role} PIN is locked)")
+        raise PinRefused(f"wrong {role} PIN (PIN entry locks for every role after {left} more wrong "
+                         f"{'PIN' if left == 1 else 'PINs'})")
+
+
+def _unlocked() -> dict:
+    return {"failures": 0, "until": 0, "lockouts": 0}
+
+
+def _lockout(doc: dict) -> dict:
+    """The table's lockout from a file: its own, or the one of the earlier per-role form."""
+    lock = doc.pop("lockout", None)
+    old = doc.pop("lockouts", None)
+    if isinstance(lock, dict):
+        merged = _unlocked()
+        for key in merged:
+            value = lock.get(key, 0)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+                raise ValueError(f"lockout.{key}: {value!r} is not a count or a time")
+            merged[key] = value
+        return merged
+    merged = _unlocked()
+    for role, entry in (old.items() if isinstance(old, dict) else ()):
+        if not isinstance(entry, dict) or not all(isinstance(entry.get(k, 0), (int, float))
+                                                  for k in ("failures", "until")):
+            raise ValueError(f"lockouts.{role}: not a count of failures and a time")
+        merged["failures"] = max(merged["failures"], int(entry.get("failures", 0)))
+        merged["until"] = max(merged["until"], entry.get("until", 0))
+    merged["lockouts"] = 1 if merged["until"] else 0
+    return merged
 
 
 def _duration(seconds: float) -> str:
     seconds = int(round(seconds))
     if seconds < 60:
         return f"{seconds} s"
-    minutes, rest = divmod(seconds, 60)
-    return f"{minutes} min" + (f" {rest} s" if rest else "")
+    if seconds < 3600:
+        minutes, rest = divmod(seconds, 60)
+        return f"{minutes} min" + (f" {rest} s" if rest else "")
+    hours, rest = divmod(seconds, 3600)
+    return f"{hours} h" + (f" {rest // 60} min" if rest // 60 else "")

@@ -34,6 +34,17 @@ def _act(rig, body):
     return response.status, json.loads(payload)
 
 
+def _challenge(page: DealerPage) -> str:
+    response, payload = _request(page.url + "api/challenge")
+    assert response.status == 200, payload
+    return json.loads(payload)["challenge"]
+
+
+def _supervise(rig, body):
+    """A supervisor's action as the page sends it: with a fresh one-time challenge."""
+    return _act(rig, {**body, "challenge": _challenge(rig.run.page)})
+
+
 @pytest.fixture
 def rig(tmp_path):
     with table(tmp_path, "sheet-004", page=True, page_settings="pin_attempts = 2\n") as r:
@@ -69,8 +80,10 @@ def test_malformed_or_unauthorised_requests_change_nothing_and_say_why(rig):
         (401, {"ok": False, "message": "reset meters needs a supervisor or technician PIN"})
     assert _act(rig, {"action": "reset_meters", "reason": "audit", "role": "dealer", "pin": "1"})[0] == 401
     assert _act(rig, {"action": "open_betting", "role": "supervisor", "pin": "1234"}) == \
-        (400, {"ok": False, "message": "open betting is a dealer's action; it takes no role or PIN"})
-    assert _act(rig, {"action": "reset_meters", "reason": "audit", "role": "supervisor", "pin": "1234"}) == \
+        (400, {"ok": False, "message": "open betting is a dealer's action; it takes no role, PIN or challenge"})
+    assert _act(rig, {"action": "open_betting", "challenge": _challenge(rig.run.page)}) == \
+        (400, {"ok": False, "message": "open betting is a dealer's action; it takes no role, PIN or challenge"})
+    assert _supervise(rig, {"action": "reset_meters", "reason": "audit", "role": "supervisor", "pin": "1234"}) == \
         (403, {"ok": False, "message": "no supervisor PIN is set on this table (a technician sets one "
                                        "with `table-controller pin set supervisor NAME`)"})
     assert rig.snap["state"] == "ready" and not rig.journal.db.execute(
@@ -96,7 +109,8 @@ def test_an_address_outside_the_allowed_range_is_refused(rig):
 def test_the_event_stream_sends_the_state_at_once_then_every_change(rig):
     parts = urlsplit(rig.run.page.url)
     with socket.create_connection((parts.hostname, parts.port), timeout=10) as sock:
-        sock.sendall(b"GET /api/events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")
+        sock.sendall(f"GET /api/events HTTP/1.1\r\nHost: {parts.netloc}\r\nAccept: text/event-stream\r\n\r\n"
+                     .encode())
         reader = sock.makefile("rb")
         assert b"200" in reader.readline()
         headers = {}
@@ -122,15 +136,16 @@ def test_the_event_stream_sends_the_state_at_once_then_every_change(rig):
 def test_a_supervisor_resets_the_meters_between_rounds_and_the_reset_is_journaled(rig):
     rig.run.pins.set_pin("supervisor", "Ana", "2468")
     rig.open_and_bet({1: {"ante": 500}})
-    status, answer = _act(rig, {"action": "reset_meters", "reason": "shift", "role": "supervisor", "pin": "2468"})
+    status, answer = _supervise(rig, {"action": "reset_meters", "reason": "shift", "role": "supervisor",
+                                      "pin": "2468"})
     assert (status, answer["message"]) == (409, "meters are reset between rounds, not while betting")
     rig.act("void_round", role="supervisor", reason="test")
     rig.state("void")
     assert meters(rig.journal)["rounds"]["void"] == 1
-    status, answer = _act(rig, {"action": "reset_meters", "role": "supervisor", "pin": "2468"})
+    status, answer = _supervise(rig, {"action": "reset_meters", "role": "supervisor", "pin": "2468"})
     assert (status, answer["message"]) == (409, "say why the meters are reset")
-    status, answer = _act(rig, {"action": "reset_meters", "reason": "end of shift", "role": "supervisor",
-                                "pin": "2468"})
+    status, answer = _supervise(rig, {"action": "reset_meters", "reason": "end of shift", "role": "supervisor",
+                                      "pin": "2468"})
     assert (status, answer) == (200, {"ok": True, "message": "done"})
     since = meters(rig.journal)
     assert since["rounds"] == {"complete": 0, "void": 0, "open": 0}
@@ -154,13 +169,14 @@ def test_a_pin_too_short_to_be_one_is_refused_in_words_and_does_not_count_toward
     check = mocker.spy(rig.run.pins, "check")
     short = "1" * (MIN_PIN - 1)
     for _ in range(3):                                  # more than the table's 2 attempts
-        status, answer = _act(rig, {"action": "void_round", "reason": "test", "role": "supervisor", "pin": short})
+        status, answer = _supervise(rig, {"action": "void_round", "reason": "test", "role": "supervisor",
+                                          "pin": short})
         assert (status, answer["message"]) == (400, f"a supervisor PIN has at least {MIN_PIN} digits; this one "
                                                     "was not tried and does not count as a wrong PIN")
     assert check.call_count == 0 and rig.run.pins.locked_for("supervisor") == 0
-    status, answer = _act(rig, {"action": "void_round", "reason": "test", "role": "supervisor", "pin": "1111"})
-    assert (status, answer["message"]) == (403, "wrong supervisor PIN (1 more try before the supervisor PIN "
-                                                "is locked)")
+    status, answer = _supervise(rig, {"action": "void_round", "reason": "test", "role": "supervisor", "pin": "1111"})
+    assert (status, answer["message"]) == (403, "wrong supervisor PIN (PIN entry locks for every role after 1 more "
+                                                "wrong PIN)")
     assert rig.snap["state"] == "betting" and not rig.records("void")
 
 

@@ -196,3 +196,26 @@ def test_a_journal_that_cannot_be_written_halts_the_table_and_says_why(tmp_path)
     probe = Probe()
     bench.post(probe)
     assert not probe.done.is_set()                               # the watchdog stops being fed
+
+
+def test_recovery_rechecks_the_cards_it_replays_and_voids_a_misdeal_left_open(tmp_path):
+    """A hand that is a misdeal, journaled by a process that died before voiding the round (an older
+    release, or a journal written outside this code): the restarted table voids it, pays nothing."""
+    bench = ready(tmp_path)
+    bench.open_and_bet({1: {"ante": 500}, 2: {"ante": 500}})
+    bench.done("no_more_bets")
+    bench.done("deal")
+    round_id = bench.table.open_round.id
+    # the process before wrote a hand with the ace of spades twice, and nothing after it
+    from controller.rules.cards import parse_cards
+    bench.journal.append(round_id, "hand", {"hand_no": 1, "target": 1,
+                                            "cards": [[c, 1] for c in parse_cards("As Kd 3c")]})
+    bench.journal.append(round_id, "hand", {"hand_no": 2, "target": 2,
+                                            "cards": [[c, 1] for c in parse_cards("As 7d 9s")]})
+    bench.journal.close()
+    again = Bench(tmp_path)
+    again.devices_up()
+    assert again.state == "void"
+    void = again.records("void")[0].data
+    assert void == {"reason": "on recovery: As was read twice (position 2's hand)", "by": "controller"}
+    assert again.records("paid") == [] and again.journal.last_round() == (round_id, "void")

@@ -50,34 +50,87 @@ def test_pin_format_roles_and_duplicates_are_refused(tmp_path):
         store.check("technician", "1234")
 
 
-def test_wrong_pins_lock_the_role_and_the_lock_survives_a_restart(tmp_path):
+def _wrong(store, role: str, times: int = 1) -> list[str]:
+    messages = []
+    for _ in range(times):
+        with pytest.raises(PinRefused) as refused:
+            store.check(role, "0000")
+        messages.append(str(refused.value))
+    return messages
+
+
+def test_wrong_pins_of_any_role_lock_every_role_and_the_lock_survives_a_restart(tmp_path):
     clock = Clock()
     store = PinStore(tmp_path / "pins.json", attempts=3, lockout=120, clock=clock)
     store.set_pin("supervisor", "Ana", "2468")
     store.set_pin("technician", "Tom", "1357")
-    messages = []
-    for _ in range(3):
-        with pytest.raises(PinRefused) as refused:
-            store.check("supervisor", "0000")
-        messages.append(str(refused.value))
-    assert messages == ["wrong supervisor PIN (2 more tries before the supervisor PIN is locked)",
-                        "wrong supervisor PIN (1 more try before the supervisor PIN is locked)",
-                        "wrong supervisor PIN; supervisor PIN locked for 2 min after 3 wrong PINs"]
-    with pytest.raises(PinRefused, match=r"locked after 3 wrong PINs; try again in 2 min"):
-        store.check("supervisor", "2468")                 # the right PIN, but locked
-    assert store.check("technician", "1357").name == "Tom"    # other roles are not locked
+    # the lab's attack: guesses spread over both roles count together
+    assert _wrong(store, "supervisor") + _wrong(store, "technician") + _wrong(store, "supervisor") == [
+        "wrong supervisor PIN (PIN entry locks for every role after 2 more wrong PINs)",
+        "wrong technician PIN (PIN entry locks for every role after 1 more wrong PIN)",
+        "wrong supervisor PIN; PIN entry locked for every role for 2 min after 3 wrong PINs in a row"]
+    for role, pin in (("supervisor", "2468"), ("technician", "1357")):     # the right PINs, but locked
+        with pytest.raises(PinRefused, match=r"^PIN entry is locked for every role after 3 wrong PINs in a row; "
+                                             r"try again in 2 min$"):
+            store.check(role, pin)
     restarted = PinStore(tmp_path / "pins.json", attempts=3, lockout=120, clock=clock)
     clock.now += 100
     with pytest.raises(PinRefused, match="try again in 20 s"):
-        restarted.check("supervisor", "2468")
+        restarted.check("technician", "1357")
     clock.now += 21
-    assert restarted.check("supervisor", "2468").name == "Ana"
+    assert restarted.check("technician", "1357").name == "Tom"
     # a right PIN clears the count: two wrong ones later do not lock
-    for _ in range(2):
-        with pytest.raises(PinRefused, match="more"):
-            restarted.check("supervisor", "0000")
+    assert _wrong(restarted, "supervisor", 2)[-1].endswith("after 1 more wrong PIN)")
     assert restarted.check("supervisor", "2468").name == "Ana"
-    assert restarted.locked_for("supervisor") == 0
+    assert restarted.locked_for() == 0 and json.loads((tmp_path / "pins.json").read_text())["lockout"] == \
+        {"failures": 0, "until": 0, "lockouts": 0}
+
+
+def test_each_further_lockout_doubles_up_to_a_day_until_a_right_pin(tmp_path):
+    clock = Clock()
+    store = PinStore(tmp_path / "pins.json", attempts=5, lockout=300, clock=clock)
+    store.set_pin("supervisor", "Ana", "2468")
+    store.set_pin("technician", "Tom", "1357")
+    locks, guesses, waited = [], 0, 0.0
+    while len(locks) < 12:
+        for role in ("supervisor", "technician", "supervisor", "technician", "supervisor"):
+            with pytest.raises(PinRefused) as refused:
+                store.check(role, "0000")
+            guesses += 1
+        assert refused.value.locked == store.locked_for() > 0
+        locks.append(refused.value.locked)
+        clock.now += refused.value.locked
+        waited += refused.value.locked
+    assert locks == [300, 600, 1200, 2400, 4800, 9600, 19200, 38400, 76800, 86400, 86400, 86400]
+    assert guesses == 60 and waited == 300 * (2 ** 9 - 1) + 3 * 86400
+    assert _wrong(store, "technician")[0] == "wrong technician PIN (PIN entry locks for every role after 4 more " \
+                                             "wrong PINs)"
+    with pytest.raises(PinRefused, match="locked for every role for 24 h after 5 wrong PINs"):
+        _wrong(store, "supervisor", 4)
+    clock.now += 86400
+    assert store.check("supervisor", "2468").name == "Ana"     # a right PIN: the doubling starts again
+    with pytest.raises(PinRefused) as refused:
+        _wrong(store, "supervisor", 5)
+    assert refused.value.locked == 300
+
+
+def test_a_lockout_of_the_per_role_form_is_read_as_the_tables(tmp_path):
+    clock = Clock()
+    path = tmp_path / "pins.json"
+    PinStore(path).set_pin("technician", "Tom", "1357")
+    doc = json.loads(path.read_text())
+    del doc["lockout"]
+    doc["lockouts"] = {"supervisor": {"failures": 0, "until": clock.now + 60},
+                       "technician": {"failures": 2, "until": 0}}
+    path.write_text(json.dumps(doc))
+    store = PinStore(path, attempts=3, lockout=120, clock=clock)
+    with pytest.raises(PinRefused, match="try again in 1 min"):       # the supervisor's lock holds the table
+        store.check("technician", "1357")
+    clock.now += 61
+    assert _wrong(store, "technician") == ["wrong technician PIN; PIN entry locked for every role for 4 min "
+                                           "after 3 wrong PINs in a row"]       # 2 counted, and a second lock
+    doc = json.loads(path.read_text())
+    assert "lockouts" not in doc and doc["version"] == 1 and doc["lockout"]["lockouts"] == 2
 
 
 def test_a_pin_set_by_the_command_line_is_seen_by_a_running_store(tmp_path):

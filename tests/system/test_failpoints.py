@@ -95,3 +95,22 @@ def test_a_data_folder_that_cannot_be_used_is_refused_in_words(tmp_path):
     assert result.returncode == 2
     assert result.stderr.strip() == f"table-controller: {blocker / 'data'}: the data folder cannot be used: " \
                                     "Not a directory"
+
+
+def test_a_journal_that_went_back_in_time_is_refused_at_start(tmp_path):
+    """Commits lost after the fact (a deleted write-ahead log, an older copy restored): the audit
+    trail saw them committed, so the table refuses to start on the shorter journal."""
+    import sqlite3
+    data = tmp_path / "data"
+    data.mkdir()
+    assert _run(data, 3, rounds=1) == 0
+    db = sqlite3.connect(data / "journal.sqlite")
+    last = db.execute("SELECT MAX(seq) FROM records").fetchone()[0]
+    db.execute("DELETE FROM records WHERE seq > ?", (last - 3,))   # the chain before them still holds
+    db.commit()
+    db.close()
+    result = subprocess.run([sys.executable, "-m", "controller.cli", "run", "--data-dir", str(data),
+                             "--port", "0"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert f"the journal ends at record {last - 3}" in result.stderr
+    assert f"saw record {last} committed: commits were lost" in result.stderr

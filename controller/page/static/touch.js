@@ -66,6 +66,28 @@ $("misdeal-dialog").addEventListener("close", () => {
 
 let supAction = null;
 
+// Every PIN-checked action carries a one-time challenge (GET /api/challenge): a recorded request,
+// PIN included, cannot be sent again. One is asked for when the dialog opens and again after a
+// refusal; each is used once, and one about to expire is replaced before it is sent.
+let challenge = null;           // { value, until } (until: Date.now() ms, a margin before expiry)
+let challengeAsked = null;      // the answer being waited for
+
+function askChallenge() {
+  challenge = null;
+  challengeAsked = fetch("/api/challenge", { cache: "no-store" }).then((r) => r.json()).then((a) => {
+    challenge = a.ok ? { value: a.challenge, until: Date.now() + (a.expires_in - 10) * 1000 } : null;
+  }).catch(() => { challenge = null; });
+  return challengeAsked;
+}
+
+async function useChallenge() {
+  if (challengeAsked) await challengeAsked;
+  if (!challenge || Date.now() > challenge.until) await askChallenge();
+  const value = challenge ? challenge.value : "";
+  challenge = null;
+  return value;
+}
+
 // "12.50" -> 1250 cents, exactly (no floating point); NaN when it is not an amount
 function cents(text) {
   const t = text.trim().replace(/,/g, "");
@@ -86,6 +108,7 @@ $("supervisor-menu").addEventListener("click", () => {
   $("sup-fields").hidden = true;
   $("sup-error").textContent = "";
   $("sup-dialog").showModal();
+  askChallenge();
 });
 
 for (const b of document.querySelectorAll("[data-sup]")) {
@@ -146,6 +169,7 @@ $("sup-submit").addEventListener("click", async () => {
     $("sup-error").textContent = "amounts: dollars and cents, such as 25 or 12.50";
     return;
   }
+  body.challenge = await useChallenge();
   const answer = await send(body);
   $("sup-pin").value = "";
   if (answer.ok) {
@@ -153,6 +177,7 @@ $("sup-submit").addEventListener("click", async () => {
     toast(`${words(supAction)}: done`, true);
   } else {
     $("sup-error").textContent = answer.message;
+    askChallenge();               // the next try needs a fresh one, whatever was refused
   }
 });
 

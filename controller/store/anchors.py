@@ -1,0 +1,52 @@
+"""The journal and the audit trail vouch for each other: a journal that went back in time is refused.
+
+Owns the cross-check at start-up. After every committed engine event the
+engine writes a ``journal.anchor`` entry (the last record's sequence number
+and digest) to the audit trail, a separate file chain. A journal that lost
+commits (its WAL deleted after a crash, an old copy restored) ends before the
+last anchor, or holds a different record there: the start is refused, naming
+both. The audit trail is checked on its own chain first (controller/store/audit.py).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from controller.store.audit import files_in_order
+from controller.store.journal import Journal, JournalError
+
+ANCHOR = "journal.anchor"
+
+
+def last_anchor(audit_dir: Path) -> tuple[int, str, str] | None:
+    """(seq, digest, where) of the newest anchor in the trail, newest file first."""
+    for path in reversed(files_in_order(audit_dir)):
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        for number in range(len(lines), 0, -1):
+            text = lines[number - 1]
+            if ANCHOR not in text:
+                continue
+            try:
+                entry = json.loads(text)
+            except json.JSONDecodeError:
+                continue
+            if entry.get("event") == ANCHOR:
+                return int(entry["seq"]), str(entry["digest"]), f"{path.name}, line {number}"
+    return None
+
+
+def check_journal_against_audit(journal: Journal, audit_dir: Path) -> None:
+    """Raises JournalError when the journal lacks or differs from what the trail says was committed."""
+    anchor = last_anchor(audit_dir)
+    if anchor is None:
+        return
+    seq, digest, where = anchor
+    if journal.head[0] < seq:
+        raise JournalError(f"{journal.path}: the journal ends at record {journal.head[0]}, but the audit trail "
+                           f"({where}) saw record {seq} committed: commits were lost (a deleted write-ahead "
+                           "log or an older copy of the journal); call a technician")
+    row = journal.db.execute("SELECT digest FROM records WHERE seq = ?", (seq,)).fetchone()
+    if row is None or row[0] != digest:
+        raise JournalError(f"{journal.path}: record {seq} differs from the one the audit trail ({where}) "
+                           "saw committed")
