@@ -21,7 +21,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from controller.app.run import RunOptions, TableRun  # noqa: E402
-from controller.store.journal import GENESIS, Journal, _digest, now_iso  # noqa: E402
+from controller.store.chain import GENESIS, keyed_digest  # noqa: E402
+from controller.store.journal import Journal, now_iso  # noqa: E402
 
 SCRATCH = Path(__file__).resolve().parent / ".scratch"
 ROUNDS = 100_000
@@ -38,14 +39,23 @@ def sample_rounds(directory: Path, rounds: int = 50) -> list[list[tuple[str, dic
 
 
 def journal_cost(sample, directory: Path) -> tuple[float, float, int]:
+    """Each round's records written as the engine writes them: one transaction per event, an event
+    approximated here as the records up to and including each ``state`` record."""
     journal = Journal(directory / "cost.sqlite")
     t0 = time.perf_counter()
     records = 0
     for rnd in sample:
+        event = journal.event()
+        event.__enter__()
         rid = journal.open_round("sheet-004")
         for kind, data in rnd:
             journal.append(rid, kind, data)
             records += 1
+            if kind == "state":
+                event.__exit__(None, None, None)
+                event = journal.event()
+                event.__enter__()
+        event.__exit__(None, None, None)
     elapsed = time.perf_counter() - t0
     journal.close()
     size = (directory / "cost.sqlite").stat().st_size
@@ -58,6 +68,7 @@ def build_big_journal(sample, path: Path) -> int:
     previous = GENESIS
     at = now_iso()
     count = 0
+    key = journal.key
     db.execute("BEGIN")
     for n in range(1, ROUNDS + 1):
         rnd = sample[(n - 1) % len(sample)]
@@ -68,10 +79,10 @@ def build_big_journal(sample, path: Path) -> int:
                                                          if k == "state" and d["state"] == "decisions") + 1]]
         for kind, data in kinds:
             text = json.dumps(data, sort_keys=True, separators=(",", ":"))
-            previous = _digest(previous, n, kind, text)
-            db.execute("INSERT INTO records(round_id, at, kind, data, digest) VALUES (?, ?, ?, ?, ?)",
-                       (n, at, kind, text, previous))
             count += 1
+            previous = keyed_digest(key, previous, count, "records", n, kind, text)
+            db.execute("INSERT INTO records(round_id, at, kind, data, digest, chain) VALUES (?, ?, ?, ?, ?, ?)",
+                       (n, at, kind, text, previous, count))
     db.execute("COMMIT")
     journal.close()
     Journal(path).check_at_start()           # the last clean run verified the chain to here

@@ -92,10 +92,16 @@ place "$SOURCE/deploy/systemd/table-controller.service" "$ROOT/etc/systemd/syste
 place "$SOURCE/deploy/udev/70-table-controller.rules" "$ROOT/etc/udev/rules.d/70-table-controller.rules" 0644 1
 place "$SOURCE/deploy/kiosk/table-kiosk.desktop" "$ROOT/etc/xdg/autostart/table-kiosk.desktop" 0644
 install -d -m 0750 "$ROOT/var/lib/table-controller" "$ROOT/var/log/table-controller"
+# The journal's chain key (controller/store/chain.py): 32 random bytes made once, never replaced
+# (a new key would leave every record unverifiable), readable by the service alone.
+if [ ! -f "$ROOT/var/lib/table-controller/journal.key" ]; then
+    (umask 077 && head -c 32 /dev/urandom > "$ROOT/var/lib/table-controller/journal.key")
+fi
 
 if [ "$SYSTEM" = 1 ]; then
     chown root:"$USER_NAME" "$ROOT/etc/table-controller" "$ROOT/etc/table-controller/table.toml"
-    chown "$USER_NAME":"$USER_NAME" "$ROOT/var/lib/table-controller" "$ROOT/var/log/table-controller"
+    chown "$USER_NAME":"$USER_NAME" "$ROOT/var/lib/table-controller" "$ROOT/var/log/table-controller" \
+        "$ROOT/var/lib/table-controller/journal.key"
     systemctl daemon-reload
     systemctl enable table-controller.service >/dev/null
     udevadm control --reload && udevadm trigger --subsystem-match=tty --subsystem-match=usb

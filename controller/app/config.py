@@ -95,6 +95,7 @@ class TableConfig:
     pin_attempts: int = 5
     pin_lockout: float = 300.0
     audit_dir: Path | None = None        # None: data_dir / "audit"
+    key_file: Path | None = None         # the journal's chain key; None: data_dir / "journal.key"
 
     def has_position(self, position: int) -> bool:
         """Position numbers run from 1 (the dealer's left) to ``positions``."""
@@ -167,10 +168,13 @@ def parse_config(text: str, source: str, base: Path | None = None) -> TableConfi
                 c.problem(f"jackpot.{name}", f"missing: preset {preset.name} pays a {name.upper()} "
                           "jackpot, so its opening value is needed (cents)")
 
-    data = c.section(doc, "data", {"dir"}, required=False) or {}
+    data = c.section(doc, "data", {"dir", "key_file"}, required=False) or {}
     data_dir = Path("/var/lib/table-controller")
     with c.part():
         data_dir = Path(c.text(data.get("dir", "/var/lib/table-controller"), "data.dir"))
+    key_file = None
+    with c.part():
+        key_file = Path(c.text(data["key_file"], "data.key_file")) if "key_file" in data else None
     log = c.section(doc, "log", {"format", "level", "dir"}, required=False) or {}
     audit_dir = None
     with c.part():
@@ -228,7 +232,7 @@ def parse_config(text: str, source: str, base: Path | None = None) -> TableConfi
     assert preset is not None                     # else finish() refused the file
     return TableConfig(table_id, preset, positions, two == "allowed", hand_timeout, jackpots, data_dir,
                        log_format, log_level, host, port, tuple(allow), devices, source, doc,
-                       attempts, lockout, audit_dir)
+                       attempts, lockout, audit_dir, key_file)
 
 
 def _preset(c: _Checker, table: dict[str, Any], base: Path | None) -> Preset:

@@ -25,7 +25,7 @@ from controller.app.config import TableConfig, default_config, load_config
 from controller.app.devices import Devices
 from controller.app.systemd import Notifier
 from controller.engine import Engine
-from controller.store.anchors import check_journal_against_audit
+from controller.store.anchors import check_audit_against_journal, check_journal_against_audit
 from controller.store.audit import AuditTrail
 from controller.store.journal import Journal
 from controller.store.lock import DataFolderLock
@@ -86,12 +86,14 @@ class TableRun:
         self.audit.check()                      # a trail that does not verify stops the start
         logs.configure(opts.log_format or config.log_format, config.log_level, audit=self.audit)
         self.log = structlog.get_logger("run").bind(table=config.table_id)
-        self.journal = Journal(self.data_dir / JOURNAL_FILE)
+        self.journal = Journal(self.data_dir / JOURNAL_FILE, key_file=config.key_file)
         try:                                    # the audit trail vouches for what was committed
             check_journal_against_audit(self.journal, audit_dir(config, opts.data_dir))
+            check_audit_against_journal(self.journal, audit_dir(config, opts.data_dir))
         except BaseException:
             self.journal.close()
             raise
+        self.journal.audit_head = self.audit.head
         events: queue.Queue = queue.Queue()
         self.devices = Devices(config, events.put,
                                usb_backend=self.sim.usb_backend if self.sim else None)

@@ -12,6 +12,7 @@ presentation; the work itself lives in the modules each command calls.
     jackpot.py   jackpot
     pins.py      pin set, pin remove, pin list
     audit.py     audit verify
+    verify.py    verify: the journal, the audit trail and their anchors, all of them
     common.py    the --config/--data-dir options and the journal they share
 
 Exit status: 0 done; 1 some input could not be processed, each failure
@@ -28,11 +29,11 @@ from __future__ import annotations
 
 import argparse
 
-from controller.cli import audit, config, jackpot, pins, records, rules, table
+from controller.cli import audit, config, jackpot, pins, records, rules, table, verify
 from controller.cli.common import STATUS_INPUT, STATUS_INTEGRITY, Command, refuse
 from controller.errors import IntegrityError, TableError
 
-GROUPS = (rules, table, records, config, jackpot, pins, audit)     # the order of --help
+GROUPS = (rules, table, records, config, jackpot, pins, audit, verify)     # the order of --help
 
 __all__ = ["build_parser", "main"]
 

@@ -56,8 +56,16 @@ def open_journal(args: argparse.Namespace) -> Journal:
     """The journal under ``--data-dir`` (the configuration is not read then), else under data.dir."""
     from controller.app.run import JOURNAL_FILE
     from controller.store.journal import Journal
-    data_dir = Path(args.data_dir) if args.data_dir else table_config(args).data_dir
+    config = table_config(args)
+    data_dir = Path(args.data_dir) if args.data_dir else config.data_dir
     path = data_dir / JOURNAL_FILE
     if not path.exists():
         raise InputError(f"{path}: no journal here (give --data-dir or --config)")
-    return Journal(path)
+    journal = Journal(path, key_file=config.key_file)
+    try:                # nothing is shown from a journal whose every fact does not verify
+        from controller.store.verify import verify_journal
+        verify_journal(journal)
+    except BaseException:
+        journal.close()
+        raise
+    return journal

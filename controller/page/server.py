@@ -17,7 +17,7 @@ Routes:
                          whenever one is published (``event: snapshot``, ``data:`` the JSON);
                          a comment line every 15 s keeps idle connections open, and
                          ``retry: 500`` makes the browser reconnect half a second after a drop.
-                         at most 16 at once, a client that does not read is dropped
+                         At most 16 at once; a client that does not read is dropped
                          (controller/page/streams.py)
   GET  /api/health       200 once the page is serving (the kiosk launcher waits on it)
   GET  /api/recall       game recall: the last ten rounds, the one in play included, as
@@ -56,7 +56,7 @@ from controller.page.fence import Challenges, Fence, Throttle, quoted
 from controller.page.streams import Streams
 from controller.round import machine as procedure
 from controller.store.journal import Journal, JournalError
-from controller.store.pins import MIN_PIN, PRIVILEGED_ROLES, PinRefused, PinStore
+from controller.store.pins import MIN_PIN, PRIVILEGED_ROLES, PinRefused, PinStore, duration
 from controller.store.recall import recall
 
 STATIC_DIR = Path(__file__).with_name("static")
@@ -103,7 +103,10 @@ class DealerPage:
 
     @property
     def url(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
+        """The page's address on this machine (bound to every address: its loopback one, since the
+        fence answers no Host of 0.0.0.0 or ::)."""
+        host = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(self.host, self.host)
+        host = f"[{host}]" if ":" in host else host
         return f"http://{host}:{self.port}/"
 
     def start(self) -> str:
@@ -200,7 +203,7 @@ class DealerPage:
         local = sockname[0] if sockname else None
         host = request.headers.get("Host")
         refusal = self.fence.host_refusal(host, local, self.port)
-        changes = request.method != "GET" or request.path == "/api/challenge"
+        changes = request.method not in ("GET", "HEAD") or request.path == "/api/challenge"
         if refusal is None and request.path.startswith("/api/"):
             refusal = self.fence.origin_refusal(request.headers, host or "", changes=changes)
         if refusal is not None:
@@ -301,9 +304,10 @@ class DealerPage:
                     None, functools.partial(self.pins.check, role, pin, action=action, source=request.remote))
             except PinRefused as err:
                 if err.locked:
-                    self.engine.post(PageAlert("pin_lockout", f"PIN entry locked for every role after "
-                                               f"{self.pins.attempts} wrong PINs in a row, the last a {role} "
-                                               f"PIN for {words} from {request.remote}: {err}"))
+                    self.engine.post(PageAlert("pin_lockout", f"PIN entry locked for every role for "
+                                               f"{duration(err.locked)} after {self.pins.attempts} wrong PINs in a "
+                                               f"row, the last a {role} PIN for {words} from {request.remote}: "
+                                               "call a technician if nobody at the table mistyped them"))
                 return _answer(403, False, str(err))
             who = str(identity)
         elif role != "dealer" or pin is not None or challenge is not None:

@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import json
 import socket
+import struct
 from collections.abc import Callable
 from typing import Any
 
@@ -91,8 +92,11 @@ class Streams:
         transport = request.transport
         self.log.warning("page.stream_dropped", remote=request.remote,
                          unsent=transport.get_write_buffer_size() if transport else 0,
-                         reason=f"the client read nothing for {STALL:g} s with {HIGH_WATER // 1024} KiB unsent")
+                         reason=f"over {HIGH_WATER // 1024} KiB stayed unsent for {STALL:g} s: a client not reading")
         if transport is not None:
+            with contextlib.suppress(OSError, AttributeError):      # a reset: the kernel keeps none of it either
+                transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                                                              struct.pack("ii", 1, 0))
             transport.abort()
         return response
 

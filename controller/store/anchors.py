@@ -1,11 +1,14 @@
-"""The journal and the audit trail vouch for each other: a journal that went back in time is refused.
+"""The journal and the audit trail vouch for each other; either going back in time is refused.
 
-Owns the cross-check at start-up. After every committed engine event the
+Owns the cross-checks at start-up. After every committed engine event the
 engine writes a ``journal.anchor`` entry (the last record's sequence number
-and digest) to the audit trail, a separate file chain. A journal that lost
-commits (its WAL deleted after a crash, an old copy restored) ends before the
-last anchor, or holds a different record there: the start is refused, naming
-both. The audit trail is checked on its own chain first (controller/store/audit.py).
+and digest) to the audit trail, a separate file chain; and every commit keeps
+in the journal (meta ``audit_head``) the hash of the audit trail's last line
+as it was then. A journal that lost commits (its WAL deleted after a crash, an
+old copy restored) ends before the last anchor, or holds a different record
+there; an audit trail cut short, deleted, or whose last lines were edited no
+longer holds the line the journal saw: either way the start is refused,
+naming both. Each is first checked on its own chain.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from controller.store.audit import files_in_order
+from controller.store.audit import AuditError, files_in_order, line_hash
 from controller.store.journal import Journal, JournalError
 
 ANCHOR = "journal.anchor"
@@ -50,3 +53,16 @@ def check_journal_against_audit(journal: Journal, audit_dir: Path) -> None:
     if row is None or row[0] != digest:
         raise JournalError(f"{journal.path}: record {seq} differs from the one the audit trail ({where}) "
                            "saw committed")
+
+
+def check_audit_against_journal(journal: Journal, audit_dir: Path) -> None:
+    """Raises AuditError when the trail no longer holds the line the journal's last commit saw."""
+    seen = journal.meta("audit_head")
+    if not seen:
+        return
+    for path in reversed(files_in_order(audit_dir)[-2:]):      # the current file, or the one before
+        for text in reversed(path.read_text(encoding="utf-8", errors="replace").splitlines()):
+            if line_hash(text) == seen:
+                return
+    raise AuditError(f"{audit_dir}: the audit trail no longer holds the line the journal's last commit saw "
+                     f"(hash {seen[:16]}...): lines were cut, edited or the file deleted; call a technician")

@@ -111,6 +111,13 @@ class AuditTrail:
             self._file.flush()
             self.last = line_hash(text)
 
+    def head(self) -> str:
+        """The hash of the last line written, made durable first: the journal keeps it with each
+        commit, so after a power cut the trail still holds every line a commit vouched for."""
+        with self._lock:
+            os.fsync(self._file.fileno())
+            return self.last
+
     def close(self) -> None:
         with self._lock:
             self._file.close()

@@ -9,33 +9,43 @@ wholly out of it. Outside an event each write is its own transaction.
 Recovery reads the open round's records back in order. ``failpoints`` can
 kill the process after any commit, for the tests that prove each is safe.
 
-Schema (version 1):
-  meta(key, value)                        schema version, last configuration digest, ...
+Schema (version 2):
+  meta(key, value)                        schema version, last configuration digest, checkpoint
   rounds(id, opened_at, closed_at, status, preset, void_reason)
-                                          status: open | complete | void
-  records(seq, round_id, at, kind, data, digest)
-                                          data is JSON; digest = SHA-256(previous digest,
-                                          round, kind, data) chains every record to the one
-                                          before, so an edited or removed record is found
-  table_events(seq, at, kind, data)       facts outside a round: configuration changes,
-                                          device faults, supervisor actions, jackpot values
+                                          status: open | complete | void (checked against the
+                                          records by controller/store/verify.py)
+  records(seq, round_id, at, kind, data, digest, chain)
+  table_events(seq, at, kind, data, digest, chain)
+                                          data is JSON; every record and table event (facts
+                                          outside a round: configuration changes, device
+                                          faults, supervisor actions, jackpot values, PIN
+                                          changes) is fact ``chain`` of ONE keyed chain
+                                          (controller/store/chain.py: HMAC-SHA256 under the
+                                          table's key). Schema 1 records (chain NULL) keep
+                                          their plain SHA-256 chain; opening such a journal
+                                          adds the columns and the keyed chain continues.
 """
 
 from __future__ import annotations
 
-import hashlib
+import hmac
 import json
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
 from controller.errors import IntegrityError
+from controller.store.chain import GENESIS, keyed_digest, load_key
 from controller.store.failpoints import Failpoints
 
-SCHEMA_VERSION = 1
-GENESIS = "0" * 64
+# every fact of the keyed chain, from both tables
+FACTS = ("SELECT chain, digest FROM records WHERE chain IS NOT NULL "
+         "UNION ALL SELECT chain, digest FROM table_events WHERE chain IS NOT NULL")
+
+SCHEMA_VERSION = 2
 
 
 class JournalError(IntegrityError, RuntimeError):
@@ -61,30 +71,33 @@ def _inserted_id(cur: sqlite3.Cursor) -> int:
     return cur.lastrowid
 
 
-def _digest(previous: str, round_id: int, kind: str, data_text: str) -> str:
-    return hashlib.sha256(f"{previous}|{round_id}|{kind}|{data_text}".encode()).hexdigest()
-
-
 class Journal:
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, key: bytes | None = None, *, key_file: Path | None = None):
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
             self._create()
-        except sqlite3.DatabaseError as err:
+            # a key is made only for a journal with no keyed fact yet (new, or of schema 1)
+            keyed = any(self.db.execute(f"SELECT 1 FROM {table} WHERE chain IS NOT NULL LIMIT 1").fetchone()
+                        for table in ("records", "table_events"))
+            self.key = key if key is not None else load_key(self.path.parent, key_file, create=not keyed)
+        except (sqlite3.DatabaseError, OSError, ValueError) as err:
             raise JournalError(f"{self.path}: cannot open the journal: {err}") from None
         row = self.db.execute("SELECT seq, digest FROM records ORDER BY seq DESC LIMIT 1").fetchone()
-        self._last_digest = row[1] if row else GENESIS
         self.head: tuple[int, str] = (row[0], row[1]) if row else (0, GENESIS)   # the last record
+        self._next_chain, self._last_digest = 1, GENESIS
+        self._read_chain_head()
         self.failpoints = Failpoints.from_environment()
         self._depth = 0                         # transactions open: only the outermost commits
         self._kinds: list[str] = []             # record kinds written in the open transaction
         self._digest_at_begin = self._last_digest
         self._head_at_begin = self.head
+        self._chain_at_begin = self._next_chain
         self.commits = 0
+        self.audit_head: Callable[[], str] | None = None   # the audit trail's last line (anchors.py)
 
     def _create(self) -> None:
         self.db.executescript("""
@@ -95,18 +108,45 @@ class Journal:
                 preset TEXT NOT NULL, void_reason TEXT);
             CREATE TABLE IF NOT EXISTS records (
                 seq INTEGER PRIMARY KEY, round_id INTEGER NOT NULL REFERENCES rounds(id),
-                at TEXT NOT NULL, kind TEXT NOT NULL, data TEXT NOT NULL, digest TEXT NOT NULL);
+                at TEXT NOT NULL, kind TEXT NOT NULL, data TEXT NOT NULL, digest TEXT NOT NULL,
+                chain INTEGER UNIQUE);
             CREATE INDEX IF NOT EXISTS records_round ON records(round_id, seq);
             CREATE INDEX IF NOT EXISTS records_kind ON records(kind, seq);
             CREATE TABLE IF NOT EXISTS table_events (
-                seq INTEGER PRIMARY KEY, at TEXT NOT NULL, kind TEXT NOT NULL, data TEXT NOT NULL);
+                seq INTEGER PRIMARY KEY, at TEXT NOT NULL, kind TEXT NOT NULL, data TEXT NOT NULL,
+                digest TEXT, chain INTEGER UNIQUE);
         """)
         version = self.meta("schema_version")
-        if version is None:
+        if version == "1":
+            self._upgrade_from_1()
+        elif version is None:
             self.set_meta("schema_version", str(SCHEMA_VERSION))
         elif version != str(SCHEMA_VERSION):
             raise JournalError(f"{self.path}: journal schema version {version}, this controller "
                                f"reads version {SCHEMA_VERSION}")
+
+    def _read_chain_head(self) -> None:
+        """Where the keyed chain ends, from the file: another process (``table-controller pin set``)
+        may have added a fact since; read inside the write transaction, so nobody else can."""
+        last = 0
+        for table in ("records", "table_events"):
+            last = max(last, self.db.execute(f"SELECT COALESCE(MAX(chain), 0) FROM {table}").fetchone()[0])
+        if last:
+            self._next_chain, self._last_digest = last + 1, self.digest_before(last + 1)
+        else:                               # a new journal, or one of schema 1: its records' last digest
+            self._next_chain, self._last_digest = 1, self.head[1]
+
+    def _upgrade_from_1(self) -> None:
+        """Schema 1 to 2, in one transaction: the chain columns; the facts already there keep
+        their schema-1 form (verify.py checks them as such) and the keyed chain follows them."""
+        self.db.execute("BEGIN IMMEDIATE")
+        self.db.execute("ALTER TABLE records ADD COLUMN chain INTEGER")
+        self.db.execute("ALTER TABLE table_events ADD COLUMN digest TEXT")
+        self.db.execute("ALTER TABLE table_events ADD COLUMN chain INTEGER")
+        self.db.execute("CREATE UNIQUE INDEX records_chain ON records(chain)")
+        self.db.execute("CREATE UNIQUE INDEX table_events_chain ON table_events(chain)")
+        self.set_meta("schema_version", str(SCHEMA_VERSION))
+        self.db.execute("COMMIT")
 
     def close(self) -> None:
         self.db.close()
@@ -133,11 +173,13 @@ class Journal:
         """Commit one record (durably, before the caller acts on it)."""
         text = json.dumps(data, sort_keys=True, separators=(",", ":"))
         at = now_iso()
-        digest = _digest(self._last_digest, round_id, kind, text)
         with self._tx():
+            chain = self._next_chain
+            digest = keyed_digest(self.key, self._last_digest, chain, "records", round_id, kind, text)
             cur = self.db.execute(
-                "INSERT INTO records(round_id, at, kind, data, digest) VALUES (?, ?, ?, ?, ?)",
-                (round_id, at, kind, text, digest))
+                "INSERT INTO records(round_id, at, kind, data, digest, chain) VALUES (?, ?, ?, ?, ?, ?)",
+                (round_id, at, kind, text, digest, chain))
+            self._next_chain = chain + 1
             if kind in ("complete", "void"):
                 self.db.execute("UPDATE rounds SET status = ?, closed_at = ?, void_reason = ? WHERE id = ?",
                                 (kind, at, data.get("reason"), round_id))
@@ -149,9 +191,14 @@ class Journal:
     def table_event(self, kind: str, data: dict[str, Any]) -> str:
         """Commit one fact outside a round; returns its time as journaled."""
         at = now_iso()
+        text = json.dumps(data, sort_keys=True)
         with self._tx():
-            self.db.execute("INSERT INTO table_events(at, kind, data) VALUES (?, ?, ?)",
-                            (at, kind, json.dumps(data, sort_keys=True)))
+            chain = self._next_chain
+            digest = keyed_digest(self.key, self._last_digest, chain, "table_events", None, kind, text)
+            self.db.execute("INSERT INTO table_events(at, kind, data, digest, chain) VALUES (?, ?, ?, ?, ?)",
+                            (at, kind, text, digest, chain))
+            self._last_digest, self._next_chain = digest, chain + 1
+            self._kinds.append(kind)
         return at
 
     def last_round(self) -> tuple[int, str] | None:
@@ -174,45 +221,45 @@ class Journal:
         rows = self.db.execute("SELECT id FROM rounds ORDER BY id DESC LIMIT ?", (last,)).fetchall()
         return [r[0] for r in reversed(rows)]
 
-    def verify_chain(self, from_seq: int = 0) -> int:
-        """Check the record chain from ``from_seq`` on; raises naming the first bad record."""
-        previous = GENESIS
-        if from_seq > 1:
-            row = self.db.execute("SELECT digest FROM records WHERE seq < ? ORDER BY seq DESC LIMIT 1",
-                                  (from_seq,)).fetchone()
-            previous = row[0] if row else GENESIS
-        expected_seq = None
-        checked = 0
-        for seq, rid, kind, text, digest in self.db.execute(
-                "SELECT seq, round_id, kind, data, digest FROM records WHERE seq >= ? ORDER BY seq",
-                (from_seq,)):
-            if expected_seq is not None and seq != expected_seq:
-                raise JournalError(f"{self.path}: record {expected_seq} is missing (next is {seq})")
-            if _digest(previous, rid, kind, text) != digest:
-                raise JournalError(f"{self.path}: record {seq} (round {rid}, {kind}) was altered or "
-                                   "does not follow the record before it")
-            previous, expected_seq = digest, seq + 1
-            checked += 1
-        return checked
+    def digest_before(self, chain: int) -> str:
+        """The digest the keyed chain's fact ``chain`` follows."""
+        if chain > 1:
+            row = self.db.execute(f"SELECT digest FROM ({FACTS}) WHERE chain = ?", (chain - 1,)).fetchone()
+            if row is None:
+                raise JournalError(f"{self.path}: fact {chain - 1} of the chain is missing")
+            return str(row[0])
+        row = self.db.execute("SELECT digest FROM records WHERE chain IS NULL ORDER BY seq DESC LIMIT 1").fetchone()
+        return str(row[0]) if row else GENESIS
+
+    def verify_chain(self) -> int:
+        """Check every fact (controller/store/verify.py); how many; raises naming the first bad one."""
+        from controller.store.verify import verify_journal
+        result = verify_journal(self)
+        return result.legacy_records + result.keyed
 
     def check_at_start(self) -> int:
-        """Start-up integrity check: the schema, SQLite's own check, and the record chain from the
-        last checkpoint on (``verify_chain()`` with no argument checks it all). Returns how many
-        records were checked; raises JournalError naming the file and the first bad record."""
+        """Start-up integrity check: SQLite's own check, then the chain from the last checkpoint
+        (whose own MAC must hold) on, or all of it. Returns how many facts were checked; raises
+        JournalError naming the file and the first bad fact."""
+        from controller.store.verify import checkpoint_mac, verify_from, verify_journal
         row = self.db.execute("PRAGMA quick_check(1)").fetchone()
         if row[0] != "ok":
             raise JournalError(f"{self.path}: the database is damaged: {row[0]}")
-        checkpoint = int(self.meta("verified_through") or 0)
-        if checkpoint:
-            row = self.db.execute("SELECT digest FROM records WHERE seq = ?", (checkpoint,)).fetchone()
-            if row is None or row[0] != self.meta("verified_digest"):
-                raise JournalError(f"{self.path}: record {checkpoint} no longer matches the digest "
-                                   "recorded when it was last verified")
-        checked = self.verify_chain(checkpoint + 1 if checkpoint else 0)
-        last = self.db.execute("SELECT seq, digest FROM records ORDER BY seq DESC LIMIT 1").fetchone()
-        if last:
-            self.set_meta("verified_through", str(last[0]))
-            self.set_meta("verified_digest", last[1])
+        through, digest, mac = (self.meta(k) for k in ("checked_through", "checked_digest", "checked_mac"))
+        if through and digest and mac:
+            if not hmac.compare_digest(checkpoint_mac(self.key, int(through), digest), mac) or \
+                    self.digest_before(int(through) + 1) != digest:
+                raise JournalError(f"{self.path}: fact {through} no longer matches the digest recorded "
+                                   "when it was last checked")
+            checked = verify_from(self, int(through) + 1, digest)
+        else:
+            result = verify_journal(self)
+            checked = result.legacy_records + result.keyed
+        if self._next_chain > 1:
+            last = self._next_chain - 1
+            self.set_meta("checked_through", str(last))
+            self.set_meta("checked_digest", self._last_digest)
+            self.set_meta("checked_mac", checkpoint_mac(self.key, last, self._last_digest))
         return checked
 
     def event(self) -> _Transaction:
@@ -238,7 +285,9 @@ class _Transaction:
                 j.db.execute("BEGIN IMMEDIATE")
             except sqlite3.DatabaseError as err:
                 raise JournalError(f"{j.path}: cannot write the journal: {err}") from None
+            j._read_chain_head()
             j._kinds, j._digest_at_begin, j._head_at_begin = [], j._last_digest, j.head
+            j._chain_at_begin = j._next_chain
         j._depth += 1
 
     def __exit__(self, kind: type[BaseException] | None, err: BaseException | None, tb: object) -> Literal[False]:
@@ -253,6 +302,8 @@ class _Transaction:
             return False
         try:
             j.failpoints.before_commit(j._kinds)
+            if j.audit_head is not None and j._kinds:
+                j.set_meta("audit_head", j.audit_head())   # the audit trail as this commit saw it
             j.db.execute("COMMIT")
         except sqlite3.DatabaseError as commit_err:
             self._rollback()
@@ -263,7 +314,7 @@ class _Transaction:
 
     def _rollback(self) -> None:
         j = self.journal
-        j._last_digest, j.head = j._digest_at_begin, j._head_at_begin
+        j._last_digest, j.head, j._next_chain = j._digest_at_begin, j._head_at_begin, j._chain_at_begin
         try:
             j.db.execute("ROLLBACK")
         except sqlite3.DatabaseError:

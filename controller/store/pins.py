@@ -196,7 +196,7 @@ class PinStore:
                 self.log.warning("pin.locked_out", role=role, action=action, source=source,
                                  seconds_left=round(wait))
                 raise PinRefused(f"PIN entry is locked for every role after {self.attempts} wrong PINs in a "
-                                 f"row; try again in {_duration(wait)}")
+                                 f"row; try again in {duration(wait)}")
             candidates = [h for h in self._doc["holders"] if h["role"] == role]
             if not candidates:
                 raise PinRefused(f"no {role} PIN is set on this table "
@@ -220,7 +220,7 @@ class PinStore:
         if locked:
             self.log.warning("pin.lockout", role=role, action=action, source=source, seconds=locked,
                              lockouts=lock["lockouts"])
-            raise PinRefused(f"wrong {role} PIN; PIN entry locked for every role for {_duration(locked)} "
+            raise PinRefused(f"wrong {role} PIN; PIN entry locked for every role for {duration(locked)} "
                              f"after {self.attempts} wrong PINs in a row", locked=locked)
         self.log.warning("pin.wrong", role=role, action=action, source=source, failures=failures)
         left = self.attempts - failures
@@ -255,7 +255,8 @@ def _lockout(doc: dict) -> dict:
     return merged
 
 
-def _duration(seconds: float) -> str:
+def duration(seconds: float) -> str:
+    """A length of time in words: "20 s", "4 min 10 s", "2 h 40 min"."""
     seconds = int(round(seconds))
     if seconds < 60:
         return f"{seconds} s"

@@ -8,6 +8,11 @@ touching only what the page offers. The journal is the judge of what happened.
 
 from __future__ import annotations
 
+import http.client
+import json
+import time
+from urllib.parse import urlsplit
+
 import pytest
 from playwright.sync_api import expect
 
@@ -144,7 +149,7 @@ def _supervisor(page, action: str, *, reason: str, pin: str, role: str = "superv
     return error
 
 
-def test_supervisor_pins_wrong_pins_lock_the_role_and_nothing_changes(tmp_path, page):
+def test_wrong_pins_of_any_role_lock_pin_entry_for_every_role_and_nothing_changes(tmp_path, page, mocker):
     settings = "pin_attempts = 3\npin_lockout = 600\n"
     with table(tmp_path, "sheet-004", page=True, players=True, seed=2, page_settings=settings) as rig:
         pins = rig.run.pins
@@ -152,21 +157,47 @@ def test_supervisor_pins_wrong_pins_lock_the_role_and_nothing_changes(tmp_path, 
         pins.set_pin("technician", "Tom", "13579")
         _open(page, rig)
         _bets_down(page, rig)
-        errors = [_supervisor(page, "void_round", reason="player dispute", pin="1111") for _ in range(3)]
-        assert errors[0] == "wrong supervisor PIN (2 more tries before the supervisor PIN is locked)"
-        assert errors[1] == "wrong supervisor PIN (1 more try before the supervisor PIN is locked)"
-        assert errors[2] == "wrong supervisor PIN; supervisor PIN locked for 10 min after 3 wrong PINs"
-        # locked: even the right PIN is refused, and the round goes on untouched
-        locked = _supervisor(page, "void_round", reason="player dispute", pin="2468")
-        assert locked.startswith("supervisor PIN locked after 3 wrong PINs; try again in ")
+        # guesses spread over the roles count together (issue 16: they used to count per role)
+        errors = [_supervisor(page, "void_round", reason="player dispute", pin="1111"),
+                  _supervisor(page, "void_round", reason="player dispute", pin="22222", role="technician"),
+                  _supervisor(page, "void_round", reason="player dispute", pin="3333")]
+        assert errors == ["wrong supervisor PIN (PIN entry locks for every role after 2 more wrong PINs)",
+                          "wrong technician PIN (PIN entry locks for every role after 1 more wrong PIN)",
+                          "wrong supervisor PIN; PIN entry locked for every role for 10 min after 3 wrong PINs in a "
+                          "row"]
+        # locked: even the right PIN of either role is refused, and the round goes on untouched
+        for role, pin in (("supervisor", "2468"), ("technician", "13579")):
+            locked = _supervisor(page, "void_round", reason="player dispute", pin=pin, role=role)
+            assert locked.startswith("PIN entry is locked for every role after 3 wrong PINs in a row; try again in ")
         assert snapshot(page)["state"] == "betting" and not rig.records("void")
+        # the dealer is told, the journal has the alert and the audit trail the lockout
+        expect(page.locator("#alerts li", has_text="PIN entry locked for every role")).to_have_count(1)
+        expect(page.locator("#alerts li .kind", has_text="pin lockout")).to_have_count(1)
+        assert [r.data["kind"] for r in rig.records("alert")] == ["pin_lockout"]
+        audit = [json.loads(line) for line in (rig.run.data_dir / "audit" / "audit.jsonl").read_text().splitlines()]
+        assert [(e["role"], e["seconds"]) for e in audit if e["event"] == "pin.lockout"] == [("supervisor", 600)]
         # the lock survives a restart of the PIN store (it is in the file, not in memory)
-        assert type(pins)(pins.path, attempts=3, lockout=600).locked_for("supervisor") > 590
-        # another role is not locked: the technician voids the round, named in the journal
+        assert type(pins)(pins.path, attempts=3, lockout=600).locked_for() > 590
+        # ten minutes on, the technician voids the round, named in the journal
+        pins.clock = lambda: time.time() + 601
+        sent = []
+        page.on("request", lambda r: sent.append(r) if r.url.endswith("/api/action") else None)
         assert _supervisor(page, "void_round", reason="player dispute", pin="13579", role="technician") == ""
         wait_state(page, "void")
         assert rig.records("void")[0].data == {"reason": "player dispute", "by": "technician Tom"}
         expect(page.locator("#toast")).to_have_text("void round: done")
+        # the request the page sent, recorded (PIN, challenge and all) and sent again, is refused untried
+        recorded = sent[-1]
+        assert json.loads(recorded.post_data)["challenge"]
+        check = mocker.spy(pins, "check")
+        replay = http.client.HTTPConnection(urlsplit(recorded.url).netloc, timeout=10)
+        replay.request("POST", "/api/action", body=recorded.post_data,
+                       headers={k: v for k, v in recorded.all_headers().items() if not k.startswith(":")})
+        answer = replay.getresponse()
+        assert (answer.status, json.loads(answer.read())["message"]) == (
+            403, "this challenge was already used: a request is never taken twice (ask for a new one)")
+        replay.close()
+        assert check.call_count == 0 and len(rig.records("void")) == 1
 
 
 def test_a_supervisor_override_of_an_unreadable_stack_is_accepted_and_journaled(tmp_path, page):

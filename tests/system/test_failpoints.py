@@ -114,3 +114,31 @@ def test_a_journal_that_went_back_in_time_is_refused_at_start(tmp_path):
     assert result.returncode == 2
     assert f"the journal ends at record {last - 3}" in result.stderr
     assert f"saw record {last} committed: commits were lost" in result.stderr
+
+
+@pytest.mark.parametrize("damage", ["cut", "deleted", "last line edited"])
+def test_an_audit_trail_cut_deleted_or_edited_at_its_end_is_refused_at_start(tmp_path, damage):
+    data = tmp_path / "data"
+    data.mkdir()
+    assert _run(data, 4, rounds=1) == 0
+    audit = data / "audit" / "audit.jsonl"
+    lines = audit.read_text().splitlines()
+    if damage == "cut":
+        audit.write_text("\n".join(lines[:len(lines) // 2]) + "\n")
+    elif damage == "deleted":
+        audit.unlink()
+    else:                                       # every line after the last commit's, and that one, edited
+        journal = Journal(data / "journal.sqlite")
+        seen = journal.meta("audit_head")
+        journal.close()
+        from controller.store.audit import line_hash
+        index = next(i for i, text in enumerate(lines) if line_hash(text) == seen)
+        lines[index] = lines[index].replace('"level":"info"', '"level":"debug"')
+        audit.write_text("\n".join(lines[:index + 1]) + "\n")
+    result = subprocess.run([sys.executable, "-m", "controller.cli", "run", "--data-dir", str(data),
+                             "--port", "0"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2, result.stderr
+    assert "the audit trail no longer holds the line the journal's last commit saw" in result.stderr
+    verify = subprocess.run([sys.executable, "-m", "controller.cli", "verify", "--data-dir", str(data)],
+                            capture_output=True, text=True, timeout=60)
+    assert verify.returncode == 3

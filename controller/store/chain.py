@@ -1,0 +1,67 @@
+"""The journal's keyed chain: every stored fact in one HMAC chain that only the table can extend.
+
+Owns the key and the digest. Every round record and every table event
+(jackpot postings, meter resets, PIN changes, alerts, device events) takes the
+next number of one chain (``chain``) and a digest: HMAC-SHA256, under the
+table's key, of the previous fact's digest, its own chain number, which table
+it is in, its round, its kind and its exact JSON text. Editing, removing,
+inserting or reordering any fact breaks the chain at that point, and without
+the key nobody can compute a chain that verifies again.
+
+The key: 32 random bytes. The service reads it from systemd's credential
+(``LoadCredential=journal-key:...``, i.e. ``$CREDENTIALS_DIRECTORY/journal-key``),
+generated once by ``deploy/install.sh`` and readable only by the service; without
+one (development, simulated tables) ``journal.key`` beside the journal is used,
+created with mode 0600 on first use.
+
+Journals written before the chain was keyed (schema 1) keep their records'
+plain SHA-256 chain; the keyed chain continues from their last digest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import secrets
+from pathlib import Path
+
+CREDENTIAL = "journal-key"
+KEY_FILE = "journal.key"
+KEY_BYTES = 32
+GENESIS = "0" * 64
+
+
+def load_key(folder: Path, key_file: Path | None = None, *, create: bool) -> bytes:
+    """The table's chain key: the systemd credential when there is one, else ``key_file`` (the
+    configuration's ``data.key_file``), else ``folder/journal.key``. Made (32 random bytes, mode
+    0600) only for a new journal (``create``): an existing journal without its key could neither
+    be verified nor extended, and a new key would only hide that."""
+    credentials = os.environ.get("CREDENTIALS_DIRECTORY")
+    if credentials and (Path(credentials) / CREDENTIAL).exists():
+        path = Path(credentials) / CREDENTIAL
+    else:
+        path = key_file or folder / KEY_FILE
+    if not path.exists():
+        if not create:
+            raise ValueError(f"the journal's key {path} is missing: its records cannot be verified "
+                             "or extended (install the key the table was set up with)")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as out:
+            out.write(secrets.token_bytes(KEY_BYTES))
+    key = path.read_bytes()
+    if len(key) < 16:
+        raise ValueError(f"{path}: the journal key is {len(key)} bytes; at least 16 are needed")
+    return key
+
+
+def keyed_digest(key: bytes, previous: str, chain: int, table: str, round_id: int | None, kind: str,
+                 data_text: str) -> str:
+    message = f"{previous}|{chain}|{table}|{round_id if round_id is not None else '-'}|{kind}|{data_text}"
+    return hmac.new(key, message.encode(), hashlib.sha256).hexdigest()
+
+
+def plain_digest(previous: str, round_id: int, kind: str, data_text: str) -> str:
+    """The schema-1 record chain (unkeyed), still verified for journals that have it."""
+    return hashlib.sha256(f"{previous}|{round_id}|{kind}|{data_text}".encode()).hexdigest()

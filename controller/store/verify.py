@@ -1,0 +1,99 @@
+"""Verifying the journal: the keyed chain of every fact, and the rounds' status against their records.
+
+Owns the reading side of controller/store/chain.py. ``verify_journal`` walks
+all of it (``table-controller verify``, and ``recall``, ``meters`` and
+``jackpot`` before they show anything); ``verify_from`` walks from a chain
+number on (the start-up check from its last checkpoint, whose own MAC is
+checked first). Each raises JournalError naming the first fact that does not
+hold: an edited, removed, inserted or reordered record or table event, a
+round whose status its records do not give.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from dataclasses import dataclass
+
+from controller.store.chain import GENESIS, keyed_digest, plain_digest
+from controller.store.journal import Journal, JournalError
+
+KEYED = ("SELECT chain, 'records', seq, round_id, kind, data, digest FROM records WHERE chain >= ? "
+         "UNION ALL SELECT chain, 'table_events', seq, NULL, kind, data, digest FROM table_events "
+         "WHERE chain >= ? ORDER BY 1")
+
+
+@dataclass(frozen=True)
+class Verified:
+    legacy_records: int         # schema-1 records on the plain SHA-256 chain
+    legacy_events: int          # schema-1 table events, which had no chain at all
+    keyed: int                  # facts on the keyed chain
+    rounds: int
+
+
+def verify_journal(journal: Journal) -> Verified:
+    legacy_records, previous = _verify_legacy(journal)
+    keyed = verify_from(journal, 1, previous)
+    rounds = _verify_rounds(journal)
+    legacy_events = journal.db.execute("SELECT COUNT(*) FROM table_events WHERE chain IS NULL").fetchone()[0]
+    return Verified(legacy_records, legacy_events, keyed, rounds)
+
+
+def verify_from(journal: Journal, first: int, previous: str | None = None) -> int:
+    """The keyed chain from fact ``first`` on (``previous``: the digest before it, read when None)."""
+    if previous is None:
+        previous = journal.digest_before(first)
+    expected, count = first, 0
+    for chain, table, seq, round_id, kind, text, digest in journal.db.execute(KEYED, (first, first)):
+        where = _where(table, seq, round_id, kind)
+        if chain != expected:
+            raise JournalError(f"{journal.path}: fact {expected} of the chain is missing (the next is {where})")
+        if not hmac.compare_digest(keyed_digest(journal.key, previous, chain, table, round_id, kind, text), digest):
+            raise JournalError(f"{journal.path}: {where} was altered, or does not follow the fact before it")
+        previous, expected, count = digest, expected + 1, count + 1
+    return count
+
+
+def checkpoint_mac(key: bytes, chain: int, digest: str) -> str:
+    return hmac.new(key, f"checkpoint|{chain}|{digest}".encode(), hashlib.sha256).hexdigest()
+
+
+def _verify_legacy(journal: Journal) -> tuple[int, str]:
+    """Schema-1 records (before the chain was keyed) on their plain chain; none may follow a keyed one."""
+    previous, count, last_seq = GENESIS, 0, 0
+    for seq, round_id, kind, text, digest in journal.db.execute(
+            "SELECT seq, round_id, kind, data, digest FROM records WHERE chain IS NULL ORDER BY seq"):
+        if plain_digest(previous, round_id, kind, text) != digest or seq != last_seq + 1:
+            raise JournalError(f"{journal.path}: {_where('records', seq, round_id, kind)} was altered, "
+                               "removed or inserted (before the chain was keyed)")
+        previous, count, last_seq = digest, count + 1, seq
+    for table in ("records", "table_events"):
+        row = journal.db.execute(f"SELECT MIN(seq) FROM {table} WHERE chain IS NOT NULL").fetchone()
+        late = row[0] is not None and journal.db.execute(
+            f"SELECT seq FROM {table} WHERE chain IS NULL AND seq > ? LIMIT 1", (row[0],)).fetchone()
+        if late:
+            raise JournalError(f"{journal.path}: {table} row {late[0]} is outside the keyed chain "
+                               "but was written after it began: inserted")
+    return count, previous
+
+
+def _verify_rounds(journal: Journal) -> int:
+    """Every round's status is what its records say, and every round has its opening record."""
+    count = 0
+    for round_id, status, first, last in journal.db.execute(
+            "SELECT r.id, r.status, (SELECT kind FROM records WHERE round_id = r.id ORDER BY seq LIMIT 1), "
+            "(SELECT kind FROM records WHERE round_id = r.id AND kind IN ('complete', 'void') "
+            "ORDER BY seq DESC LIMIT 1) FROM rounds r ORDER BY r.id"):
+        if first not in (None, "opened"):
+            raise JournalError(f"{journal.path}: round {round_id} does not begin with its opening record")
+        if status != (last or "open"):
+            raise JournalError(f"{journal.path}: round {round_id} is marked {status}, but its records "
+                               f"say {last or 'open'}")
+        count += 1
+    return count
+
+
+def _where(table: str, seq: int, round_id: int | None, kind: str) -> str:
+    if table == "records":
+        return f"record {seq} (round {round_id}, {kind})"
+    return f"table event {seq} ({kind})"

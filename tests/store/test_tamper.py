@@ -1,0 +1,116 @@
+"""Tampering with what the table stored is named, never shown as true (issue 16).
+
+A table plays real rounds on simulated devices; then the lab's edits are made straight in the
+SQLite file, as someone with the file but without the table's key would. ``table-controller
+verify`` names each one; ``recall``, ``meters`` and ``jackpot`` refuse to show the journal.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from tests.support.rig import table
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory):
+    base = tmp_path_factory.mktemp("played")
+    with table(base, "sheet-004", autoplay=True, rounds=3, data_dir=base / "data") as rig:
+        assert rig.run.dealer.done.wait(60)
+        rig.engine.act("reset_meters", role="supervisor", who="supervisor Ana", reason="shift change")
+    return base / "data"
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "controller.cli", *args], capture_output=True, text=True,
+                          timeout=60)
+
+
+def _copy(played, tmp_path):
+    data = tmp_path / "data"
+    shutil.copytree(played, data)
+    return data
+
+
+def _edit(data, *statements):
+    db = sqlite3.connect(data / "journal.sqlite")
+    for sql, params in statements:
+        db.execute(sql, params)
+    db.commit()
+    db.close()
+
+
+def test_an_untouched_journal_verifies(played, tmp_path):
+    result = _cli("verify", "--data-dir", str(_copy(played, tmp_path)))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().endswith("verified")
+
+
+def _plain(previous, round_id, kind, text):
+    return hashlib.sha256(f"{previous}|{round_id}|{kind}|{text}".encode()).hexdigest()
+
+
+TAMPERINGS = {
+    "a paid net edited": [("UPDATE records SET data = replace(data, '\"net\":', '\"net\":1') "
+                           "WHERE seq = (SELECT MIN(seq) FROM records WHERE kind = 'paid')", ())],
+    "a record removed": [("DELETE FROM records WHERE seq = (SELECT MIN(seq) FROM records WHERE kind = 'decision')",
+                          ())],
+    "a jackpot value inserted": [("INSERT INTO table_events(at, kind, data, digest, chain) VALUES "
+                                  "('2026-01-01', 'jackpot_posted', '{\"values\": {\"mega\": 99999999900}}', "
+                                  "'00', (SELECT MAX(c) + 1 FROM (SELECT chain c FROM records "
+                                  "UNION ALL SELECT chain FROM table_events)))", ())],
+    "a meter reset forged without a chain": [("INSERT INTO table_events(at, kind, data) VALUES "
+                                              "('2026-01-01', 'meters_reset', '{\"after_round\": 3}')", ())],
+    "a round marked complete": [("UPDATE rounds SET status = 'void' WHERE id = 1", ())],
+    "two facts swapped": [("UPDATE records SET chain = -chain WHERE chain IN (5, 6)", ()),
+                          ("UPDATE records SET chain = CASE chain WHEN -5 THEN 6 ELSE 5 END WHERE chain < 0", ())],
+}
+
+
+@pytest.mark.parametrize("what", TAMPERINGS)
+def test_each_tampering_is_named_and_nothing_is_shown_from_the_journal(played, tmp_path, what):
+    data = _copy(played, tmp_path)
+    _edit(data, *TAMPERINGS[what])
+    result = _cli("verify", "--data-dir", str(data))
+    assert result.returncode == 3, (what, result.stdout, result.stderr)
+    assert "journal.sqlite: " in result.stderr
+    for command in ("recall", "meters", "jackpot"):
+        shown = _cli(command, "--data-dir", str(data))
+        assert shown.returncode == 2 and shown.stdout == "", (what, command, shown.stdout)
+        assert shown.stderr.strip() == result.stderr.strip()
+
+
+def test_an_edit_with_the_chain_recomputed_without_the_key_is_named(played, tmp_path):
+    """Recomputing the digests needs the key: with a plain hash (what anyone can compute) the edit is
+    still found at the edited record."""
+    data = _copy(played, tmp_path)
+    db = sqlite3.connect(data / "journal.sqlite")
+    rows = db.execute("SELECT seq, round_id, kind, data, chain FROM records WHERE kind = 'paid' "
+                      "ORDER BY seq LIMIT 1").fetchall()
+    seq, round_id, kind, text, chain = rows[0]
+    forged = text.replace('"net":', '"net":1')
+    previous = db.execute("SELECT digest FROM records WHERE chain = ?", (chain - 1,)).fetchone()
+    previous = previous[0] if previous else db.execute(
+        "SELECT digest FROM table_events WHERE chain = ?", (chain - 1,)).fetchone()[0]
+    db.execute("UPDATE records SET data = ?, digest = ? WHERE seq = ?",
+               (forged, _plain(previous, round_id, kind, forged), seq))
+    db.commit()
+    db.close()
+    result = _cli("verify", "--data-dir", str(data))
+    assert result.returncode == 3
+    assert f"record {seq} (round {round_id}, paid) was altered" in result.stderr
+
+
+def test_an_old_record_behind_the_start_up_checkpoint_is_still_found(played, tmp_path):
+    data = _copy(played, tmp_path)
+    with table(tmp_path, "sheet-004", data_dir=data):
+        pass                                    # a start: the checkpoint now covers every record
+    _edit(data, *TAMPERINGS["a paid net edited"])
+    result = _cli("verify", "--data-dir", str(data))
+    assert result.returncode == 3 and "paid) was altered" in result.stderr
