@@ -80,7 +80,7 @@ def build_big_journal(sample, path: Path) -> int:
         for kind, data in kinds:
             text = json.dumps(data, sort_keys=True, separators=(",", ":"))
             count += 1
-            previous = keyed_digest(key, previous, count, "records", n, kind, text)
+            previous = keyed_digest(key, previous, count, "records", n, at, kind, text)
             db.execute("INSERT INTO records(round_id, at, kind, data, digest, chain) VALUES (?, ?, ?, ?, ?, ?)",
                        (n, at, kind, text, previous, count))
     db.execute("COMMIT")

@@ -36,7 +36,7 @@ def main() -> None:
         received: dict[int, float] = {}
         parts = urlsplit(rig.run.page.url)
         sock = socket.create_connection((parts.hostname, parts.port))
-        sock.sendall(b"GET /api/events HTTP/1.1\r\nHost: table\r\n\r\n")
+        sock.sendall(f"GET /api/events HTTP/1.1\r\nHost: {parts.netloc}\r\n\r\n".encode())
         reader = sock.makefile("rb")
 
         def read():

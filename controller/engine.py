@@ -109,7 +109,7 @@ class Engine:
         self.clock = clock
         self.halted: str | None = None      # the journal cannot be written: nothing more is done
         self._verdict: Verdict | None = None    # the current action's, told once it is journaled
-        self._anchored = journal.head           # the last record the audit trail was told of
+        self._anchored = journal.chain_head     # the last fact the audit trail was told of
         self.queue: queue.Queue = events if events is not None else queue.Queue()
         self._timers: list[tuple[float, int, str]] = []
         self._live_timers: dict[str, int] = {}
@@ -222,9 +222,9 @@ class Engine:
             self._verdict = None
             self._halt(err, event)
             return
-        if self.journal.head != self._anchored:     # the audit trail notes what is committed
-            self._anchored = self.journal.head
-            self.log.info("journal.anchor", seq=self._anchored[0], digest=self._anchored[1])
+        if self.journal.chain_head != self._anchored:     # the audit trail notes what is committed
+            self._anchored = self.journal.chain_head
+            self.log.info("journal.anchor", chain=self._anchored[0], digest=self._anchored[1])
         verdict, self._verdict = self._verdict, None
         if isinstance(event, DealerAction) and event.reply is not None:
             event.reply.put(verdict or Verdict(False, f"{event.action}: not handled"))
@@ -241,7 +241,9 @@ class Engine:
                           round=self.table.round.id if self.table.round else None)
         if isinstance(event, DealerAction) and event.reply is not None:
             event.reply.put(Verdict(False, f"The table has stopped: {self.halted}"))
-        self._publish()
+        # the last snapshot published is the last committed truth: the table's memory may hold facts
+        # of the event that was rolled back, so it is not drawn again
+        self._publish(dict(self._snapshot, halted=self.halted))
 
     def _dispatch(self, event: Any) -> None:
         table = self.table
@@ -362,9 +364,10 @@ class Engine:
 
     # --- publishing -------------------------------------------------------------------
 
-    def _publish(self) -> None:
-        snap = build_snapshot(self.table)
-        snap["halted"] = self.halted
+    def _publish(self, snap: dict | None = None) -> None:
+        if snap is None:
+            snap = build_snapshot(self.table)
+            snap["halted"] = self.halted
         with self._published:
             self._version += 1
             snap["version"] = self._version

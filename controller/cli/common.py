@@ -52,8 +52,9 @@ def table_config(args: argparse.Namespace) -> TableConfig:
     return load_config(args.config) if args.config else default_config()
 
 
-def open_journal(args: argparse.Namespace) -> Journal:
-    """The journal under ``--data-dir`` (the configuration is not read then), else under data.dir."""
+def existing_journal(args: argparse.Namespace) -> tuple[Journal, TableConfig]:
+    """The journal under ``--data-dir``, else under data.dir, with the configuration that names
+    its key; refused in words where there is none."""
     from controller.app.run import JOURNAL_FILE
     from controller.store.journal import Journal
     config = table_config(args)
@@ -61,9 +62,14 @@ def open_journal(args: argparse.Namespace) -> Journal:
     path = data_dir / JOURNAL_FILE
     if not path.exists():
         raise InputError(f"{path}: no journal here (give --data-dir or --config)")
-    journal = Journal(path, key_file=config.key_file)
-    try:                # nothing is shown from a journal whose every fact does not verify
-        from controller.store.verify import verify_journal
+    return Journal(path, key_file=config.key_file), config
+
+
+def open_journal(args: argparse.Namespace) -> Journal:
+    """The journal, once every fact in it verifies: nothing is shown from one that does not."""
+    from controller.store.verify import verify_journal
+    journal, _ = existing_journal(args)
+    try:
         verify_journal(journal)
     except BaseException:
         journal.close()

@@ -95,8 +95,7 @@ def cmd_pin_list(args: argparse.Namespace) -> int:
         print(f"{identity.role:<12}{identity.name}")
     if not holders:
         print(f"no PINs set ({store.path})")
-    for role in ROLES:
-        wait = store.locked_for(role)
-        if wait:
-            print(f"{role} PIN locked for {int(wait)} s more")
+    wait = store.locked_for()
+    if wait:
+        print(f"PIN entry locked for every role for {int(wait)} s more")
     return 0

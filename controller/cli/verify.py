@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import argparse
 from contextlib import closing
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from controller.cli.common import add_journal_options, table_config
+from controller.cli.common import add_journal_options, existing_journal
 
 if TYPE_CHECKING:
     from controller.cli.common import Subparsers
@@ -30,19 +29,14 @@ def add_commands(sub: Subparsers) -> None:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from controller.app.run import JOURNAL_FILE, audit_dir
-    from controller.errors import InputError
+    from controller.app.run import audit_dir
     from controller.store.anchors import check_audit_against_journal, check_journal_against_audit
     from controller.store.audit import verify as verify_audit
-    from controller.store.journal import Journal
     from controller.store.verify import verify_journal
-    config = table_config(args)
-    data_dir = Path(args.data_dir) if args.data_dir else config.data_dir
-    path = data_dir / JOURNAL_FILE
-    if not path.exists():
-        raise InputError(f"{path}: no journal here (give --data-dir or --config)")
+    journal, config = existing_journal(args)
+    path = journal.path
     trail = audit_dir(config, args.data_dir)
-    with closing(Journal(path, key_file=config.key_file)) as journal:
+    with closing(journal):
         result = verify_journal(journal)
         print(f"journal: {result.keyed} facts on the keyed chain, {result.legacy_records} records before it "
               f"(schema 1), {result.rounds} rounds ({path})")
@@ -53,6 +47,6 @@ def cmd_verify(args: argparse.Namespace) -> int:
         print(f"audit trail: {lines} lines in {files} file{'s' if files != 1 else ''} ({trail})")
         check_journal_against_audit(journal, trail)
         check_audit_against_journal(journal, trail)
-        print(f"anchors: the journal holds every commit the audit trail saw (through record {journal.head[0]})")
+        print(f"anchors: the journal holds every commit the audit trail saw (through fact {journal.chain_head[0]})")
     print("verified")
     return 0

@@ -129,7 +129,9 @@ class FeltDuties(TableCore):
         meaning = procedure.FELT_CHANGES.get(self.round_state)
         if meaning == "wager":
             self.set_lamp(e.position, e.spot, Lamp.FLASH if key in self.wager_problems() else Lamp.OFF)
-        elif meaning == "locked":
+        elif meaning == "collecting" and e.change == "removed" and e.position in self.open_round.folds:
+            return                                  # the dealer collecting a fold's forfeited chips
+        elif meaning in ("locked", "collecting"):
             if e.spot == Spot.PLAY:
                 self._play_spot_changed(e)
             else:
@@ -186,9 +188,10 @@ class FeltDuties(TableCore):
     def on_stack_gone(self, position: int, spot: str) -> None:
         """The debounce timer of a removed stack: still gone, so it is past posting."""
         meaning = procedure.FELT_CHANGES.get(self.round_state)
-        if self.round is None or meaning not in ("locked", "paying") or (position, spot) in self.felt:
+        if self.round is None or meaning not in ("locked", "collecting", "paying") or (position, spot) in self.felt:
             return
-        if meaning == "paying" and self._settling_at(position):
+        if meaning == "paying" and self._settling_at(position) or \
+                meaning == "collecting" and position in self.open_round.folds:
             return
         accepted = self.accepted_stake(position, spot)
         if accepted:

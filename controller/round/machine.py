@@ -101,10 +101,11 @@ JOURNALS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 #   locked  the spots are locked: any change is past posting, never accepted; only the Play spot of
 #           a position still to decide is its decision (in DECIDING_STATES)
 # A state not listed does not look at the felt.
-#   paying  settlement: chips added anywhere are past posting; chips leave a spot only where the
-#           dealer is settling (the position next to pay) or has settled
+#   collecting  locked, but chips leave the spots of a folded position: the dealer collects them
+#   paying  settlement: chips leave a spot, or are added to it, only where the dealer is settling
+#           (the position next to pay) or has settled; anywhere else it is past posting
 FELT_CHANGES = {"betting": "wager", "closed": "locked", "dealing": "locked", "decisions": "locked",
-                "collecting": "locked", "settling": "paying"}
+                "collecting": "collecting", "settling": "paying"}
 DECIDING_STATES = ("decisions",)
 
 # The states in which each of the shoe's facts belongs to the round; elsewhere it is ignored

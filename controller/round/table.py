@@ -95,6 +95,10 @@ class Table(Conditions):
         """Recovery re-checks what it replays, the cards first: a hand that is a misdeal (whatever
         stopped the process before it voided the round) or a wager the table could not accept
         voids the round instead of carrying it on."""
+        if rnd.preset and rnd.preset != self.preset.name:
+            return f"on recovery: the round opened under preset {rnd.preset}, not {self.preset.name}"
+        if rnd.config_digest and rnd.config_digest != self.config.digest:
+            return "on recovery: the round opened under another configuration; it is not settled under this one"
         seen: set[int] = set()
         for record in self.journal.records(rnd.id):
             if record.kind == "hand" and record.data["target"] != DEAD_HAND:
@@ -185,6 +189,8 @@ class Table(Conditions):
                 continue
             if stays and (wagers.get(Spot.SIX_CARD_BONUS) or wagers.get(Spot.SUPER6)):
                 continue
+            if any(result > 0 for result in seat["results"].values()):
+                continue                # a house whose folds keep the Pair Plus: paid in settlement
             self.fact("paid", position=seat["seat"], net=seat["net"], by=event.kwargs.get("by", "dealer"),
                       folded=True)
 

@@ -42,11 +42,16 @@ def _dealing(table: Table) -> list[str]:
 
 
 def _collecting(table: Table) -> list[str]:
-    folds = table.open_round.folds
+    rnd = table.open_round
+    folds = rnd.folds
     if not folds:
         return ["Every position played", "Reveal the dealer's hand"]
-    return [f"Collect the folded hands and their wagers: position {positions_list(folds)}",
-            "Then reveal the dealer's hand"]
+    lines = [f"Collect the folded hands and their wagers: position {positions_list(folds)}"]
+    staying = [p for p in folds if table.preset.side_bets_stay_after_fold
+               and (rnd.wagers[p].get(Spot.SIX_CARD_BONUS) or rnd.wagers[p].get(Spot.SUPER6))]
+    if staying:
+        lines.append(f"6 Card Bonus and Super 6 stay in action: position {positions_list(staying)}")
+    return lines + ["Then reveal the dealer's hand"]
 
 
 def _settling(table: Table) -> list[str]:
@@ -112,7 +117,8 @@ def build_snapshot(table: Table) -> dict[str, Any]:
             seat = next((s for s in rnd.settlement["seats"] if s["seat"] == p), None)
             if seat:
                 entry["settlement"] = {"results": seat["results"], "net": seat["net"],
-                                       "cap_reduction": seat["cap_reduction"], "hand": seat["hand"],
+                                       "cap_reduction": seat["cap_reduction"],
+                                       "hand": seat["hand"] if seat["play"] or not seat["wagers"].get("ante") else None,
                                        "lines": settlement_lines(seat), "paid": p in rnd.paid}
         positions.append(entry)
     return {

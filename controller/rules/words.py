@@ -75,9 +75,13 @@ def dealer_announcement(score: int, qualifies: bool) -> str:
 
 
 def settlement_lines(seat: dict[str, Any]) -> list[str]:
-    """A position's wagers in pay order, each as "Pay Play $10.00" or "Take Ante $10.00"."""
-    lines = []
+    """A position's wagers in pay order, each as "Pay Play $10.00" or "Take Ante $10.00". A fold's
+    forfeited wagers were collected with its cards before the reveal: they are not taken again."""
+    folded = not seat.get("play") and bool(seat.get("wagers", {}).get("ante"))
+    lines = ["Folded: its forfeited wagers were collected with the cards"] if folded else []
     for spot, amount in seat["results"].items():
+        if folded and amount < 0 and spot in FORFEITED_AT_FOLD:
+            continue
         if amount > 0:
             lines.append(f"Pay {label(spot)} {money(amount)}")
         elif amount < 0:
@@ -87,6 +91,9 @@ def settlement_lines(seat: dict[str, Any]) -> list[str]:
     if seat.get("cap_reduction"):
         lines.append(f"Maximum payout: reduce by {money(seat['cap_reduction'])}")
     return lines
+
+
+FORFEITED_AT_FOLD = ("play", "ante_bonus", "ante", "pair_plus")     # the bets a fold gives up at once
 
 
 def _staked(seat: dict[str, Any], spot: str) -> bool:

@@ -34,8 +34,8 @@ def last_anchor(audit_dir: Path) -> tuple[int, str, str] | None:
                 entry = json.loads(text)
             except json.JSONDecodeError:
                 continue
-            if entry.get("event") == ANCHOR:
-                return int(entry["seq"]), str(entry["digest"]), f"{path.name}, line {number}"
+            if entry.get("event") == ANCHOR and "chain" in entry:
+                return int(entry["chain"]), str(entry["digest"]), f"{path.name}, line {number}"
     return None
 
 
@@ -44,14 +44,13 @@ def check_journal_against_audit(journal: Journal, audit_dir: Path) -> None:
     anchor = last_anchor(audit_dir)
     if anchor is None:
         return
-    seq, digest, where = anchor
-    if journal.head[0] < seq:
-        raise JournalError(f"{journal.path}: the journal ends at record {journal.head[0]}, but the audit trail "
-                           f"({where}) saw record {seq} committed: commits were lost (a deleted write-ahead "
-                           "log or an older copy of the journal); call a technician")
-    row = journal.db.execute("SELECT digest FROM records WHERE seq = ?", (seq,)).fetchone()
-    if row is None or row[0] != digest:
-        raise JournalError(f"{journal.path}: record {seq} differs from the one the audit trail ({where}) "
+    chain, digest, where = anchor
+    if journal.chain_head[0] < chain:
+        raise JournalError(f"{journal.path}: the journal ends at fact {journal.chain_head[0]}, but the audit "
+                           f"trail ({where}) saw fact {chain} committed: commits were lost (a deleted "
+                           "write-ahead log or an older copy of the journal); call a technician")
+    if journal.digest_before(chain + 1) != digest:
+        raise JournalError(f"{journal.path}: fact {chain} differs from the one the audit trail ({where}) "
                            "saw committed")
 
 

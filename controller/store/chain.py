@@ -4,15 +4,18 @@ Owns the key and the digest. Every round record and every table event
 (jackpot postings, meter resets, PIN changes, alerts, device events) takes the
 next number of one chain (``chain``) and a digest: HMAC-SHA256, under the
 table's key, of the previous fact's digest, its own chain number, which table
-it is in, its round, its kind and its exact JSON text. Editing, removing,
+it is in, its round, its time, its kind and its exact JSON text. Editing, removing,
 inserting or reordering any fact breaks the chain at that point, and without
 the key nobody can compute a chain that verifies again.
 
-The key: 32 random bytes. The service reads it from systemd's credential
-(``LoadCredential=journal-key:...``, i.e. ``$CREDENTIALS_DIRECTORY/journal-key``),
-generated once by ``deploy/install.sh`` and readable only by the service; without
-one (development, simulated tables) ``journal.key`` beside the journal is used,
-created with mode 0600 on first use.
+The key: 32 random bytes, read from systemd's credential when the unit passes one
+(``LoadCredential=journal-key:FILE``, i.e. ``$CREDENTIALS_DIRECTORY/journal-key``),
+else from the configuration's ``data.key_file``, else ``journal.key`` beside the
+journal (what ``deploy/install.sh`` makes, mode 0600, owned by the service; a
+new journal makes it on first use). The key is what a person who can edit the
+database file must not have: where the key lives beside the journal under the
+same owner, the chain guards against editors of the file who are not that user
+(or root); keeping it elsewhere (the credential) is stronger.
 
 Journals written before the chain was keyed (schema 1) keep their records'
 plain SHA-256 chain; the keyed chain continues from their last digest.
@@ -32,7 +35,7 @@ KEY_BYTES = 32
 GENESIS = "0" * 64
 
 
-def load_key(folder: Path, key_file: Path | None = None, *, create: bool) -> bytes:
+def load_key(folder: Path, key_file: Path | None = None, *, create: bool) -> tuple[bytes, bool]:
     """The table's chain key: the systemd credential when there is one, else ``key_file`` (the
     configuration's ``data.key_file``), else ``folder/journal.key``. Made (32 random bytes, mode
     0600) only for a new journal (``create``): an existing journal without its key could neither
@@ -50,15 +53,24 @@ def load_key(folder: Path, key_file: Path | None = None, *, create: bool) -> byt
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as out:
             out.write(secrets.token_bytes(KEY_BYTES))
+        made = True
+    else:
+        made = False
     key = path.read_bytes()
     if len(key) < 16:
         raise ValueError(f"{path}: the journal key is {len(key)} bytes; at least 16 are needed")
-    return key
+    return key, made
 
 
-def keyed_digest(key: bytes, previous: str, chain: int, table: str, round_id: int | None, kind: str,
+def boundary_mac(key: bytes, boundary: str) -> str:
+    """The MAC of where a journal's unkeyed (schema 1) part ends: its records, their last digest and
+    its table events, counted when the keyed chain began."""
+    return hmac.new(key, f"boundary|{boundary}".encode(), hashlib.sha256).hexdigest()
+
+
+def keyed_digest(key: bytes, previous: str, chain: int, table: str, round_id: int | None, at: str, kind: str,
                  data_text: str) -> str:
-    message = f"{previous}|{chain}|{table}|{round_id if round_id is not None else '-'}|{kind}|{data_text}"
+    message = f"{previous}|{chain}|{table}|{round_id if round_id is not None else '-'}|{at}|{kind}|{data_text}"
     return hmac.new(key, message.encode(), hashlib.sha256).hexdigest()
 
 

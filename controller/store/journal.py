@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from controller.errors import IntegrityError
-from controller.store.chain import GENESIS, keyed_digest, load_key
+from controller.store.chain import GENESIS, boundary_mac, keyed_digest, load_key
 from controller.store.failpoints import Failpoints
 
 # every fact of the keyed chain, from both tables
@@ -79,11 +79,17 @@ class Journal:
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
-            self._create()
-            # a key is made only for a journal with no keyed fact yet (new, or of schema 1)
-            keyed = any(self.db.execute(f"SELECT 1 FROM {table} WHERE chain IS NOT NULL LIMIT 1").fetchone()
-                        for table in ("records", "table_events"))
-            self.key = key if key is not None else load_key(self.path.parent, key_file, create=not keyed)
+            version = self._create()
+            # a key is made only with a new journal, or to key a schema-1 journal for the first time
+            made = False
+            if key is not None:
+                self.key = key
+            else:
+                self.key, made = load_key(self.path.parent, key_file, create=version in (None, "1"))
+            if version == "1" and key is None and not made:
+                raise JournalError(f"{self.path}: a schema 1 journal beside this table's key: the journal "
+                                   "was rewritten in the older, unkeyed form (or is another table's)")
+            self._set_schema(version)
         except (sqlite3.DatabaseError, OSError, ValueError) as err:
             raise JournalError(f"{self.path}: cannot open the journal: {err}") from None
         row = self.db.execute("SELECT seq, digest FROM records ORDER BY seq DESC LIMIT 1").fetchone()
@@ -99,7 +105,8 @@ class Journal:
         self.commits = 0
         self.audit_head: Callable[[], str] | None = None   # the audit trail's last line (anchors.py)
 
-    def _create(self) -> None:
+    def _create(self) -> str | None:
+        """The tables (for a new journal); the schema version found (None: a new journal)."""
         self.db.executescript("""
             CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
             CREATE TABLE IF NOT EXISTS rounds (
@@ -116,14 +123,24 @@ class Journal:
                 seq INTEGER PRIMARY KEY, at TEXT NOT NULL, kind TEXT NOT NULL, data TEXT NOT NULL,
                 digest TEXT, chain INTEGER UNIQUE);
         """)
-        version = self.meta("schema_version")
+        return self.meta("schema_version")
+
+    def _set_schema(self, version: str | None) -> None:
+        if version not in (None, "1", str(SCHEMA_VERSION)):
+            raise JournalError(f"{self.path}: journal schema version {version}, this controller "
+                               f"reads version {SCHEMA_VERSION}")
         if version == "1":
             self._upgrade_from_1()
         elif version is None:
             self.set_meta("schema_version", str(SCHEMA_VERSION))
-        elif version != str(SCHEMA_VERSION):
-            raise JournalError(f"{self.path}: journal schema version {version}, this controller "
-                               f"reads version {SCHEMA_VERSION}")
+        if self.meta("keyed_boundary") is None and version != str(SCHEMA_VERSION):
+            # where the unkeyed part ends, under the key: a later rewrite into the old form is caught
+            last = self.db.execute("SELECT digest FROM records ORDER BY seq DESC LIMIT 1").fetchone()
+            events = self.db.execute("SELECT COUNT(*) FROM table_events").fetchone()[0]
+            records = self.db.execute("SELECT COUNT(*) FROM records").fetchone()[0]
+            boundary = f"{records}|{last[0] if last else GENESIS}|{events}"
+            self.set_meta("keyed_boundary", boundary)
+            self.set_meta("keyed_boundary_mac", boundary_mac(self.key, boundary))
 
     def _read_chain_head(self) -> None:
         """Where the keyed chain ends, from the file: another process (``table-controller pin set``)
@@ -175,7 +192,7 @@ class Journal:
         at = now_iso()
         with self._tx():
             chain = self._next_chain
-            digest = keyed_digest(self.key, self._last_digest, chain, "records", round_id, kind, text)
+            digest = keyed_digest(self.key, self._last_digest, chain, "records", round_id, at, kind, text)
             cur = self.db.execute(
                 "INSERT INTO records(round_id, at, kind, data, digest, chain) VALUES (?, ?, ?, ?, ?, ?)",
                 (round_id, at, kind, text, digest, chain))
@@ -194,7 +211,7 @@ class Journal:
         text = json.dumps(data, sort_keys=True)
         with self._tx():
             chain = self._next_chain
-            digest = keyed_digest(self.key, self._last_digest, chain, "table_events", None, kind, text)
+            digest = keyed_digest(self.key, self._last_digest, chain, "table_events", None, at, kind, text)
             self.db.execute("INSERT INTO table_events(at, kind, data, digest, chain) VALUES (?, ?, ?, ?, ?)",
                             (at, kind, text, digest, chain))
             self._last_digest, self._next_chain = digest, chain + 1
@@ -262,6 +279,11 @@ class Journal:
             self.set_meta("checked_mac", checkpoint_mac(self.key, last, self._last_digest))
         return checked
 
+    @property
+    def chain_head(self) -> tuple[int, str]:
+        """The keyed chain's last fact: (its number, its digest)."""
+        return self._next_chain - 1, self._last_digest
+
     def event(self) -> _Transaction:
         """One engine event: everything written inside is one transaction (see the header)."""
         return self._tx()
@@ -305,7 +327,7 @@ class _Transaction:
             if j.audit_head is not None and j._kinds:
                 j.set_meta("audit_head", j.audit_head())   # the audit trail as this commit saw it
             j.db.execute("COMMIT")
-        except sqlite3.DatabaseError as commit_err:
+        except (sqlite3.DatabaseError, OSError) as commit_err:      # OSError: the audit trail's disk
             self._rollback()
             raise JournalError(f"{j.path}: commit failed: {commit_err}") from None
         j.commits += 1

@@ -15,11 +15,11 @@ import hashlib
 import hmac
 from dataclasses import dataclass
 
-from controller.store.chain import GENESIS, keyed_digest, plain_digest
+from controller.store.chain import GENESIS, boundary_mac, keyed_digest, plain_digest
 from controller.store.journal import Journal, JournalError
 
-KEYED = ("SELECT chain, 'records', seq, round_id, kind, data, digest FROM records WHERE chain >= ? "
-         "UNION ALL SELECT chain, 'table_events', seq, NULL, kind, data, digest FROM table_events "
+KEYED = ("SELECT chain, 'records', seq, round_id, at, kind, data, digest FROM records WHERE chain >= ? "
+         "UNION ALL SELECT chain, 'table_events', seq, NULL, at, kind, data, digest FROM table_events "
          "WHERE chain >= ? ORDER BY 1")
 
 
@@ -44,11 +44,12 @@ def verify_from(journal: Journal, first: int, previous: str | None = None) -> in
     if previous is None:
         previous = journal.digest_before(first)
     expected, count = first, 0
-    for chain, table, seq, round_id, kind, text, digest in journal.db.execute(KEYED, (first, first)):
+    for chain, table, seq, round_id, at, kind, text, digest in journal.db.execute(KEYED, (first, first)):
         where = _where(table, seq, round_id, kind)
         if chain != expected:
             raise JournalError(f"{journal.path}: fact {expected} of the chain is missing (the next is {where})")
-        if not hmac.compare_digest(keyed_digest(journal.key, previous, chain, table, round_id, kind, text), digest):
+        if not hmac.compare_digest(keyed_digest(journal.key, previous, chain, table, round_id, at, kind, text),
+                                   digest):
             raise JournalError(f"{journal.path}: {where} was altered, or does not follow the fact before it")
         previous, expected, count = digest, expected + 1, count + 1
     return count
@@ -59,7 +60,11 @@ def checkpoint_mac(key: bytes, chain: int, digest: str) -> str:
 
 
 def _verify_legacy(journal: Journal) -> tuple[int, str]:
-    """Schema-1 records (before the chain was keyed) on their plain chain; none may follow a keyed one."""
+    """Schema-1 records (before the chain was keyed) on their plain chain, exactly as many as the
+    journal held when its keyed chain began (that boundary is under the key), none after a keyed one."""
+    boundary, mac = journal.meta("keyed_boundary"), journal.meta("keyed_boundary_mac")
+    if not boundary or not mac or not hmac.compare_digest(boundary_mac(journal.key, boundary), mac):
+        raise JournalError(f"{journal.path}: where the journal's unkeyed part ends is missing or altered")
     previous, count, last_seq = GENESIS, 0, 0
     for seq, round_id, kind, text, digest in journal.db.execute(
             "SELECT seq, round_id, kind, data, digest FROM records WHERE chain IS NULL ORDER BY seq"):
@@ -74,11 +79,28 @@ def _verify_legacy(journal: Journal) -> tuple[int, str]:
         if late:
             raise JournalError(f"{journal.path}: {table} row {late[0]} is outside the keyed chain "
                                "but was written after it began: inserted")
+    events = journal.db.execute("SELECT COUNT(*) FROM table_events WHERE chain IS NULL").fetchone()[0]
+    if boundary != f"{count}|{previous}|{events}":
+        raise JournalError(f"{journal.path}: the journal's unkeyed part is not what it was when the keyed "
+                           f"chain began ({boundary.split('|')[0]} records then, {count} now): facts were "
+                           "rewritten in the older, unkeyed form")
     return count, previous
 
 
 def _verify_rounds(journal: Journal) -> int:
-    """Every round's status is what its records say, and every round has its opening record."""
+    """Every round's status and closing time are what its records say, every round has its opening
+    record, and every record's round exists (the rounds table is derived; it must agree)."""
+    orphan = journal.db.execute("SELECT seq, round_id FROM records WHERE round_id NOT IN "
+                                "(SELECT id FROM rounds) LIMIT 1").fetchone()
+    if orphan:
+        raise JournalError(f"{journal.path}: record {orphan[0]} belongs to round {orphan[1]}, which the "
+                           "rounds table no longer has")
+    for round_id, closed_at, at in journal.db.execute(
+            "SELECT r.id, r.closed_at, (SELECT at FROM records WHERE round_id = r.id AND kind IN "
+            "('complete', 'void') ORDER BY seq DESC LIMIT 1) FROM rounds r WHERE r.closed_at IS NOT NULL"):
+        if closed_at != at:
+            raise JournalError(f"{journal.path}: round {round_id} closed at {closed_at}, but its records "
+                               f"say {at}")
     count = 0
     for round_id, status, first, last in journal.db.execute(
             "SELECT r.id, r.status, (SELECT kind FROM records WHERE round_id = r.id ORDER BY seq LIMIT 1), "

@@ -57,7 +57,7 @@ def test_the_dealers_walk_through_a_whole_round_with_a_fold(tmp_path, page):
         wait_state(page, "collecting")
         expect(page.locator("#state")).to_have_text("Collecting")
         expect(page.locator("#prompt .first")).to_contain_text("Collect the folded hands and their wagers")
-        expect(page.locator("#prompt .more")).to_have_text("Then reveal the dealer's hand")
+        expect(page.locator("#prompt .more").last).to_have_text("Then reveal the dealer's hand")
         expect(page.locator(f"#pos-{folded[0]} .decision")).to_have_text("Folds — collect the hand")
         tap(page, "button[data-action=reveal]")
         wait_state(page, "settling")

@@ -188,3 +188,30 @@ def test_a_device_refusing_a_command_is_told_in_words_not_wire_codes(tmp_path):
     bench.post(CommandFailed("sensors", "Lamp", "no acknowledgement after 3 attempts"))
     assert alerts(bench, "command_failed") == [
         (None, "The bet sensors are not taking the command to light a spot: no acknowledgement after 3 attempts")]
+
+
+def test_collecting_a_folds_chips_is_no_past_posting_but_touching_a_played_position_is(tmp_path):
+    bench = decisions(tmp_path)
+    bench.play(4)
+    bench.done("fold", position=2)
+    assert bench.state == "collecting"
+    bench.remove(2, "ante")                     # the dealer collects the fold's Ante and Pair Plus
+    bench.remove(2, "pair_plus")
+    bench.later(1.0)
+    assert alerts(bench, "past_posting") == []
+    bench.remove(4, "ante")                     # a played position's Ante: not the dealer's to take now
+    bench.later(1.0)
+    assert [p for p, _ in alerts(bench, "past_posting")] == [4]
+
+
+def test_a_fold_whose_side_bets_stay_is_settled_without_taking_its_forfeits_twice(tmp_path):
+    bench = decisions(tmp_path, {2: {"ante": 500, "pair_plus": 500, "six_card_bonus": 500}, 4: {"ante": 1000}})
+    bench.play(4)
+    bench.done("fold", position=2)
+    assert bench.snap["prompt"][1] == "6 Card Bonus and Super 6 stay in action: position 2"
+    bench.done("reveal")
+    seat = next(p for p in bench.snap["positions"] if p["position"] == 2)["settlement"]
+    assert seat["lines"][0] == "Folded: its forfeited wagers were collected with the cards"
+    assert not any(line.startswith(("Take Ante", "Take Pair Plus")) for line in seat["lines"])
+    assert seat["hand"] is None and bench.snap["positions"][1]["cards"] is None
+    assert 2 in bench.snap["settlement_order"] and 2 not in bench.table.open_round.paid

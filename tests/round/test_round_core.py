@@ -191,6 +191,7 @@ def test_a_journal_that_cannot_be_written_halts_the_table_and_says_why(tmp_path)
     assert bench.table.journal.last_round() is None              # nothing of the event was kept
     assert len(bench.ports.shoe.calls) == sent_before            # and nothing was asked of a device
     assert bench.snap["halted"].endswith("call a technician")
+    assert bench.snap["state"] == "ready" and bench.snap["round"] is None     # the last committed truth
     later = bench.act("open_betting")
     assert not later.ok and later.message == verdict.message
     probe = Probe()

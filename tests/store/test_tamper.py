@@ -68,6 +68,9 @@ TAMPERINGS = {
     "a meter reset forged without a chain": [("INSERT INTO table_events(at, kind, data) VALUES "
                                               "('2026-01-01', 'meters_reset', '{\"after_round\": 3}')", ())],
     "a round marked complete": [("UPDATE rounds SET status = 'void' WHERE id = 1", ())],
+    "a round's row deleted": [("DELETE FROM rounds WHERE id = 2", ())],
+    "a record's time edited": [("UPDATE records SET at = '2020-01-01T00:00:00.000+00:00' WHERE seq = 3", ())],
+    "the journal's boundary removed": [("DELETE FROM meta WHERE key = 'keyed_boundary'", ())],
     "two facts swapped": [("UPDATE records SET chain = -chain WHERE chain IN (5, 6)", ()),
                           ("UPDATE records SET chain = CASE chain WHEN -5 THEN 6 ELSE 5 END WHERE chain < 0", ())],
 }
@@ -114,3 +117,25 @@ def test_an_old_record_behind_the_start_up_checkpoint_is_still_found(played, tmp
     _edit(data, *TAMPERINGS["a paid net edited"])
     result = _cli("verify", "--data-dir", str(data))
     assert result.returncode == 3 and "paid) was altered" in result.stderr
+
+
+def test_a_journal_rewritten_in_the_old_unkeyed_form_is_named(played, tmp_path):
+    """Every fact taken off the keyed chain and re-chained with plain SHA-256 (which needs no key):
+    the boundary kept under the key says how much of the journal was ever unkeyed."""
+    data = _copy(played, tmp_path)
+    db = sqlite3.connect(data / "journal.sqlite")
+    previous = "0" * 64
+    rows = db.execute("SELECT seq, round_id, kind, data FROM records ORDER BY seq").fetchall()
+    for seq, round_id, kind, text in rows:
+        previous = _plain(previous, round_id, kind, text)
+        db.execute("UPDATE records SET chain = NULL, digest = ? WHERE seq = ?", (previous, seq))
+    db.execute("UPDATE table_events SET chain = NULL, digest = NULL")
+    db.commit()
+    result = _cli("verify", "--data-dir", str(data))
+    assert result.returncode == 3 and "rewritten in the older, unkeyed form" in result.stderr
+    db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")   # and calling it schema 1
+    db.commit()
+    db.close()
+    result = _cli("verify", "--data-dir", str(data))
+    assert result.returncode == 3
+    assert "a schema 1 journal beside this table's key: the journal was rewritten" in result.stderr
