@@ -156,6 +156,8 @@ class TableRun:
         self.engine.stop()
         if self.sim:
             self.sim.stop()
+        # read once the engine's thread has stopped: it owns the journal's connection until then
+        self.final_summary = self.summary()
         self.journal.close()
         logs.detach_audit()
         self.audit.close()
@@ -182,7 +184,6 @@ def run(opts: RunOptions) -> int:
                 break
             stop.wait(0.2)
     finally:
-        summary = table.summary()
         table.stop()
-    print(json.dumps(summary), file=sys.stdout)
+    print(json.dumps(table.final_summary), file=sys.stdout)
     return 0

@@ -46,10 +46,6 @@ class Failpoints:
     def from_environment(cls) -> Failpoints:
         return cls(os.environ.get(VARIABLE))
 
-    @property
-    def armed(self) -> bool:
-        return bool(self.at_commit or self.at_record)
-
     def before_commit(self, kinds: Iterable[str]) -> None:
         """A "fail" switch at the coming commit makes it fail, as a disk with no room would."""
         actions = [self.at_commit.get(self.commits + 1)] + [self.at_record.get(k) for k in set(kinds)]
