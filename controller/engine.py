@@ -74,6 +74,7 @@ class DealerAction:
 class Verdict:
     ok: bool
     message: str = ""
+    unknown: bool = False       # no answer in time: the action may still be done (its event commits)
 
 
 @dataclass(frozen=True)
@@ -135,7 +136,8 @@ class Engine:
         try:
             return reply.get(timeout=timeout)
         except queue.Empty:
-            return Verdict(False, f"{action}: the table did not answer within {timeout:g} s")
+            return Verdict(False, f"{action}: the table did not answer within {timeout:g} s; the outcome is "
+                           "unknown: look at the table before touching again", unknown=True)
 
     def submit(self, action: str, role: str = "dealer", who: str = "", **args: Any) -> None:
         """Post an action without waiting for its verdict (for callers on the engine's own thread,

@@ -101,8 +101,10 @@ class DeviceDriver:
         while not self._stop.is_set():
             if not self.connected:
                 try:
+                    # opened outside the lock: a port that takes seconds to open (a socket connect)
+                    # must not hold the controller's thread, whose commands meanwhile fail at once
+                    self.transport.open()
                     with self._lock:
-                        self.transport.open()
                         self.connected = True
                         self.log.info("device.opened")
                         self._write(self.on_open(self.clock()))

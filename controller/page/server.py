@@ -29,7 +29,8 @@ Routes:
                           "role"?, "pin"?, "challenge"?} -> {"ok", "message"}; supervisor
                          actions need "role" (supervisor | technician), "pin" and "challenge"
 
-Status codes of /api/action: 200 done; 409 the table refused (the reason says why);
+Status codes of /api/action: 200 done; 409 the table refused (the reason says why); 504 the
+table did not answer in time (the outcome is unknown: the action may still be done);
 400 a malformed request (a PIN shorter than any PIN is refused so, without being tried: it
 does not count towards the lockout); 401 a PIN is needed; 403 a wrong or locked PIN, a
 missing, used or expired challenge, a request from another site's page, or an address outside
@@ -315,7 +316,8 @@ class DealerPage:
                                        "it takes no role, PIN or challenge")
         verdict = await loop.run_in_executor(
             None, functools.partial(self.engine.act, action, role=role, who=who, **body))
-        return _answer(200 if verdict.ok else 409, verdict.ok, verdict.message or "done")
+        status = 200 if verdict.ok else 504 if verdict.unknown else 409
+        return _answer(status, verdict.ok, verdict.message or "done")
 
 
 def _answer(status: int, ok: bool, message: str) -> web.Response:
