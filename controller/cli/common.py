@@ -53,8 +53,9 @@ def table_config(args: argparse.Namespace) -> TableConfig:
 
 
 def existing_journal(args: argparse.Namespace) -> tuple[Journal, TableConfig]:
-    """The journal under ``--data-dir``, else under data.dir, with the configuration that names
-    its key; refused in words where there is none."""
+    """The journal under ``--data-dir``, else under data.dir (opened for reading only: a command
+    that shows or checks it never changes it), with the configuration that names its key;
+    refused in words where there is none."""
     from controller.app.run import JOURNAL_FILE
     from controller.store.journal import Journal
     config = table_config(args)
@@ -62,7 +63,7 @@ def existing_journal(args: argparse.Namespace) -> tuple[Journal, TableConfig]:
     path = data_dir / JOURNAL_FILE
     if not path.exists():
         raise InputError(f"{path}: no journal here (give --data-dir or --config)")
-    return Journal(path, key_file=config.key_file), config
+    return Journal.read_only(path, key_file=config.key_file), config
 
 
 def open_journal(args: argparse.Namespace) -> Journal:

@@ -255,7 +255,7 @@ class DealerPage:
 
     def _read_recall(self) -> list[dict]:
         assert self.journal_path is not None
-        journal = ReadOnlyJournal(self.journal_path)
+        journal = Journal.read_only(self.journal_path, keyed=False)
         try:
             return [as_the_table_shows(doc) for doc in recall(journal, last=RECALL_ROUNDS)]
         finally:
@@ -322,16 +322,6 @@ class DealerPage:
 
 def _answer(status: int, ok: bool, message: str) -> web.Response:
     return web.json_response({"ok": ok, "message": message}, status=status)
-
-
-class ReadOnlyJournal(Journal):
-    """The table's journal file opened for reading only (SQLite URI ``file:PATH?mode=ro``): the
-    page's recall can never write it. It sets up only what reading needs (``path``, ``db``);
-    ``Journal.__init__`` is not run, since it creates tables and sets the journal mode."""
-
-    def __init__(self, path: Path):
-        self.path = Path(path)
-        self.db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
 
 
 def as_the_table_shows(doc: dict) -> dict:

@@ -101,12 +101,14 @@ class Table(Conditions):
             return "on recovery: the round opened under another configuration; it is not settled under this one"
         seen: set[int] = set()
         for record in self.journal.records(rnd.id):
-            if record.kind == "hand" and record.data["target"] != DEAD_HAND:
-                cards = tuple((None if c == UNREADABLE else c, deck) for c, deck in record.data["cards"])
+            if record.kind != "hand":
+                continue
+            cards = tuple((None if c == UNREADABLE else c, deck) for c, deck in record.data["cards"])
+            if record.data["target"] != DEAD_HAND:      # as dealt live: a dead hand's cards count as seen
                 problem = self.card_problem(cards, record.data["target"], seen, rnd.deck)
                 if problem:
                     return f"on recovery: {problem}"
-                seen.update(c for c, _ in cards if c is not None)
+            seen.update(c for c, _ in cards if c is not None)
         for position, wagers in rnd.wagers.items():
             for spot, amount in wagers.items():
                 problem = self.stack_problem(spot, amount, None) if amount else None

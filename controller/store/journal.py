@@ -41,6 +41,8 @@ from controller.errors import IntegrityError
 from controller.store.chain import GENESIS, boundary_mac, keyed_digest, load_key
 from controller.store.failpoints import Failpoints
 
+DOWNGRADED = ("a schema 1 journal beside this table's key: the journal was rewritten in the older, "
+              "unkeyed form (or is another table's)")
 # every fact of the keyed chain, from both tables
 FACTS = ("SELECT chain, digest FROM records WHERE chain IS NOT NULL "
          "UNION ALL SELECT chain, digest FROM table_events WHERE chain IS NOT NULL")
@@ -87,8 +89,7 @@ class Journal:
             else:
                 self.key, made = load_key(self.path.parent, key_file, create=version in (None, "1"))
             if version == "1" and key is None and not made:
-                raise JournalError(f"{self.path}: a schema 1 journal beside this table's key: the journal "
-                                   "was rewritten in the older, unkeyed form (or is another table's)")
+                raise JournalError(f"{self.path}: {DOWNGRADED}")
             self._set_schema(version)
         except (sqlite3.DatabaseError, OSError, ValueError) as err:
             raise JournalError(f"{self.path}: cannot open the journal: {err}") from None
@@ -141,6 +142,37 @@ class Journal:
             boundary = f"{records}|{last[0] if last else GENESIS}|{events}"
             self.set_meta("keyed_boundary", boundary)
             self.set_meta("keyed_boundary_mac", boundary_mac(self.key, boundary))
+
+    @classmethod
+    def read_only(cls, path: str | Path, key_file: Path | None = None, *, keyed: bool = True) -> Journal:
+        """The journal opened for reading only (SQLite ``mode=ro``): nothing is created, upgraded or
+        written, and no key is ever made. ``keyed``: load the key, to verify (recall and the other
+        commands); the page's recall reads without it."""
+        self = cls.__new__(cls)
+        self.path = Path(path)
+        try:
+            self.db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
+            version = self.meta("schema_version")
+            if keyed:
+                if version == "1":
+                    try:
+                        load_key(self.path.parent, key_file, create=False)
+                    except ValueError:          # no key yet: a journal of the previous release
+                        raise JournalError(f"{self.path}: a journal of schema 1: the controller upgrades it "
+                                           f"to {SCHEMA_VERSION} when it next starts on it") from None
+                    raise JournalError(f"{self.path}: {DOWNGRADED}")
+                if version != str(SCHEMA_VERSION):
+                    raise JournalError(f"{self.path}: journal schema version {version}, this controller "
+                                       f"reads version {SCHEMA_VERSION}")
+                self.key, _ = load_key(self.path.parent, key_file, create=False)
+            row = self.db.execute("SELECT seq, digest FROM records ORDER BY seq DESC LIMIT 1").fetchone()
+            self.head = (row[0], row[1]) if row else (0, GENESIS)
+            self._next_chain, self._last_digest = 1, GENESIS
+            if version == str(SCHEMA_VERSION):
+                self._read_chain_head()
+        except (sqlite3.DatabaseError, OSError, ValueError) as err:
+            raise JournalError(f"{self.path}: cannot open the journal: {err}") from None
+        return self
 
     def _read_chain_head(self) -> None:
         """Where the keyed chain ends, from the file: another process (``table-controller pin set``)

@@ -11,7 +11,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from controller.page.server import DealerPage, ReadOnlyJournal
+from controller.page.server import DealerPage
+from controller.store.journal import Journal
 from controller.store.pins import MIN_PIN
 from controller.store.recall import meters, recall
 from tests.support.rig import table
@@ -231,7 +232,7 @@ def test_recall_gives_the_last_ten_rounds_and_shows_no_card_the_table_does_not(r
 
 
 def test_recall_reads_the_journal_without_writing_and_says_when_it_cannot(rig, tmp_path):
-    journal = ReadOnlyJournal(rig.journal.path)
+    journal = Journal.read_only(rig.journal.path, keyed=False)
     try:
         with pytest.raises(sqlite3.OperationalError, match="readonly"):
             journal.db.execute("INSERT INTO meta(key, value) VALUES ('page', 'wrote')")
