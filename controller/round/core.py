@@ -86,7 +86,7 @@ class TableCore:
         a blink); what people do (a supervisor called, a void) is always said."""
         entry = {"kind": kind, "message": message, "position": position}
         if kind in COALESCED and any(all(a.get(k) == v for k, v in entry.items())
-                                     for a in self._standing_alerts()):
+                                     for a in self.standing_alerts()):
             return
         rnd = self.round
         if rnd is not None and not rnd.complete and rnd.void_reason is None:
@@ -96,7 +96,7 @@ class TableCore:
             self.log.warning("table.alert", round=rnd.id if rnd else None, state=self.state, **entry)
         self.alerts.append({**entry, "round": round_id, "at": at})
 
-    def _standing_alerts(self) -> list[dict[str, Any]]:
+    def standing_alerts(self) -> list[dict[str, Any]]:
         """The alerts that concern the table now: the open round's, and the table's own since the
         round opened (all of them between rounds)."""
         rnd = self.round
@@ -124,9 +124,6 @@ class TableCore:
     def take_commands(self) -> list[Command]:
         commands, self.commands = self.commands, []
         return commands
-
-    def standing_alerts(self) -> list[dict[str, Any]]:
-        return self._standing_alerts()
 
     def refuse(self, why: str) -> bool:
         self.refusal = why
