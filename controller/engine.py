@@ -24,17 +24,27 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
 from transitions import MachineError
 
+from controller.engine_events import (
+    DealerAction,
+    PageAlert,
+    Probe,
+    Stop,
+    TimerExpired,
+    Verdict,
+    bad_arguments,
+    cause,
+)
 from controller.round import machine as procedure
 from controller.round.ports import Command, Ports
 from controller.round.table import Table
 from controller.round.view import build_snapshot
 from controller.rules.words import command_words, device_says
+from controller.store.anchors import ANCHOR_DIGITS
 from controller.store.journal import JournalError
 from controller.store.pins import PRIVILEGED_ROLES
 from drivers.events import (
@@ -57,50 +67,6 @@ from drivers.events import (
 
 SHOE_FACTS = (ShuffleDone, HandDealt, ShoeCount, ShoeJam, ShoeDoor, DeckChecked)
 
-@dataclass
-class DealerAction:
-    action: str
-    args: dict[str, Any] = field(default_factory=dict)
-    role: str = "dealer"
-    reply: queue.Queue | None = None
-    who: str = ""                   # the PIN holder ("supervisor Ana"); the role when none
-
-    @property
-    def by(self) -> str:
-        return self.who or self.role
-
-
-@dataclass(frozen=True)
-class Verdict:
-    ok: bool
-    message: str = ""
-    unknown: bool = False       # no answer in time: the action may still be done (its event commits)
-
-
-@dataclass(frozen=True)
-class PageAlert:
-    """Something the dealer's page saw that the table must say and journal (a PIN lockout, a
-    refused cross-site request): posted by the page's thread, alerted by the engine's."""
-    kind: str
-    message: str
-
-
-@dataclass(frozen=True)
-class TimerExpired:
-    name: str
-    token: int
-
-
-class Stop:
-    pass
-
-
-@dataclass
-class Probe:
-    """Handled at once by the engine's thread: proof that it is not hung (the watchdog)."""
-    done: threading.Event = field(default_factory=threading.Event)
-
-
 class Engine:
     def __init__(self, config, journal, ports: Ports, *, events: queue.Queue | None = None,
                  clock: Callable[[], float] = time.monotonic):
@@ -116,7 +82,9 @@ class Engine:
         self._live_timers: dict[str, int] = {}
         self._tokens = itertools.count(1)
         self.log = structlog.get_logger("engine").bind(table=config.table_id)
+        self._trail = structlog.get_logger("engine")    # anchors: one table's trail, its name said at start
         self.table = Table(config, journal, schedule=self.schedule, cancel=self.cancel)
+        self._anchor("start")                   # the start-up's own facts (self-check, recovery)
         self.observers: list[Callable[[dict], None]] = []
         self._snapshot: dict = {}
         self._version = 0
@@ -224,14 +192,29 @@ class Engine:
             self._verdict = None
             self._halt(err, event)
             return
-        if self.journal.chain_head != self._anchored:     # the audit trail notes what is committed
-            self._anchored = self.journal.chain_head
-            self.log.info("journal.anchor", chain=self._anchored[0], digest=self._anchored[1])
+        self._anchor(event)
         verdict, self._verdict = self._verdict, None
         if isinstance(event, DealerAction) and event.reply is not None:
             event.reply.put(verdict or Verdict(False, f"{event.action}: not handled"))
         self._send(table.take_commands())
         self._publish()
+
+    def _anchor(self, event: Any) -> None:
+        """The audit trail's one line for a committed event: the chain's new head (the anchor the
+        start-up check compares), what caused it and which facts it wrote. The facts themselves are
+        in the journal (``table-controller recall``), so the trail does not copy them; an action that
+        committed nothing, was refused or was a supervisor's gets a ``dealer.action`` line of its own."""
+        committed = self.journal.chain_head != self._anchored
+        if isinstance(event, DealerAction) and (not committed or event.action in procedure.SUPERVISOR_ACTIONS
+                                                or not (self._verdict and self._verdict.ok)):
+            self._log_action(event, self._verdict)
+        if not committed:
+            return
+        self._anchored = self.journal.chain_head
+        table = self.table
+        self._trail.info("journal.anchor", chain=self._anchored[0], digest=self._anchored[1][:ANCHOR_DIGITS],
+                         cause=cause(event), facts=self.journal.committed_kinds, state=table.state,
+                         round=table.round.id if table.round else None)
 
     def _halt(self, err: JournalError, event: Any) -> None:
         """The journal cannot be written (a full or read-only disk, a failing drive): nothing may be
@@ -256,8 +239,8 @@ class Engine:
         elif isinstance(event, SpotFault):
             table.on_spot_fault(event)
         elif isinstance(event, SHOE_FACTS) or (isinstance(event, DeviceTrouble) and event.device == "shoe"):
-            self.log.info("device.message", device=event.device, message=type(event).__name__,
-                          state=table.state, round=table.round.id if table.round else None)
+            self.log.debug("device.message", device=event.device, message=type(event).__name__,
+                           state=table.state, round=table.round.id if table.round else None)
             table.on_shoe(event)
         elif isinstance(event, SignShowing):
             table.on_sign_showing(event.values)
@@ -305,18 +288,21 @@ class Engine:
         except Exception as err:
             self._verdict = Verdict(False, f"{event.action}: internal error: {err}")
             raise
-        self.log.info("dealer.action", action=event.action, role=event.role, by=event.by, ok=verdict.ok,
-                      refused=verdict.message or None, state=self.table.state,
-                      round=self.table.round.id if self.table.round else None,
+        self._verdict = verdict
+
+    def _log_action(self, event: DealerAction, verdict: Verdict | None) -> None:
+        ok = verdict is not None and verdict.ok
+        self.log.info("dealer.action", action=event.action, role=event.role, by=event.by, ok=ok,
+                      refused=(verdict.message if verdict else "not handled") if not ok else None,
+                      state=self.table.state, round=self.table.round.id if self.table.round else None,
                       position=event.args.get("position"), reason=event.args.get("reason"),
                       privileged=event.action in procedure.SUPERVISOR_ACTIONS)
-        self._verdict = verdict
 
     def _try_action(self, event: DealerAction) -> Verdict:
         takes = procedure.ACTION_ARGUMENTS.get(event.action)
         if takes is None:
             return Verdict(False, f"unknown action {event.action!r}")
-        bad = _bad_arguments(event.args, takes)
+        bad = bad_arguments(event.args, takes)
         if bad:
             return Verdict(False, f"{event.action}: {bad}")
         if event.action in procedure.SUPERVISOR_ACTIONS and event.role not in PRIVILEGED_ROLES:
@@ -377,13 +363,3 @@ class Engine:
             self._published.notify_all()
         for observer in self.observers:
             observer(snap)
-
-
-def _bad_arguments(args: dict[str, Any], takes: tuple[str, ...]) -> str | None:
-    for name, value in sorted(args.items()):
-        if name not in takes:
-            return f"unknown argument {name!r}"
-        kind = procedure.ARGUMENT_TYPES[name]
-        if isinstance(value, bool) or not isinstance(value, kind):
-            return f"{name} must be {'a whole number' if kind is int else 'text'}, not {value!r}"
-    return None

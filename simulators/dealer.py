@@ -79,7 +79,12 @@ class ScriptedDealer:
         for p in snap["positions"]:
             if p["decision"] is None and p["wagers"].get("ante"):
                 if p["position"] in self.players.folded:
-                    self._once(snap, "fold", position=p["position"])
+                    # once a round: the verdict is not awaited, so a snapshot published before this
+                    # fold is handled would otherwise ask for it again (refused, and noise in the trail)
+                    key = ("fold", snap["round"], p["position"])
+                    if key not in self._tried:
+                        self._tried.add(key)
+                        self.submit("fold", position=p["position"])
                 elif p["position"] not in self.players.hands:
                     # a round recovered after a restart: these simulated players never saw their
                     # cards (they were dealt to the process before); they play with chips

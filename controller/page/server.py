@@ -51,7 +51,7 @@ from pathlib import Path
 import structlog
 from aiohttp import web
 
-from controller.engine import PageAlert
+from controller.engine_events import PageAlert
 from controller.errors import InputError
 from controller.page.fence import Challenges, Fence, Throttle, quoted
 from controller.page.streams import Streams

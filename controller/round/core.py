@@ -76,7 +76,8 @@ class TableCore:
         rnd = self.open_round
         record = self.journal.append(rnd.id, kind, data)
         rnd.apply(kind, data, record.at)
-        self.log.info(f"round.{kind}", round=rnd.id, state=self.state, position=data.get("position"),
+        # the journal holds the record; the trail's anchor for this event names its kind
+        self.log.debug(f"round.{kind}", round=rnd.id, state=self.state, position=data.get("position"),
                       record=data)
         return record.at
 

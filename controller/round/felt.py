@@ -124,7 +124,7 @@ class FeltDuties(TableCore):
             self.felt.pop(key, None)
         else:
             self.felt[key] = e.value
-        self.log.info("device.spot", round=self.round.id if self.round else None, state=self.state,
+        self.log.debug("device.spot", round=self.round.id if self.round else None, state=self.state,
                       position=e.position, spot=e.spot, change=e.change, value=e.value)
         meaning = procedure.FELT_CHANGES.get(self.round_state)
         if meaning == "wager":

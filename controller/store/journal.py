@@ -99,7 +99,8 @@ class Journal:
         self._read_chain_head()
         self.failpoints = Failpoints.from_environment()
         self._depth = 0                         # transactions open: only the outermost commits
-        self._kinds: list[str] = []             # record kinds written in the open transaction
+        self._kinds: list[str] = []             # record kinds written in the open (or last) transaction
+        self._data_version: int | None = None  # SQLite's count of other connections' commits, last seen
         self._digest_at_begin = self._last_digest
         self._head_at_begin = self.head
         self._chain_at_begin = self._next_chain
@@ -176,7 +177,9 @@ class Journal:
 
     def _read_chain_head(self) -> None:
         """Where the keyed chain ends, from the file: another process (``table-controller pin set``)
-        may have added a fact since; read inside the write transaction, so nobody else can."""
+        may have added a fact since; read inside the write transaction, so nobody else can, and only
+        when SQLite's ``data_version`` says another connection committed (the table's own commits
+        keep the head in memory)."""
         last = 0
         for table in ("records", "table_events"):
             last = max(last, self.db.execute(f"SELECT COALESCE(MAX(chain), 0) FROM {table}").fetchone()[0])
@@ -320,6 +323,11 @@ class Journal:
         """One engine event: everything written inside is one transaction (see the header)."""
         return self._tx()
 
+    @property
+    def committed_kinds(self) -> list[str]:
+        """The kinds of the facts the last transaction wrote (what an audit anchor names)."""
+        return list(self._kinds) if self._depth == 0 else []
+
     def _tx(self) -> _Transaction:
         return _Transaction(self)
 
@@ -339,7 +347,10 @@ class _Transaction:
                 j.db.execute("BEGIN IMMEDIATE")
             except sqlite3.DatabaseError as err:
                 raise JournalError(f"{j.path}: cannot write the journal: {err}") from None
-            j._read_chain_head()
+            version = j.db.execute("PRAGMA data_version").fetchone()[0]
+            if version != j._data_version:      # another connection committed since: re-read the chain
+                j._data_version = version
+                j._read_chain_head()
             j._kinds, j._digest_at_begin, j._head_at_begin = [], j._last_digest, j.head
             j._chain_at_begin = j._next_chain
         j._depth += 1

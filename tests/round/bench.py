@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from controller.app.config import TableConfig, parse_config
-from controller.engine import DealerAction, Engine, Verdict
+from controller.engine import Engine
+from controller.engine_events import DealerAction, Verdict
 from controller.rules.cards import parse_cards
 from controller.store.journal import Journal
 from drivers.events import DeviceOnline, HandDealt, ShuffleDone, SpotChanged

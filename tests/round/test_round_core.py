@@ -179,7 +179,7 @@ def test_a_lost_shoe_holds_the_round_and_its_return_resumes_it(tmp_path):
 
 
 def test_a_journal_that_cannot_be_written_halts_the_table_and_says_why(tmp_path):
-    from controller.engine import Probe
+    from controller.engine_events import Probe
     from controller.store.failpoints import Failpoints
     bench = ready(tmp_path)
     failpoints = Failpoints(f"journal.commit={bench.journal.commits + 1}:fail")
