@@ -320,7 +320,7 @@ class FramedDriver(DeviceDriver):
             self.went_online({k: v for k, v in vars(message).items()})
             self.on_handshake(message, now)
             return
-        self.log.info("device.event", message=type(message).__name__)
+        self.log.debug("device.event", message=type(message).__name__)     # the engine journals what it means
         self.on_message(message, now)
 
     def on_handshake(self, reply: Any, now: float) -> None:

@@ -89,6 +89,6 @@ class SensorDriver(FramedDriver):
                 return
             self.spots[key] = value
             change = "changed" if known else "placed"
-        self.log.info("sensor.spot", position=r.position, spot=proto.SPOTS[r.spot], change=change,
+        self.log.debug("sensor.spot", position=r.position, spot=proto.SPOTS[r.spot], change=change,
                       value=value, previous=previous)
         self.post(SpotChanged(self.name, r.position, proto.SPOTS[r.spot], change, value, previous))
