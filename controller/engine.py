@@ -39,6 +39,7 @@ from controller.engine_events import (
     bad_arguments,
     cause,
 )
+from controller.latency import Latencies
 from controller.round import machine as procedure
 from controller.round.ports import Command, Ports
 from controller.round.table import Table
@@ -68,8 +69,7 @@ from drivers.events import (
 SHOE_FACTS = (ShuffleDone, HandDealt, ShoeCount, ShoeJam, ShoeDoor, DeckChecked)
 
 class Engine:
-    def __init__(self, config, journal, ports: Ports, *, events: queue.Queue | None = None,
-                 clock: Callable[[], float] = time.monotonic):
+    def __init__(self, config, journal, ports: Ports, *, clock: Callable[[], float] = time.monotonic):
         self.config = config
         self.journal = journal
         self.ports = ports
@@ -77,7 +77,8 @@ class Engine:
         self.halted: str | None = None      # the journal cannot be written: nothing more is done
         self._verdict: Verdict | None = None    # the current action's, told once it is journaled
         self._anchored = journal.chain_head     # the last fact the audit trail was told of
-        self.queue: queue.Queue = events if events is not None else queue.Queue()
+        self.queue: queue.Queue = queue.Queue()     # (posted, event): posted by ``post`` alone
+        self.latency = Latencies()      # a device event's post to its snapshot's publication
         self._timers: list[tuple[float, int, str]] = []
         self._live_timers: dict[str, int] = {}
         self._tokens = itertools.count(1)
@@ -95,7 +96,7 @@ class Engine:
     # --- anyone may call these ------------------------------------------------------
 
     def post(self, event: Any) -> None:
-        self.queue.put(event)
+        self.queue.put((time.monotonic(), event))   # stamped: a device event's wait is measured
 
     def act(self, action: str, role: str = "dealer", timeout: float = 5.0, who: str = "",
             **args) -> Verdict:
@@ -149,9 +150,9 @@ class Engine:
         if timeout is not None:
             wait = timeout if wait is None else min(wait, timeout)
         try:
-            event = self.queue.get(timeout=wait) if wait is None or wait > 0 else self.queue.get_nowait()
+            posted, event = self.queue.get(timeout=wait) if wait is None or wait > 0 else self.queue.get_nowait()
         except queue.Empty:
-            event = self._due_timer()
+            posted, event = None, self._due_timer()
             if event is None:
                 return True
         if isinstance(event, Stop):
@@ -161,6 +162,8 @@ class Engine:
                 event.done.set()
             return True
         self.handle(event)
+        if posted is not None and hasattr(event, "device"):      # a device's event: frame to snapshot
+            self.latency.add(time.monotonic() - posted)
         return True
 
     def idle(self) -> bool:
@@ -321,7 +324,7 @@ class Engine:
         for _ in range(20):
             moved = False
             for trigger in procedure.AUTOMATIC:
-                if trigger in table.machine.get_triggers(table.state) and getattr(table, trigger)():
+                if trigger in procedure.TRIGGERS[table.state] and getattr(table, trigger)():
                     moved = True
                     break
             if not moved:

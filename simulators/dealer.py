@@ -24,16 +24,20 @@ class ScriptedDealer:
         self.submit = submit
         self.players = players
         self.rounds = rounds
-        self.finished_rounds: list[tuple[int, str]] = []      # (round, "complete" | "void")
+        self.finished = 0                   # rounds seen complete or void
+        self._last_finished: tuple[int, str] | None = None
         self.done = threading.Event()
-        self._tried: set = set()
+        self._tried: set = set()            # what was asked in this round (forgotten when the next opens)
+        self._tried_round: int | None = None
 
     def observe(self, snap: dict) -> None:
         state, round_id = snap["state"], snap["round"]
-        if state in ("complete", "void") and round_id is not None and \
-                (round_id, state) not in self.finished_rounds:
-            self.finished_rounds.append((round_id, state))
-        if self.rounds is not None and len(self.finished_rounds) >= self.rounds:
+        if round_id != self._tried_round:   # every key names its round: the last round's are dead
+            self._tried, self._tried_round = set(), round_id
+        if state in ("complete", "void") and round_id is not None and (round_id, state) != self._last_finished:
+            self._last_finished = (round_id, state)
+            self.finished += 1
+        if self.rounds is not None and self.finished >= self.rounds:
             self.done.set()
             return
         handler = getattr(self, f"_{state}", None)

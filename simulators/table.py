@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from controller.rules.cards import CardError, parse_cards
 from controller.rules.paytable import Preset, load_preset
 from drivers.wire import sensor_protocol as sensor_proto
 from simulators.devices.ports import PtyPort, TcpPort
@@ -106,6 +107,8 @@ class SimulatedTable:
         "shoe unreadable-card": "the next card cannot be read",
         "shoe jam [CODE]": "the shoe jams (CODE 1-255, default 1)", "shoe clear-jam": "the jam is cleared",
         "shoe door open|closed": "the shoe's door",
+        "shoe stack CARD,CARD,...": "the next shuffle deals these cards first, in order (hands of three in "
+                                    "dealing order: the active positions, then the dealer), e.g. a MEGA",
         "DEVICE silent on|off": "the device stops answering / answers again",
         "DEVICE corrupt [N]": "the next N frames sent are corrupted (shoe, sensors; N 1-1000, default 1)",
         "DEVICE delay SECONDS": "replies are held back (shoe, sensors; 0-60 s, 0 to stop)",
@@ -186,6 +189,7 @@ class SimulatedTable:
                 "unreadable-card": ((), lambda: setting("unreadable_next_card")(True)),
                 "jam": ((_whole("CODE", 1, 255, default=1),), lambda code: lambda: shoe.jam(code)),
                 "clear-jam": ((), lambda: shoe.clear_jam),
+                "stack": ((_cards("CARD,CARD,...", 52),), lambda cards: setting("planned")(list(cards))),
                 "door": ((_choice("open|closed", ("open", "closed")),),
                          lambda state: lambda: shoe.set_door(state == "open")),
                 "unplug": ((), lambda: self._cable("unplug")),
@@ -283,6 +287,18 @@ def _seconds(name: str, low: float, high: float) -> _Arg:
         value = float(word)
         return value if math.isfinite(value) and low <= value <= high else None
     return _Arg(name, f"a number of seconds from {low:g} to {high:g}", convert)
+
+
+def _cards(name: str, most: int) -> _Arg:
+    """Distinct cards written as one word, comma-separated ("As,Ks,Qs"); a wrong card is not allowed."""
+    def convert(word: str) -> tuple[int, ...] | None:
+        try:
+            cards = parse_cards(word.split(","), what="stack")
+        except CardError:
+            return None
+        return cards if 0 < len(cards) <= most else None
+    return _Arg(name, f"1 to {most} different cards such as As,Ks,Qs (ranks 2-9, T or 10, J, Q, K, A; suits "
+                "c, d, h, s), comma-separated", convert)
 
 
 def _choice(name: str, options: Sequence[str]) -> _Arg:

@@ -11,7 +11,6 @@ stop it cleanly; a SIGKILL is what the journal's recovery is for.
 from __future__ import annotations
 
 import json
-import queue
 import signal
 import sys
 import threading
@@ -94,10 +93,10 @@ class TableRun:
             self.journal.close()
             raise
         self.journal.audit_head = self.audit.head
-        events: queue.Queue = queue.Queue()
-        self.devices = Devices(config, events.put,
+        # the drivers post through the engine (made next, started before them), which stamps each event
+        self.devices = Devices(config, lambda event: self.engine.post(event),
                                usb_backend=self.sim.usb_backend if self.sim else None)
-        self.engine = Engine(config, self.journal, self.devices, events=events)
+        self.engine = Engine(config, self.journal, self.devices)
         self.pins = PinStore(self.data_dir / PIN_FILE, attempts=config.pin_attempts,
                              lockout=config.pin_lockout)
         self.page = None
@@ -164,9 +163,11 @@ class TableRun:
         self.lock.release()
 
     def summary(self) -> dict:
-        """Rounds this run finished, from the journal: played, voided, wagered, paid (cents)."""
+        """Rounds this run finished, from the journal: played, voided, wagered, paid (cents); and the
+        latencies measured while it played (controller/latency.py)."""
+        latency = self.page.latencies() if self.page else {"frame_to_snapshot": self.engine.latency.summary()}
         return {"table": self.config.table_id, "preset": self.config.preset.name,
-                **rounds_summary(self.journal, self.first_round)}
+                **rounds_summary(self.journal, self.first_round), "latency": latency}
 
 def run(opts: RunOptions) -> int:
     table = TableRun(opts).start()

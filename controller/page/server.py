@@ -46,6 +46,7 @@ import ipaddress
 import json
 import sqlite3
 import threading
+import time
 from pathlib import Path
 
 import structlog
@@ -96,6 +97,8 @@ class DealerPage:
         self._stopping: asyncio.Event | None = None
         self.streams = Streams(self.log)
         self._latest: dict = engine.snapshot
+        self._pending: tuple[dict, float] = (engine.snapshot, time.monotonic())   # see _published
+        self._wake_due = False
         self.fence = Fence(host)
         self.challenges = Challenges(CHALLENGE_TTL, CHALLENGES_OPEN)
         self._throttle = Throttle()         # one alert or log line per source and kind a minute
@@ -154,11 +157,18 @@ class DealerPage:
     # --- snapshots (called on the engine's thread: hand over and return) -----------------
 
     def _published(self, snap: dict) -> None:
-        if self.loop is not None and not self.loop.is_closed():
-            self.loop.call_soon_threadsafe(self._wake, snap)
+        # the newest snapshot waits here; the loop is woken once however many arrive before it runs
+        # (a wake-up is a write to its socket: one per burst of published moments, not one each)
+        self._pending = (snap, time.monotonic())
+        if not self._wake_due and self.loop is not None and not self.loop.is_closed():
+            self._wake_due = True
+            self.loop.call_soon_threadsafe(self._wake)
 
-    def _wake(self, snap: dict) -> None:
+    def _wake(self) -> None:
+        self._wake_due = False              # cleared before reading: a later snapshot wakes again
+        snap, published = self._pending
         self._latest = snap
+        self.streams.stamp(snap, published)
         self.streams.wake()
 
     # --- HTTP -----------------------------------------------------------------------------
@@ -234,7 +244,14 @@ class DealerPage:
 
     async def _health(self, request: web.Request) -> web.Response:
         snap = self._latest
-        return web.json_response({"ok": True, "table": snap["table"], "state": snap["state"]})
+        return web.json_response({"ok": True, "table": snap["table"], "state": snap["state"],
+                                  "latency": self.latencies()})
+
+    def latencies(self) -> dict:
+        """How fast the table answers while it plays: a device's frame to the snapshot it made (the
+        engine's), a snapshot to its event written to a page (this page's); see controller/latency.py."""
+        return {"frame_to_snapshot": self.engine.latency.summary(),
+                "snapshot_to_page": self.streams.latency.summary()}
 
     async def _state(self, request: web.Request) -> web.Response:
         return web.json_response(self._latest)

@@ -16,10 +16,13 @@ import contextlib
 import json
 import socket
 import struct
+import time
 from collections.abc import Callable
 from typing import Any
 
 from aiohttp import web
+
+from controller.latency import Latencies
 
 KEEPALIVE = 15.0                # a comment line when nothing changed for this long
 MOST = 16                       # event streams at once: a few screens, never a crowd
@@ -34,11 +37,17 @@ class Streams:
         self.log = log
         self.listeners: set[asyncio.Event] = set()
         self._encoded: tuple[dict | None, bytes] = (None, b"")     # the newest event, encoded once for all
+        self._stamped: tuple[dict | None, float] = (None, 0.0)     # the newest snapshot, when published
+        self.latency = Latencies()      # publication to its event written to a page's connection
 
     def event(self, snap: dict) -> bytes:
         if self._encoded[0] is not snap:
             self._encoded = (snap, b"event: snapshot\ndata: " + json.dumps(snap).encode() + b"\n\n")
         return self._encoded[1]
+
+    def stamp(self, snap: dict, published: float) -> None:
+        """``snap`` was published at ``published`` (time.monotonic, on the engine's thread)."""
+        self._stamped = (snap, published)
 
     def wake(self) -> None:
         for listener in self.listeners:
@@ -71,6 +80,8 @@ class Streams:
                 if snap is not sent:
                     if not await _send(response, self.event(snap)):
                         return self._drop(request, response)
+                    if self._stamped[0] is snap:
+                        self.latency.add(time.monotonic() - self._stamped[1])
                     sent, idle = snap, 0.0
                 try:
                     await asyncio.wait_for(wake.wait(), TICK)

@@ -145,10 +145,24 @@ def build(model, initial: str = "starting") -> Machine:
                    before_state_change="record_state", model_attribute="state")
 
 
-def available_actions(machine: Machine, state: str) -> list[str]:
+def _triggers_by_state() -> dict[str, frozenset[str]]:
+    by_state: dict[str, set[str]] = {state: set() for state in STATES}
+    for t in TRANSITIONS:
+        sources = STATES if t["source"] == "*" else [t["source"]] if isinstance(t["source"], str) else t["source"]
+        for source in sources:
+            by_state[source].add(t["trigger"])
+    return {state: frozenset(triggers) for state, triggers in by_state.items()}
+
+
+# The triggers leaving each state, read once from the lists above: the engine asks after every
+# event (transitions' own get_triggers walks every event each time).
+TRIGGERS = _triggers_by_state()
+
+
+def available_actions(state: str) -> list[str]:
     """The dealer's and supervisor's actions that exist in ``state`` (their conditions are checked
     when touched)."""
-    triggers = set(machine.get_triggers(state))
+    triggers = TRIGGERS[state]
     table = ["call_supervisor"] + (["reset_meters", "set_jackpots"] if state in BETWEEN_ROUNDS else [])
     return [a for a in DEALER_ACTIONS if a in triggers] + table
 

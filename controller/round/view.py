@@ -127,7 +127,7 @@ def build_snapshot(table: Table) -> dict[str, Any]:
         "state": state,
         "round": rnd.id if rnd else None,
         "prompt": prompt(table),
-        "actions": [a for a in procedure.available_actions(table.machine, state)
+        "actions": [a for a in procedure.available_actions(state)
                     if a != "set_jackpots" or table.jackpot.progressive],
         "positions": positions,
         "dealer": {

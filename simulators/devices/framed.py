@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -28,6 +29,7 @@ from drivers.wire.link import Delivered, Link
 from drivers.wire.messages import Catalog
 
 log = logging.getLogger("simulators.devices")
+RECEIVED_KEPT = 256            # messages a simulated device keeps for tests to look at
 REPEAT_LOG_EVERY = 10.0         # seconds between two logs of the same error of one device
 
 
@@ -93,7 +95,8 @@ class FramedDevice(PortDevice):
         self.link = Link(type(self).decode, heartbeat_every=heartbeat_every, silence_after=3600)
         self.corrupt_next = 0
         self.delay = 0.0
-        self.received: list[Any] = []
+        # the last messages received, for tests to look at: bounded, so a long run's memory is flat
+        self.received: deque[Any] = deque(maxlen=RECEIVED_KEPT)
         self._delayed: list[tuple[float, bytes]] = []
         # Callbacks (direction, message) for what the device took and sent: how scripted
         # players "see" the felt and the shoe. Called on the device's thread.

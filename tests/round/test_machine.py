@@ -32,3 +32,13 @@ def test_dealer_actions_and_automatic_steps_are_triggers():
     # table actions are methods of the table, not round triggers
     assert not set(machine.TABLE_ACTIONS) & triggers
     assert all(callable(getattr(Table, a, None)) for a in machine.TABLE_ACTIONS)
+
+
+def test_the_triggers_read_from_the_lists_are_those_transitions_finds():
+    """The engine's table of triggers per state (read once) against the library's own search."""
+    class Model:
+        pass
+    built = machine.build(Model())
+    for state in machine.STATES:
+        assert machine.TRIGGERS[state] == set(built.get_triggers(state)), state
+    assert "no_more_bets" in machine.TRIGGERS["betting"] and "open_betting" not in machine.TRIGGERS["betting"]

@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 from controller.app.config import parse_config
+from controller.rules.cards import card_text
 from drivers.events import DeviceOffline, DeviceOnline, HandDealt, ShuffleDone, SpotChanged
 from tests.support.devices import driver_alone
 
@@ -131,6 +132,8 @@ def test_bad_fault_commands_answer_one_line_in_words_and_change_nothing():
             ("shoe hand-size 300", ["'300'", "from 1 to 9"]),
             ("shoe jam 999", ["'999'", "CODE", "from 1 to 255"]),
             ("shoe door ajar", ["'ajar'", "open, closed"]),
+            ("shoe stack As,Ks,As", ["'As,Ks,As'", "different cards"]),
+            ("shoe stack As,Kz", ["'As,Kz'", "CARD,CARD,..."]),
             ("shoe silent maybe", ["'maybe'", "on, off"]),
             ("shoe delay soon", ["'soon'", "seconds"]),
             ("shoe repeat-card twice", ["'twice'", "one word too many"]),
@@ -196,3 +199,24 @@ def test_help_documents_base_port():
     out = subprocess.run([sys.executable, "-m", "simulators.cli", "--help"], capture_output=True, text=True,
                          timeout=30)
     assert "--base-port N" in out.stdout and "sensors N+1, sign N+2" in out.stdout
+
+
+def test_a_stacked_shoe_deals_the_chosen_hands_first_in_order():
+    """Rare hands on purpose: the next shuffle deals the stacked cards first, hand after hand."""
+    proc, hello = _start("--transport", "tcp", "--no-players")
+    try:
+        done = _command(proc, "shoe stack As,Ks,Qs,Jh,Th,9h,2c")
+        assert done == {"ok": True, "done": "shoe stack As,Ks,Qs,Jh,Th,9h,2c"}
+        with driver_alone("shoe", "shoe-framed", hello["devices"]["shoe"], **FAST) as (drv, events):
+            events.of(DeviceOnline)
+            drv.shuffle(1)
+            assert events.of(ShuffleDone).count == 52
+            hands = []
+            for hand_no in (1, 2, 3):
+                drv.deliver_hand(hand_no)
+                hands.append([card_text(card) for card, _deck in events.of(HandDealt).cards])
+        assert hands[0] == ["As", "Ks", "Qs"] and hands[1] == ["Jh", "10h", "9h"]
+        assert hands[2][0] == "2c" and len(set(hands[2])) == 3
+    finally:
+        _stop(proc)
+
