@@ -36,6 +36,9 @@ is taken is refused (exit 2).
 Fault commands, one per line on standard input ('help' lists them), each answered with one JSON
 line: {"ok": true, "done": ...} or {"ok": false, "error": "..."} naming the bad word and what is
 allowed. 'quit' stops.
+
+table-sim soak [--rounds N] [--seed S] [--faults none|mixed] [--report FILE] ...: the whole table
+unattended with faults and SIGKILLs; 'table-sim soak --help' says more.
 """
 
 
@@ -72,6 +75,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["soak"]:                    # the unattended campaign (simulators/soak_cli.py)
+        from simulators.soak_cli import main as soak
+        return soak(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.base_port is not None and args.transport == "pty":

@@ -30,10 +30,17 @@ class ScriptedDealer:
         self._tried: set = set()            # what was asked in this round (forgotten when the next opens)
         self._tried_round: int | None = None
 
+    def forget(self) -> None:
+        """The table restarted (or the link to it was lost): what was asked may never have been done,
+        so every situation may be asked about again."""
+        self._tried = set()
+
     def observe(self, snap: dict) -> None:
         state, round_id = snap["state"], snap["round"]
         if round_id != self._tried_round:   # every key names its round: the last round's are dead
             self._tried, self._tried_round = set(), round_id
+        if state == "held":                 # a fold asked for while held was refused: ask again after
+            self._tried = {key for key in self._tried if key[0] != "fold"}
         if state in ("complete", "void") and round_id is not None and (round_id, state) != self._last_finished:
             self._last_finished = (round_id, state)
             self.finished += 1

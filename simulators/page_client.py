@@ -1,0 +1,119 @@
+"""A dealer that works a running controller through its page's HTTP API, as the touchscreen does.
+
+Owns the soak's side of the page: one thread reads the server-sent event
+stream (``GET /api/events``) and hands each snapshot to a ScriptedDealer
+(simulators/dealer.py); the dealer's actions are queued and posted by a second
+thread (``POST /api/action``, a supervisor's with its PIN and a fresh
+``GET /api/challenge``), so reading the stream never waits on an answer. Both
+threads outlive the controller: a killed controller is reconnected to when it
+is back. The requests obey the page's fence (docs/page-api.md): the table's
+Host, JSON bodies, no Origin.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import queue
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+RECONNECT = 0.2                 # seconds between two attempts to reach a controller that is away
+
+
+class PageClient:
+    def __init__(self, host: str, port: int, *, pin: str, on_snapshot: Callable[[dict], None]):
+        self.host, self.port, self.pin = host, port, pin
+        self.on_snapshot = on_snapshot
+        self.actions: queue.Queue = queue.Queue()
+        self.sent = 0
+        self.refused: dict[str, int] = {}           # "action: reason" -> count (a few are normal)
+        self.unanswered = 0                          # connection lost before an answer (a kill)
+        self._stop = threading.Event()
+        self._threads = [threading.Thread(target=self._read_events, name="soak-events", daemon=True),
+                         threading.Thread(target=self._post_actions, name="soak-actions", daemon=True)]
+
+    def start(self) -> PageClient:
+        for thread in self._threads:
+            thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.actions.put(None)
+
+    def submit(self, action: str, role: str = "dealer", who: str = "", **args: Any) -> None:
+        """The ScriptedDealer's ``submit``: queued, posted by the action thread."""
+        self.actions.put((action, role, args))
+
+    def get(self, path: str, timeout: float = 5.0) -> tuple[int, Any]:
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
+        try:
+            conn.request("GET", path, headers={"Host": f"{self.host}:{self.port}"})
+            response = conn.getresponse()
+            return response.status, json.loads(response.read() or b"null")
+        finally:
+            conn.close()
+
+    # --- the threads ----------------------------------------------------------------------
+
+    def _read_events(self) -> None:
+        while not self._stop.is_set():
+            conn = http.client.HTTPConnection(self.host, self.port, timeout=30)
+            try:
+                conn.request("GET", "/api/events", headers={"Host": f"{self.host}:{self.port}",
+                                                            "Accept": "text/event-stream"})
+                response = conn.getresponse()
+                if response.status != 200:
+                    raise OSError(f"event stream answered {response.status}")
+                for raw in response:
+                    if self._stop.is_set():
+                        return
+                    if raw.startswith(b"data: "):
+                        self.on_snapshot(json.loads(raw[6:]))
+            except (OSError, http.client.HTTPException, ValueError):
+                pass                            # the controller is away (killed, restarting)
+            finally:
+                conn.close()
+            self._stop.wait(RECONNECT)
+
+    def _post_actions(self) -> None:
+        while True:
+            item = self.actions.get()
+            if item is None:
+                return
+            action, role, args = item
+            body: dict[str, Any] = {"action": action, **args}
+            try:
+                if role != "dealer":
+                    status, answer = self.get("/api/challenge")
+                    body.update(role=role, pin=self.pin, challenge=answer["challenge"])
+                status, answer = self._post(body)
+            except (OSError, http.client.HTTPException, ValueError, KeyError, TypeError):
+                self.unanswered += 1            # the dealer asks again when the snapshot says so
+                continue
+            self.sent += 1
+            if not answer.get("ok"):
+                key = f"{action}: {answer.get('message', status)}"[:160]
+                self.refused[key] = self.refused.get(key, 0) + 1
+
+    def _post(self, body: dict[str, Any]) -> tuple[int, dict]:
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=10)
+        try:
+            conn.request("POST", "/api/action", json.dumps(body),
+                         headers={"Host": f"{self.host}:{self.port}", "Content-Type": "application/json"})
+            response = conn.getresponse()
+            return response.status, json.loads(response.read() or b"{}")
+        finally:
+            conn.close()
+
+
+def wait_until(predicate: Callable[[], bool], timeout: float, every: float = 0.05) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(every)
+    return predicate()

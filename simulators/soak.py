@@ -1,0 +1,296 @@
+"""``table-sim soak``: the whole table unattended for a long time, faults injected on a seeded schedule.
+
+Owns the campaign. The simulated devices and players live in this process on
+TCP sockets; the controller is a real ``table-controller run`` in its own
+process, configured to reach them as it reaches hardware; a scripted dealer
+works it through its page's HTTP API (simulators/page_client.py). At state
+changes, chosen by a seeded random generator, a fault is injected through the
+same fault commands ``table-sim`` reads on standard input (devices silent or
+dropped, jams, the door, misdeals of each kind, past posting, sign NAKs) and
+undone after a while, or the controller is killed with SIGKILL and started
+again on the same data folder. Every two seconds a sample is taken: rounds in
+the journal, the controller's resident memory, its latency figures. At the
+end simulators/soak_check.py settles every round again through the
+controller's own commands and reads the journal directly, and
+simulators/soak_report.py writes the summary and the HTML report.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from simulators.dealer import ScriptedDealer
+from simulators.page_client import PageClient, wait_until
+from simulators.table import SimOptions, SimulatedTable
+
+PIN = "735911"                  # the simulated supervisor's (verifies jackpot hits)
+SAMPLE_EVERY = 2.0              # seconds between two samples
+STUCK_AFTER = 90.0              # seconds without a finished round before the soak looks into it
+READY_WITHIN = 60.0             # seconds a restarted controller has to answer
+
+
+@dataclass(frozen=True)
+class Fault:
+    kind: str
+    states: tuple[str, ...]     # where it is injected
+    commands: tuple[str, ...]   # fault commands, at once
+    undo: tuple[str, ...] = ()  # fault commands, ``hold`` seconds later
+    hold: float = 0.0
+
+
+ANY = ("betting", "closed", "dealing", "decisions", "collecting", "settling", "complete", "ready")
+FAULTS = (
+    Fault("shoe silent", ANY, ("shoe silent on",), ("shoe silent off",), 3.0),
+    Fault("sensors silent", ANY, ("sensors silent on",), ("sensors silent off",), 3.0),
+    Fault("shoe dropped", ANY, ("shoe drop",)),
+    Fault("sensors dropped", ANY, ("sensors drop",)),
+    Fault("sign dropped", ANY, ("sign drop",)),
+    Fault("sign nak", ANY, ("sign nak 3",)),
+    Fault("shoe jam", ("betting", "dealing"), ("shoe jam 2",), ("shoe clear-jam",), 1.0),
+    Fault("shoe door", ("betting", "dealing", "decisions"), ("shoe door open",), ("shoe door closed",), 1.0),
+    Fault("misdeal: unreadable card", ("betting", "closed"), ("shoe unreadable-card",)),
+    Fault("misdeal: card read twice", ("betting", "closed"), ("shoe repeat-card",)),
+    Fault("misdeal: card of the other deck", ("betting", "closed"), ("shoe foreign-card",)),
+    Fault("misdeal: four cards", ("betting", "closed"), ("shoe hand-size 4",)),
+    Fault("past posting", ("decisions", "collecting", "settling"), ("sensors place {pos} pair_plus 500",),
+          ("sensors remove {pos} pair_plus",), 1.0),
+)
+
+
+@dataclass
+class SoakOptions:
+    rounds: int = 1000
+    seed: int = 1
+    faults: str = "mixed"               # none | mixed
+    fault_rate: float = 0.02            # chance of a fault at each state change (mixed)
+    kill_rate: float = 0.0005           # chance of a SIGKILL at each state change (mixed)
+    positions: int = 6
+    preset: str = "sheet-004"
+    work_dir: str = "soak-data"
+
+
+@dataclass
+class Soak:
+    options: SoakOptions
+    samples: list[dict[str, Any]] = field(default_factory=list)
+    injected: list[dict[str, Any]] = field(default_factory=list)
+    restarts: list[dict[str, Any]] = field(default_factory=list)
+    lives: list[dict[str, Any]] = field(default_factory=list)       # each controller's last latency figures
+    stuck: list[dict[str, Any]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        o = self.options
+        self.rng = random.Random(o.seed)
+        self.work = Path(o.work_dir).resolve()
+        self.work.mkdir(parents=True, exist_ok=True)
+        self.sim = SimulatedTable(SimOptions(transport="tcp", seed=o.seed, positions=o.positions,
+                                             preset=o.preset, heartbeat_every=0.5))
+        self.config = self.work / "table.toml"
+        self.config.write_text(self.sim.config_toml(table_id="SOAK-1", data_dir=str(self.work / "data"),
+                                                    log_format="json", heartbeat_every=0.5))
+        self.port = _free_port()
+        self.dealer = ScriptedDealer(self._submit, self.sim.players, rounds=None)
+        self.client = PageClient("127.0.0.1", self.port, pin=PIN, on_snapshot=self._snapshot)
+        self.proc: subprocess.Popen | None = None
+        self.last: dict[str, Any] = {}
+        self._state: str | None = None
+        self._pending_undo: list[tuple[float, tuple[str, ...]]] = []
+        self._lock = threading.Lock()
+        self._kill_due = False
+        self.holds = 0
+
+    # --- the controller ------------------------------------------------------------------
+
+    def _command(self, *words: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "controller.cli", *words, "--config", str(self.config)],
+                              input=stdin, capture_output=True, text=True, timeout=600)
+
+    def _start_controller(self) -> float:
+        """Starts ``run`` and waits until its table has left ``starting``; returns the seconds taken."""
+        began = time.monotonic()
+        log = open(self.work / "controller.log", "a")
+        self.proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--config", str(self.config),
+                                      "--port", str(self.port)], stdout=log, stderr=log)
+        log.close()
+        if not wait_until(self._ready, READY_WITHIN, 0.05):
+            raise RuntimeError(f"the controller did not become ready within {READY_WITHIN:g} s "
+                               f"(see {self.work / 'controller.log'})")
+        return time.monotonic() - began
+
+    def _ready(self) -> bool:
+        try:
+            status, health = self.client.get("/api/health", timeout=1.0)
+        except (OSError, ValueError):
+            return False
+        return status == 200 and health.get("state") != "starting"
+
+    def _kill_and_restart(self, state: str) -> None:
+        assert self.proc is not None
+        self._keep_latency()
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+        seconds = self._start_controller()
+        self.dealer.forget()                # what was asked of the dead process may not be done
+        self.restarts.append({"state": state, "recovery_s": round(seconds, 3), "at": self._elapsed()})
+
+    def _keep_latency(self) -> None:
+        try:
+            status, health = self.client.get("/api/health", timeout=2.0)
+        except (OSError, ValueError):
+            return
+        if status == 200:
+            self.lives.append(health.get("latency", {}))
+
+    # --- snapshots (the event thread) and faults ----------------------------------------------
+
+    def _submit(self, action: str, role: str = "dealer", who: str = "", **args: Any) -> None:
+        self.client.submit(action, role, who, **args)
+
+    def _snapshot(self, snap: dict) -> None:
+        with self._lock:
+            self.last = snap
+            state = snap["state"]
+            if state != self._state:
+                self.holds += state == "held"
+                self._state = state
+                self._maybe_fault(snap)
+        self.dealer.observe(snap)
+
+    def _maybe_fault(self, snap: dict) -> None:
+        if self.options.faults == "none" or self._pending_undo or self._kill_due:
+            return
+        state = snap["state"]
+        if self.rng.random() < self.options.kill_rate:
+            self._kill_due = True           # done by the main thread: it owns the process
+            return
+        if self.rng.random() >= self.options.fault_rate:
+            return
+        choices = [f for f in FAULTS if state in f.states]
+        if not choices:
+            return
+        fault = self.rng.choice(choices)
+        values = {"pos": self.rng.randint(1, self.options.positions)}
+        if "{pos}" in " ".join(fault.commands):
+            free = [p["position"] for p in snap["positions"] if "pair_plus" not in p["felt"]]
+            if not free:
+                return
+            values["pos"] = self.rng.choice(free)
+        for command in fault.commands:
+            self.sim.command(command.format(**values))
+        if fault.undo:
+            self._pending_undo.append((time.monotonic() + fault.hold, tuple(c.format(**values) for c in fault.undo)))
+        self.injected.append({"kind": fault.kind, "state": state, "round": snap["round"], "at": self._elapsed()})
+
+    def _undo_due(self) -> None:
+        with self._lock:
+            now = time.monotonic()
+            due = [item for item in self._pending_undo if item[0] <= now]
+            self._pending_undo = [item for item in self._pending_undo if item[0] > now]
+        for _, commands in due:
+            for command in commands:
+                self.sim.command(command)
+
+    # --- the campaign ----------------------------------------------------------------------
+
+    def run(self) -> dict[str, Any]:
+        answer = self._command("pin", "set", "supervisor", "soak", stdin=PIN + "\n")
+        if answer.returncode != 0:
+            raise RuntimeError(f"pin set failed: {answer.stderr.strip()}")
+        self.sim.start()
+        self.began = time.monotonic()
+        self._start_controller()
+        self.client.start()
+        next_sample, last_progress, rounds_seen = 0.0, time.monotonic(), 0
+        try:
+            while True:
+                self._undo_due()
+                if self._kill_due:
+                    self._kill_and_restart(self._state or "?")
+                    self._kill_due = False
+                if time.monotonic() >= next_sample:
+                    sample = self._sample()
+                    next_sample = time.monotonic() + SAMPLE_EVERY
+                    if sample["rounds"] > rounds_seen:
+                        rounds_seen, last_progress = sample["rounds"], time.monotonic()
+                    if rounds_seen >= self.options.rounds:
+                        break
+                    if time.monotonic() - last_progress > STUCK_AFTER:
+                        self._unstick()
+                        last_progress = time.monotonic()
+                time.sleep(0.05)
+        finally:
+            self._keep_latency()
+            self.client.stop()
+            if self.proc is not None:
+                self.proc.send_signal(signal.SIGTERM)
+                try:
+                    self.proc.wait(30)
+                except subprocess.TimeoutExpired:
+                    self.proc.kill()
+            self.sim.stop()
+        return {"elapsed_s": round(self._elapsed(), 1)}
+
+    def _unstick(self) -> None:
+        """No round finished for a long while: say what the table showed, then undo every fault."""
+        snap = self.last
+        self.stuck.append({"at": self._elapsed(), "state": snap.get("state"), "prompt": snap.get("prompt"),
+                           "alerts": [a.get("kind") for a in snap.get("alerts", [])]})
+        for command in ("shoe silent off", "sensors silent off", "shoe clear-jam", "shoe door closed",
+                        "players resume"):
+            self.sim.command(command)
+        self._pending_undo = []
+        self.dealer.forget()
+
+    def _sample(self) -> dict[str, Any]:
+        sample = {"t": round(self._elapsed(), 2), "rounds": _rounds_done(self.work / "data" / "journal.sqlite"),
+                  "rss_kb": _rss_kb(self.proc.pid) if self.proc else 0}
+        self.samples.append(sample)
+        return sample
+
+    def _elapsed(self) -> float:
+        return time.monotonic() - self.began
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _rss_kb(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def _rounds_done(journal: Path) -> int:
+    """Rounds closed (complete or void), read straight from the journal file, read-only."""
+    import sqlite3
+    if not journal.exists():
+        return 0
+    try:
+        db = sqlite3.connect(f"file:{journal}?mode=ro", uri=True, timeout=1.0)
+        try:
+            return db.execute("SELECT COUNT(*) FROM rounds WHERE status IN ('complete', 'void')").fetchone()[0]
+        finally:
+            db.close()
+    except sqlite3.DatabaseError:
+        return 0
+
+
+def environment_note() -> str:
+    return f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs"

@@ -1,0 +1,80 @@
+"""``table-sim soak``: its command line, around simulators/soak.py.
+
+Owns the options a lab gives a soak and what it prints: one JSON summary on
+standard output (also written to ``--summary FILE``), the HTML report to
+``--report FILE``, and the exit status: 0 when every round settled again as the
+journal says, no payment was doubled or lost and the journal verified; 1
+otherwise; 2 for options refused in words.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from controller.rules.paytable import preset_names
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="table-sim soak", description=(
+        "the whole table unattended: the real controller in its own process, simulated devices and "
+        "players here, a scripted dealer on its page, faults and SIGKILLs from a seeded schedule"))
+    p.add_argument("--rounds", type=_at_least(1), default=1000, help="rounds to close (default 1000)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the cards, the players and the faults")
+    p.add_argument("--faults", choices=("none", "mixed"), default="mixed",
+                   help="mixed: device faults, misdeals, past posting, sign NAKs and SIGKILLs (default)")
+    p.add_argument("--fault-rate", type=_rate, default=0.02, help="chance of a fault at each state change")
+    p.add_argument("--kill-rate", type=_rate, default=0.0005, help="chance of a SIGKILL at each state change")
+    p.add_argument("--preset", choices=preset_names(), default="sheet-004")
+    p.add_argument("--work-dir", default="soak-data", help="the configuration, journal, audit and logs")
+    p.add_argument("--report", metavar="FILE", help="write the HTML report here")
+    p.add_argument("--summary", metavar="FILE", help="write the JSON summary here too")
+    return p
+
+
+def main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    from simulators.soak import Soak, SoakOptions
+    from simulators.soak_check import check, journal_path
+    from simulators.soak_report import html_report, summary
+    soak = Soak(SoakOptions(rounds=args.rounds, seed=args.seed, faults=args.faults, fault_rate=args.fault_rate,
+                            kill_rate=args.kill_rate, preset=args.preset, work_dir=args.work_dir))
+    began = time.monotonic()
+    soak.run()
+    checked = check(soak.config, journal_path(soak.work))
+    doc = summary(soak, checked, round(time.monotonic() - began, 1))
+    text = json.dumps(doc, indent=1)
+    print(text, flush=True)
+    if args.summary:
+        Path(args.summary).write_text(text + "\n", encoding="utf-8")
+    if args.report:
+        Path(args.report).write_text(html_report(doc, soak.samples, soak.restarts), encoding="utf-8")
+    good = (checked["verify"]["ok"] and checked["resettlement_discrepancies"] == 0 and
+            checked["payments_doubled"] == 0 and checked["payments_lost"] == 0 and
+            checked["void_rounds_that_paid"] == 0)
+    return 0 if good else 1
+
+
+def _at_least(low: int):
+    def convert(text: str) -> int:
+        if not text.isdigit() or int(text) < low:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least {low}")
+        return int(text)
+    return convert
+
+
+def _rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a chance from 0 to 1")
+    return value
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,37 @@
+"""The soak campaign, short: the real controller killed and restarted under faults, checked after."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from tests.support import ROOT
+
+
+def test_a_short_soak_with_kills_and_faults_loses_and_doubles_nothing(tmp_path):
+    report, summary = tmp_path / "soak.html", tmp_path / "soak.json"
+    done = subprocess.run([sys.executable, "-m", "simulators.cli", "soak", "--rounds", "6", "--seed", "5",
+                           "--fault-rate", "0.3", "--kill-rate", "0.2", "--work-dir", str(tmp_path / "work"),
+                           "--report", str(report), "--summary", str(summary)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    doc = json.loads(summary.read_text())
+    assert doc == json.loads(done.stdout)
+    assert doc["rounds_closed"] >= 6 and doc["restarts"] >= 1 and sum(doc["faults_injected"].values()) >= 1
+    check = doc["check"]
+    assert check["verify"]["ok"] and check["rounds_recalled"] == check["rounds_in_journal"] >= 6
+    assert check["resettlement_discrepancies"] == 0 and check["rounds_settled_again"] >= 1
+    assert check["payments_doubled"] == check["payments_lost"] == check["void_rounds_that_paid"] == 0
+    assert doc["recovery_s"]["max"] > 0
+    page = report.read_text()
+    assert page.count("<svg") == 6 and "PASS" in page and "<script" not in page
+
+
+def test_soak_options_are_refused_in_words():
+    done = subprocess.run([sys.executable, "-m", "simulators.cli", "soak", "--rounds", "0"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "'0' is not a whole number of at least 1" in done.stderr
+    done = subprocess.run([sys.executable, "-m", "simulators.cli", "soak", "--kill-rate", "2"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "'2' is not a chance from 0 to 1" in done.stderr
