@@ -31,9 +31,11 @@ class JackpotDesk(FeltDuties):                  # the felt's lamps flag Super 6 
     # --- the sign ---------------------------------------------------------------------
 
     def show_jackpots_on_sign(self) -> None:
+        """The posted values, a jackpot won since its last posting shown as won."""
         if self.jackpot.progressive:
             values = self.jackpot.values
-            self.emit(ShowJackpots(values["mega"], values["major"], values["minor"]))
+            won = tuple(name for name in JACKPOTS if name in self.jackpot.won_since_posting)
+            self.emit(ShowJackpots(values["mega"], values["major"], values["minor"], won))
 
     def on_sign_showing(self, values: dict[str, int]) -> None:
         before = self.jackpot.super6_closed()
@@ -90,6 +92,7 @@ class JackpotDesk(FeltDuties):                  # the felt's lamps flag Super 6 
         self.fact("jackpot_verified", hits=hits, by=by, reason=event.kwargs.get("reason", ""))
         rnd = self.open_round
         self.jackpot.verified(rnd.id, hits, by, rnd.times.get("jackpot_verified", ""))
+        self.show_jackpots_on_sign()                 # the won jackpot: WON until its new value is posted
         self.emit(ShowMessage(win_message(hits[0])))
         for hit in hits:
             self.alert("jackpot_verified", f"{hit['jackpot'].upper()} jackpot at position {hit['seat']} "

@@ -32,6 +32,24 @@ EXAMPLES = {
 }
 
 
+SIGN_ADDRESS = "01"
+SIGN_PACKETS = [
+    ("ACK/NAK responses on (special function `s`)", alpha.set_responses(True)),
+    ("memory configuration: TEXT A 256 bytes unlocked, STRING M 16 bytes locked",
+     alpha.memory_config([alpha.FileEntry("A", "A", 0x100), alpha.FileEntry("M", "B", 16)])),
+    ("TEXT A: a page (middle line, hold) calling STRING M, then a page (rotate) calling STRING W",
+     alpha.write_pages("A", [alpha.page(alpha.call_string("M")),
+                             alpha.page(alpha.call_string("W"), mode=alpha.ROTATE)])),
+    ("STRING M = `MEGA $250,000.00`", alpha.write_string("M", "MEGA $250,000.00")),
+    ("STRING M = `MEGA WON` (won, until the new value is posted)", alpha.write_string("M", "MEGA WON".ljust(16))),
+]
+SIGN_ANSWERS = [
+    ("sign response ACK", alpha.response(True)),
+    ("sign response NAK, checksum error (status register 0x50)", alpha.response(False, alpha.NAK_CHECKSUM)),
+    ("sign response NAK, illegal command or file label (0x60)", alpha.response(False, alpha.NAK_ILLEGAL)),
+]
+
+
 def hexs(data: bytes) -> str:
     return data.hex(" ").upper()
 
@@ -51,14 +69,15 @@ def render() -> str:
             type_code, payload = catalog.encode(message)
             lines.append(f"| `{message!r}` | {message.SENDER} | 0x{type_code:02X} | "
                          f"`{hexs(payload) or '(empty)'}` | `{hexs(encode_frame(SEQ, type_code, payload))}` |")
-    lines += ["", "## Alpha sign packets", "", "| command | bytes on the wire |", "| --- | --- |"]
-    for label, command in (
-            ("memory configuration: TEXT A 256 bytes, STRING M 32 bytes",
-             alpha.memory_config([alpha.FileEntry("A", "A", 0x100), alpha.FileEntry("M", "B", 0x20)])),
-            ("TEXT A calling STRING M", alpha.write_text("A", b"MEGA " + alpha.call_string("M"))),
-            ("STRING M = $250,000.00", alpha.write_string("M", "$250,000.00"))):
-        lines.append(f"| {label} | `{hexs(alpha.packet(command))}` |")
-    lines += ["| sign response ACK | `06` |", "| sign response NAK, checksum error | `15 01` |", ""]
+    lines += ["", "## Alpha sign packets", "",
+              f"To the sign at address {SIGN_ADDRESS}, a one-line sign 16 characters wide, in the order the "
+              "controller sends them after every (re)connection (`alpha-sign.md`).", "",
+              "| command | bytes on the wire |", "| --- | --- |"]
+    for label, command in SIGN_PACKETS:
+        lines.append(f"| {label} | `{hexs(alpha.packet(command, SIGN_ADDRESS))}` |")
+    for label, answer in SIGN_ANSWERS:
+        lines.append(f"| {label} | `{hexs(answer)}` |")
+    lines.append("")
     return "\n".join(lines)
 
 
