@@ -123,6 +123,8 @@ class SimulatedTable:
         "sensors place POS SPOT CENTS": "chips on a spot (also after No more bets: past posting)",
         "sensors remove POS SPOT": "chips taken off a spot",
         "sensors flicker POS SPOT": "a sensor blinks",
+        "sensors fault POS SPOT [CODE]": "a spot's sensor reports a fault (CODE 1 blocked, 2 no reading, 3 hardware; "
+                                         "default 1) until it reads again (place or remove)",
         "sign nak [N]": "the sign refuses the next N packets (N 1-1000, default 1)",
         "players pause|resume": "scripted players stop / start acting",
     }
@@ -209,6 +211,8 @@ class SimulatedTable:
                           lambda pos, name, cents: lambda: sensors.place(pos, name, cents)),
                 "remove": ((position, spot), lambda pos, name: lambda: sensors.remove(pos, name)),
                 "flicker": ((position, spot), lambda pos, name: lambda: sensors.flicker(pos, name)),
+                "fault": ((position, spot, _whole("CODE", 1, 255, default=1)),
+                          lambda pos, name, code: lambda: sensors.fault(pos, name, code)),
             })
         else:
             faults["nak"] = ((_whole("N", 1, 1000, default=1),), setting("nak_next"))

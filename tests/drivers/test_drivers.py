@@ -233,6 +233,7 @@ def test_a_reading_for_a_position_the_table_does_not_have_is_naked_and_never_pos
     with running(lambda p: SimulatedSensors(p, positions=9, heartbeat_every=0.2), transport, "sensors",
                  "sensors-framed", positions=6, **FAST) as (device, drv, events):
         events.of(DeviceOnline)
+        assert events.of(DeviceFault).reason.startswith("the sensors cover 9 positions, the table has 6")
         device.place(7, "ante", 500)
         fault = events.of(DeviceFault)
         assert fault.reason == "position 7 is not a position of this table (1 to 6)"
