@@ -16,7 +16,7 @@ from __future__ import annotations
 import importlib
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from drivers.transport import open_transport
@@ -49,6 +49,9 @@ class Setting:
 
 
 SECONDS = (int, float)
+BROADCAST = "00"                # the Alpha protocol's address of every sign (drivers/wire/alpha.py)
+# The Alpha protocol's serial line (docs/protocols/alpha-sign.md): the sign's default unless configured.
+ALPHA_SERIAL = {"baudrate": 9600, "bytesize": 7, "parity": "E", "stopbits": 1}
 LINK_SETTINGS = {        # the framed link's timers (drivers/wire/link.py), defaults drivers/device.py's
     "heartbeat_every": Setting(SECONDS, 0.05, 60, meaning="seconds between heartbeats", default=1.0),
     "silence_after": Setting(SECONDS, 0.1, 300, meaning="seconds of silence before the device is offline",
@@ -105,8 +108,15 @@ def _link_relations(values: dict[str, Any], given: set[str]) -> dict[str, str]:
 
 
 def _sign_relations(values: dict[str, Any], given: set[str]) -> dict[str, str]:
-    """With ACKs on, the driver notices a missing ACK between reads."""
-    return _read_timeout(values, given, None if values.get("acks") is False else "ack_timeout")
+    """With ACKs on, the driver notices a missing ACK between reads, and writes to the sign's own
+    address: a broadcast (00) reaches every sign on the line and none of them may answer it."""
+    acks = values.get("acks") is not False
+    problems = _read_timeout(values, given, "ack_timeout" if acks else None)
+    if acks and str(values.get("address")) == BROADCAST:
+        own = "give the sign's own address, 01 to FF, as set in its set-up menu"
+        problems["address"] = (f"'00' is broadcast, which no sign answers: with acks on {own}"
+                               if "address" in given else f"missing: with acks on (the default) {own}")
+    return problems
 
 
 @dataclass(frozen=True)
@@ -116,6 +126,7 @@ class DriverSpec:
     settings: dict[str, Setting]
     from_table: tuple[str, ...] = ()    # facts of the table the driver is given (not device keys)
     relations: Relations | None = None  # problems between settings, by the key to name
+    serial: dict[str, Any] = field(default_factory=dict)    # the line the device speaks, unless configured
 
 
 DRIVERS = {
@@ -124,12 +135,15 @@ DRIVERS = {
                                  from_table=("positions",),     # readings for other positions: NAK
                                  relations=_link_relations),
     "sign-alpha": DriverSpec("sign", "drivers.sign:SignDriver", {
-        "address": Setting(str, pattern="[0-9A-Fa-f]{2}", meaning="the sign's address, two hex digits"),
-        "acks": Setting(bool),
+        "address": Setting(str, pattern="[0-9A-Fa-f]{2}", meaning="the sign's address, two hex digits",
+                           default=BROADCAST),
+        "acks": Setting(bool, default=True),
         "ack_timeout": Setting(SECONDS, 0.01, 10, meaning="seconds to wait for the sign's ACK", default=0.5),
         "max_attempts": Setting(int, 1, 20, meaning="tries of one packet"),
         "heartbeat_every": Setting(SECONDS, 0.05, 600, meaning="seconds between rewrites"),
-    }, relations=_sign_relations),
+        "width": Setting(int, 12, 125, meaning="characters the sign shows on a line", default=16),
+        "lines": Setting(int, 1, 8, meaning="lines the sign shows at once", default=1),
+    }, relations=_sign_relations, serial=ALPHA_SERIAL),
 }
 
 
@@ -162,7 +176,9 @@ def driver_class(name: str) -> type:
 
 def build(device: str, driver: str, url: str, post, *, transport_settings: dict | None = None,
           **driver_settings: Any):
-    """A driver for one configured device, not yet started."""
+    """A driver for one configured device, not yet started. A serial setting the configuration
+    does not give is the driver's (``DriverSpec.serial``: the Alpha sign's 9600 7E1), else pyserial's."""
     cls = driver_class(driver)
-    transport = open_transport(device, url, **(transport_settings or {}))
+    serial = DRIVERS[driver].serial if not url.startswith("usb://") else {}
+    transport = open_transport(device, url, **{**serial, **(transport_settings or {})})
     return cls(device, transport, post, **driver_settings)

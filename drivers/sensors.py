@@ -2,8 +2,12 @@
 
 Owns the host's picture of every spot and turns raw readings into
 ``SpotChanged`` events (placed, changed, removed). A reading that repeats
-what is known changes nothing. After every (re)connection it asks for a
-snapshot, so chips moved while the link was down are seen.
+what is known changes nothing, except the first reading of a spot after its
+``SensorFault``: that says the spot reads again, and is always posted. After
+every (re)connection it asks for a snapshot, so chips moved while the link was
+down are seen. A reading, fault or snapshot with chips for a position the
+table does not have is refused whole (NAK 2), never a wager; sensors that say
+at the handshake they cover other positions than the table's are reported.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ class SensorDriver(FramedDriver):
         super().__init__(*args, **kwargs)
         self.positions = positions          # the table's positions: a reading for another is refused
         self.spots: dict[tuple[int, int], int | None] = {}   # (position, spot) -> value; absent = empty
+        self.faulted: set[tuple[int, int]] = set()             # spots reported faulty, until they read again
 
     def decode_message(self, type_code: int, payload: bytes) -> Message:
         """A reading for a position the table does not have is a bad message: NAK 2, never a wager."""
@@ -60,6 +65,9 @@ class SensorDriver(FramedDriver):
         return self.send(proto.Lamp(position, proto.spot_code(spot), proto.LAMP_MODES[lamp]))
 
     def on_handshake(self, reply: Any, now: float) -> None:
+        if self.positions is not None and reply.positions != self.positions:
+            self.fault(f"the sensors cover {reply.positions} positions, the table has {self.positions}: "
+                       "readings for a position beyond the table are refused; one not covered is never read")
         self._write(self.queue(proto.SnapshotRequest(), now))
 
     def on_message(self, message: Any, now: float) -> None:
@@ -69,6 +77,7 @@ class SensorDriver(FramedDriver):
             for reading in message.readings():
                 self._reading(reading)
         elif isinstance(message, proto.SensorFault):              # spot checked when decoded
+            self.faulted.add((message.position, message.spot))
             self.post(SpotFault(self.name, message.position, proto.SPOTS[message.spot], message.problem))
         else:
             self.post(DeviceMessage(self.name, message))
@@ -78,14 +87,16 @@ class SensorDriver(FramedDriver):
         value = None if r.value == proto.UNKNOWN_VALUE else r.value
         known = key in self.spots
         previous = self.spots.get(key)
+        reads_again = key in self.faulted           # posted even unchanged: the spot is back
+        self.faulted.discard(key)
         if r.state == proto.EMPTY:
-            if not known:
+            if not known and not reads_again:
                 return
-            del self.spots[key]
+            self.spots.pop(key, None)
             change = "removed"
             value = None
         else:
-            if known and previous == value:
+            if known and previous == value and not reads_again:
                 return
             self.spots[key] = value
             change = "changed" if known else "placed"

@@ -1,13 +1,20 @@
 """Jackpot sign driver (host side): an Alpha protocol LED sign on a serial line.
 
 Owns what the sign should show and getting it there without flicker: on every
-(re)connection it writes the memory configuration and a TEXT layout that calls
-STRING files, then only ever rewrites the STRINGs (MEGA, MAJOR, MINOR values
-and a message line). With ACK/NAK enabled on the sign, each packet waits for
-its ACK; a NAK or silence is retried, then reported (``CommandFailed`` naming
-the sign's status, and ``DeviceOffline`` when it stays silent); a periodic
-rewrite of one STRING doubles as the heartbeat. Without ACK/NAK the sign
-cannot be heard, and a written packet is all that can be known.
+(re)connection it turns the sign's ACK/NAK responses on, writes the memory
+configuration and a TEXT layout that calls STRING files, then only ever
+rewrites the STRINGs (MEGA, MAJOR, MINOR and a message line). The layout fits
+the configured sign: ``lines`` value rows per page, each a STRING of ``width``
+characters ("MEGA $250,000.00"), pages shown in turn, then the message page
+(rotating, so a message of any length is read whole). A won jackpot shows
+"MEGA WON" until its new value is posted; a value too wide for the sign is
+never cut: its row shows the name alone and the failure is reported.
+
+Every packet goes to the sign's own address. With ACK/NAK, each packet waits
+for its ACK; a NAK or silence is retried, then reported (``CommandFailed``
+naming the sign's Serial Error Status bits, and ``DeviceOffline`` when it stays
+silent); a periodic rewrite of one STRING doubles as the heartbeat. Without
+ACK/NAK the sign cannot be heard, and a written packet is all that can be known.
 
 ``SignShowing`` is posted only when every STRING of the current values has
 been acknowledged since they last changed: a value packet that failed stays
@@ -26,29 +33,62 @@ from drivers.wire import alpha
 LABELS = {"mega": "M", "major": "J", "minor": "N"}
 MESSAGE_LABEL = "W"
 LAYOUT_LABEL = "A"
+RESPONSES = "ACK/NAK responses on"
 
 
 def format_cents(cents: int) -> str:
     return f"${cents // 100:,}.{cents % 100:02d}"
 
 
+def value_row(name: str, cents: int | None, width: int) -> str | None:
+    """A value row as the sign shows it, ``width`` characters: "MEGA $250,000.00", whole dollars
+    when the cents are 00 and the full amount does not fit, "MEGA WON" for a jackpot won and not
+    yet posted anew (``cents`` None); None when the value cannot be shown whole."""
+    label = name.upper()
+    shown = ["WON"] if cents is None else [format_cents(cents)] + ([f"${cents // 100:,}"] if cents % 100 == 0 else [])
+    for value in shown:
+        row = f"{label} {value}"
+        if len(row) <= width:
+            return row.ljust(width)
+    return None
+
+
+def layout(lines: int) -> bytes:
+    """The TEXT file: pages of ``lines`` value rows (hold), then the message page (rotate)."""
+    rows = [alpha.call_string(label) for label in LABELS.values()]
+    position = alpha.MIDDLE_LINE if lines == 1 else alpha.FILL
+    pages = [alpha.page(bytes((alpha.NEXT_LINE,)).join(rows[i:i + lines]), position=position)
+             for i in range(0, len(rows), lines)]
+    pages.append(alpha.page(alpha.call_string(MESSAGE_LABEL), mode=alpha.ROTATE))
+    return alpha.write_pages(LAYOUT_LABEL, pages)
+
+
 class SignDriver(DeviceDriver):
-    def __init__(self, name, transport, post, *, address: str = "00", acks: bool = True,
+    def __init__(self, name, transport, post, *, address: str = alpha.BROADCAST, acks: bool = True,
                  ack_timeout: float = 0.5, max_attempts: int = 3, heartbeat_every: float = 5.0,
-                 **kwargs):
+                 width: int = 16, lines: int = 1, **kwargs):
+        # Refused here, where they are given, not in the I/O thread at the first packet.
         try:
             address = alpha.check_address(address)
         except alpha.AlphaEncodeError:
-            # Refused here, where it is given, not in the I/O thread at the first packet.
             raise ValueError(f"sign driver setting 'address': {address!r} is not the sign's address, "
                              "two hex digits (00 = every sign)") from None
+        if acks and address == alpha.BROADCAST:
+            raise ValueError("sign driver setting 'address': 00 is broadcast, which no sign answers; "
+                             "with acks on give the sign's own address (01 to FF)")
+        if not 12 <= width <= alpha.MAX_STRING or not 1 <= lines <= 8:
+            raise ValueError(f"sign driver settings 'width' {width!r} (12 to {alpha.MAX_STRING}) and "
+                             f"'lines' {lines!r} (1 to 8)")
         super().__init__(name, transport, post, **kwargs)
         self.address = address
         self.acks = acks
+        self.width = width
+        self.lines = lines
         self.ack_timeout = ack_timeout
         self.max_attempts = max_attempts
         self.heartbeat_every = heartbeat_every
         self.values: dict[str, int] = {}
+        self.won: frozenset[str] = frozenset()      # jackpots shown as WON until their new value
         self.message = ""
         self._responses = alpha.ResponseDecoder()
         self._queue: deque[tuple[str, bytes]] = deque()
@@ -57,13 +97,22 @@ class SignDriver(DeviceDriver):
         self._sent_at = 0.0
         self._last_sent = 0.0
         self._owed: set[str] = set()        # value STRINGs not yet acknowledged since they changed
+        self._unfit: set[str] = set()       # values too wide for the sign: shown by name alone
 
     # --- commands (controller thread) ---------------------------------------------------
 
-    def show_values(self, mega: int, major: int, minor: int) -> None:
+    def show_values(self, mega: int, major: int, minor: int, won: tuple[str, ...] = ()) -> None:
+        """The posted values; ``won`` names the jackpots won since, shown "WON" instead."""
         with self._lock:
             self.values = {"mega": mega, "major": major, "minor": minor}
+            self.won = frozenset(won)
             self._enqueue_values()
+            unfit = sorted(self._unfit, key=list(LABELS).index)
+            if unfit:
+                self.post(CommandFailed(self.name, f"STRING {unfit[0]}", (
+                    f"{' and '.join(n.upper() + ' ' + format_cents(self.values[n]) for n in unfit)} "
+                    f"cannot be shown whole on a {self.width}-character line: the sign shows the name "
+                    "alone (a wider sign, or devices.sign.width, is needed)")))
             self._pump(self.clock())
 
     def show_message(self, text: str) -> None:
@@ -81,13 +130,13 @@ class SignDriver(DeviceDriver):
         self._responses = alpha.ResponseDecoder()
         self._queue.clear()
         self._in_flight = None
-        layout = (alpha.call_string(MESSAGE_LABEL) + b" MEGA " + alpha.call_string("M")
-                  + b" MAJOR " + alpha.call_string("J") + b" MINOR " + alpha.call_string("N"))
+        if self.acks:               # a sign starts silent: the first packet asks it to answer
+            self._enqueue(RESPONSES, alpha.set_responses(True))
         entries = [alpha.FileEntry(LAYOUT_LABEL, "A", 0x100)]
-        entries += [alpha.FileEntry(label, "B", 0x20) for label in LABELS.values()]
+        entries += [alpha.FileEntry(label, "B", self.width) for label in LABELS.values()]
         entries.append(alpha.FileEntry(MESSAGE_LABEL, "B", alpha.MAX_STRING))
         self._enqueue("memory configuration", alpha.memory_config(entries))
-        self._enqueue("layout", alpha.write_text(LAYOUT_LABEL, layout))
+        self._enqueue("layout", layout(self.lines))
         if self.values:
             self._enqueue_values()
         self._enqueue("STRING message", alpha.write_string(MESSAGE_LABEL, self.message))
@@ -97,9 +146,14 @@ class SignDriver(DeviceDriver):
         return b""
 
     def _enqueue_values(self) -> None:
+        self._unfit.clear()
         for key, label in LABELS.items():
+            row = value_row(key, None if key in self.won else self.values[key], self.width)
+            if row is None:
+                self._unfit.add(key)
+                row = key.upper().ljust(self.width)     # never a value cut short, nor the old one left
             self._owed.add(f"STRING {key}")
-            self._enqueue(f"STRING {key}", alpha.write_string(label, format_cents(self.values[key])))
+            self._enqueue(f"STRING {key}", alpha.write_string(label, row))
 
     def _enqueue(self, what: str, command: bytes) -> None:
         self._queue.append((what, alpha.packet(command, self.address)))
@@ -119,14 +173,21 @@ class SignDriver(DeviceDriver):
                     self._showing()
 
     def _showing(self) -> None:
+        """Every value STRING acknowledged: the values the sign shows (a won one shows WON, and
+        one too wide shows no value: neither is reported as shown)."""
         if not self._owed:
-            self.post(SignShowing(self.name, dict(self.values), self.message))
+            shown = {k: v for k, v in self.values.items() if k not in self.won and k not in self._unfit}
+            self.post(SignShowing(self.name, shown, self.message))
 
     def on_bytes(self, data: bytes, now: float) -> None:
         for response in self._responses.feed(data):
             if self._in_flight is None:
                 continue
             what, packet = self._in_flight
+            if isinstance(response, alpha.SignNak) and what == RESPONSES and response.only_illegal:
+                # a sign that answers already (set in its menu) but lacks the function: it answers
+                self.log.info("sign.responses_function_unknown", status=f"0x{response.status:02x}")
+                response = alpha.SignAck()
             if isinstance(response, alpha.SignAck):
                 self.went_online({"acks": True})
                 self._in_flight = None

@@ -39,10 +39,13 @@ def simulate(config: Configurable, *, transport: str = "pty", shoe_usb: bool = F
     # the simulated devices' heartbeat keeps well inside the drivers' silence timeout
     beat = min(1.0, config.devices["shoe"].settings.get("silence_after", 3.0) / 4)
     sim = SimulatedTable(SimOptions(transport=transport, shoe_usb=shoe_usb, seed=seed,
-                                    positions=config.positions, strategy=strategy, heartbeat_every=beat),
+                                    positions=config.positions, strategy=strategy, heartbeat_every=beat,
+                                    sign_address=config.devices["sign"].settings.get("address", "01")),
                          preset=config.preset)
     urls = sim.urls()
-    return sim, config.with_devices({role: replace(dev, url=urls[role]) for role, dev in config.devices.items()})
+    line = sim.line_settings()
+    return sim, config.with_devices({role: replace(dev, url=urls[role], transport={**dev.transport, **line[role]})
+                                     for role, dev in config.devices.items()})
 
 
 def scripted_dealer(sim: SimulatedTable, submit: Submit, observers: list[Callable[[dict[str, Any]], None]],

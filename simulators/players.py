@@ -137,12 +137,17 @@ class Players:
     # --- what players see ------------------------------------------------------------
 
     def _sensors_heard(self, direction: str, message) -> None:
-        if direction != "received" or not isinstance(message, sensor_proto.Lock) or self.paused \
-                or message.position != sensor_proto.ALL_POSITIONS or message.spots != sensor_proto.ALL_SPOTS:
-            return                       # only the whole table locking or opening is a round's edge
-        if message.locked:
+        if direction != "received" or not isinstance(message, sensor_proto.Lock) or self.paused:
+            return
+        # A round's edge is what the locks now show, not the command that made it: the host sends
+        # only changes, so "No more bets" may lock all but the already locked Super 6 spots.
+        antes = {(position, 0) for position in range(1, self.positions + 1)}
+        locked = antes & self.sensors.locked     # the device took the Lock before telling listeners
+        if locked == antes:
             self._locked_since_bets = True
             return
+        if locked:
+            return                       # some Antes locked: no edge of a round
         if self.betting_done and self._locked_since_bets:
             self.collect()               # a new round opened with last round's chips still out
         self._place_bets()

@@ -53,6 +53,7 @@ class SimOptions:
     script: list | None = None
     heartbeat_every: float = 1.0
     base_port: int | None = None    # TCP: shoe on this port, sensors the next, sign the one after
+    sign_address: str = "01"        # the sign's own address, as set in its set-up menu
 
 
 class SimulatedTable:
@@ -64,7 +65,7 @@ class SimulatedTable:
         self.shoe = SimulatedShoe(self.shoe_port, seed=o.seed, decks=self.preset.decks,
                                   heartbeat_every=o.heartbeat_every)
         self.sensors = SimulatedSensors(ports["sensors"], positions=o.positions, heartbeat_every=o.heartbeat_every)
-        self.sign = SimulatedSign(ports["sign"])
+        self.sign = SimulatedSign(ports["sign"], address=o.sign_address)
         self.players = Players(self.preset, self.sensors, self.shoe, positions=o.positions,
                                seed=o.seed + 1, strategy=o.strategy, script=o.script)
 
@@ -81,6 +82,12 @@ class SimulatedTable:
         for device in (self.shoe, self.sensors, self.sign):
             device.stop()
 
+    def line_settings(self) -> dict[str, dict[str, Any]]:
+        """Serial settings a controller must use for each device here: a pty's own framing
+        (``PtyPort.LINE``), nothing for a socket or the USB bus."""
+        return {role: dict(PtyPort.LINE) if isinstance(device.port, PtyPort) else {}
+                for role, device in (("shoe", self.shoe), ("sensors", self.sensors), ("sign", self.sign))}
+
     def urls(self) -> dict[str, str]:
         return {"shoe": self.shoe.port.url, "sensors": self.sensors.port.url, "sign": self.sign.port.url}
 
@@ -95,7 +102,9 @@ class SimulatedTable:
                 f'[data]\ndir = "{data_dir}"\n\n[log]\nformat = "{log_format}"\n\n'
                 f'[devices.shoe]\ndriver = "shoe-framed"\nurl = "{urls["shoe"]}"\n{beat}\n'
                 f'[devices.sensors]\ndriver = "sensors-framed"\nurl = "{urls["sensors"]}"\n{beat}\n'
-                f'[devices.sign]\ndriver = "sign-alpha"\nurl = "{urls["sign"]}"\n')
+                f'[devices.sign]\ndriver = "sign-alpha"\nurl = "{urls["sign"]}"\n'
+                f'address = "{self.sign.address}"\n' + "".join(
+                    f"{key} = {value!r}\n".replace("'", '"') for key, value in self.line_settings()["sign"].items()))
 
     # --- faults on demand -------------------------------------------------------------
 
@@ -117,6 +126,8 @@ class SimulatedTable:
         "sensors place POS SPOT CENTS": "chips on a spot (also after No more bets: past posting)",
         "sensors remove POS SPOT": "chips taken off a spot",
         "sensors flicker POS SPOT": "a sensor blinks",
+        "sensors fault POS SPOT [CODE]": "a spot's sensor reports a fault (CODE 1 blocked, 2 no reading, 3 hardware; "
+                                         "default 1) until it reads again (place or remove)",
         "sign nak [N]": "the sign refuses the next N packets (N 1-1000, default 1)",
         "players pause|resume": "scripted players stop / start acting",
     }
@@ -204,6 +215,8 @@ class SimulatedTable:
                           lambda pos, name, cents: lambda: sensors.place(pos, name, cents)),
                 "remove": ((position, spot), lambda pos, name: lambda: sensors.remove(pos, name)),
                 "flicker": ((position, spot), lambda pos, name: lambda: sensors.flicker(pos, name)),
+                "fault": ((position, spot, _whole("CODE", 1, 255, default=1)),
+                          lambda pos, name, code: lambda: sensors.fault(pos, name, code)),
             })
         else:
             faults["nak"] = ((_whole("N", 1, 1000, default=1),), setting("nak_next"))

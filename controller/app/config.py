@@ -359,6 +359,7 @@ url = "loop://"
 [devices.sign]
 driver = "sign-alpha"
 url = "loop://"
+address = "01"
 """
 
 

@@ -3,7 +3,9 @@
 Owns the sensors' picture of the chips (with a supervisor's override in
 place of an unreadable reading during betting), the check of each stack
 against the table's limits and offers, the spot lamps that show the dealer a
-stack that cannot be accepted, and the meaning of a change on the felt in
+stack that cannot be accepted, the spots' locks (each change told to the
+sensors once: the core keeps what they were told, as it does for the lamps,
+and tells them all again only after they reconnect), and the meaning of a change on the felt in
 each state (``machine.FELT_CHANGES``): a wager being made while betting is
 open, past posting once the spots are locked, and the Play chips that make a
 position's decision.
@@ -22,11 +24,35 @@ SENSOR_DEBOUNCE = 0.5               # seconds a stack may vanish before it count
 REMOVED_TIMER = "removed"           # timer "removed <position> <spot>": a stack gone after the debounce
 
 Key = tuple[int, str]
+Locks = frozenset[Key]              # the spots locked
+
+
+def lock_commands(before: Locks, after: Locks, positions: int) -> list[LockSpots]:
+    """The fewest Lock commands that take the sensors from ``before`` to ``after``: a spot that
+    keeps its lock is not sent again; a change on every spot of the table, or on the same spots of
+    every position, is one command."""
+    everything = frozenset((p, s.value) for p in range(1, positions + 1) for s in Spot)
+    out: list[LockSpots] = []
+    for locked, keys in ((True, after - before), (False, before - after)):
+        if not keys:
+            continue
+        if keys == everything:
+            out.append(LockSpots(locked))
+            continue
+        by_position = {p: tuple(s for s in Spot if (p, s.value) in keys) for p in range(1, positions + 1)}
+        by_position = {p: spots for p, spots in by_position.items() if spots}
+        if len(by_position) == positions and len(set(by_position.values())) == 1:
+            out.append(LockSpots(locked, None, by_position[1]))
+        else:
+            out += [LockSpots(locked, p, spots) for p, spots in sorted(by_position.items())]
+    return out
 
 
 class FeltDuties(TableCore):
     felt: dict[Key, int | None]     # the sensors' readings: cents, None where only presence is seen
     lamps: dict[Key, Lamp]          # lamps that are not off
+    locks: Locks | None             # what the sensors were last told is locked; None: not known
+    faults: dict[Key, str]          # spots whose sensor reports a fault, until they read again
 
     # --- what lies on the felt --------------------------------------------------------------
 
@@ -62,6 +88,11 @@ class FeltDuties(TableCore):
             problems_here = self.stack_problem(spot, value, super6_closed)
             if problems_here:
                 problems[(position, spot)] = problems_here
+        overridden = self.round.overrides if self.round is not None else {}
+        for key, problem in self.faults.items():        # what lies there is not known: not a wager yet
+            if key[1] in BET_SPOTS and key not in overridden:
+                problems[key] = (f"the sensor reports {problem}, so the spot cannot be read: call a technician, "
+                                 "or a supervisor enters what lies there")
         return problems
 
     def stack_problem(self, spot: str, value: int | None, super6_closed: str | None) -> str | None:
@@ -101,11 +132,29 @@ class FeltDuties(TableCore):
         else:
             self.lamps[(position, spot)] = lamp
 
+    def all_spots(self) -> Locks:
+        return frozenset((p, s.value) for p in range(1, self.config.positions + 1) for s in Spot)
+
+    def lock_spots(self, locked: Locks) -> None:
+        """Tell the sensors which spots are locked: only what changed since they were told, each
+        change once; when what they hold is not known (after they connect), everything, from a
+        Lock of the whole table."""
+        before = self.locks
+        self.locks = locked
+        if before is None:
+            whole = 2 * len(locked) >= len(self.all_spots())       # from the nearer of all or none
+            self.emit(LockSpots(whole))
+            before = self.all_spots() if whole else frozenset()
+        for command in lock_commands(before, locked, self.config.positions):
+            self.emit(command)
+
+    def lock_all(self) -> None:
+        """No chip may change: "No more bets" and after every Play was made or not."""
+        self.lock_spots(self.all_spots())
+
     def lock_for_decisions(self) -> None:
         """Every spot locked, but the Play spot of each position that has an Ante to decide."""
-        self.emit(LockSpots(True))
-        for position in self.open_round.deciders:
-            self.emit(LockSpots(False, position, (Spot.PLAY,)))
+        self.lock_spots(self.all_spots() - {(p, Spot.PLAY.value) for p in self.open_round.deciders})
 
     # --- a change on the felt ---------------------------------------------------------------
 
@@ -120,6 +169,7 @@ class FeltDuties(TableCore):
             return
         key = (e.position, e.spot)
         self.set_hold(f"spot {e.position} {e.spot}", None)       # a reading again: the spot is back
+        self.faults.pop(key, None)
         if e.change == "removed":
             self.felt.pop(key, None)
         else:
@@ -140,14 +190,19 @@ class FeltDuties(TableCore):
             self._past_posting(e)
 
     def on_spot_fault(self, e: SpotFault) -> None:
-        """A sensor that cannot read its spot: alerted; while the round depends on that spot (a
-        wager on it, or a Play still to be made), it holds the round until the spot reads again."""
+        """A sensor that cannot read its spot: alerted; while betting, the spot takes no wager (its
+        lamp flashes, "No more bets" is refused) until it reads again or a supervisor enters what
+        lies there; while the round depends on that spot (a wager on it, or a Play still to be
+        made), it holds the round until the spot reads again."""
         if not self.config.has_position(e.position):
             self.alert("device_fault", f"The bet sensors reported a fault on position {e.position}, which this "
                        "table does not have: call a technician to check the sensors' set-up.")
             return
         self.alert("sensor_fault", f"Position {e.position} {label(e.spot)}: the sensor reports "
                    f"{e.problem}; the spot cannot be read. Call a technician", e.position)
+        self.faults[(e.position, e.spot)] = e.problem
+        if procedure.FELT_CHANGES.get(self.round_state) == "wager":
+            self.show_flags()
         rnd = self.round
         matters = rnd is not None and (self.accepted_stake(e.position, e.spot)
                                        or (e.spot == Spot.PLAY and e.position in rnd.undecided))

@@ -18,7 +18,7 @@ from transitions import EventData
 
 from controller.round import machine as procedure
 from controller.round.felt import FeltDuties
-from controller.round.ports import LockSpots, ShowJackpots, ShowMessage
+from controller.round.ports import ShowJackpots, ShowMessage
 from controller.rules.paytable import JACKPOTS
 from controller.rules.spots import Spot
 from controller.rules.words import money
@@ -31,9 +31,11 @@ class JackpotDesk(FeltDuties):                  # the felt's lamps flag Super 6 
     # --- the sign ---------------------------------------------------------------------
 
     def show_jackpots_on_sign(self) -> None:
+        """The posted values, a jackpot won since its last posting shown as won."""
         if self.jackpot.progressive:
             values = self.jackpot.values
-            self.emit(ShowJackpots(values["mega"], values["major"], values["minor"]))
+            won = tuple(name for name in JACKPOTS if name in self.jackpot.won_since_posting)
+            self.emit(ShowJackpots(values["mega"], values["major"], values["minor"], won))
 
     def on_sign_showing(self, values: dict[str, int]) -> None:
         before = self.jackpot.super6_closed()
@@ -56,13 +58,14 @@ class JackpotDesk(FeltDuties):                  # the felt's lamps flag Super 6 
             self.alert("super6_open", "Super 6 open again: the sign shows the posted jackpot values")
             self.super6_alerted = False
         if self.state == "betting":
-            self.lock_super6_if_closed()
+            self.lock_for_betting()
             self.show_flags()
 
-    def lock_super6_if_closed(self) -> None:
-        """During betting: the Super 6 spots take chips only while Super 6 is open."""
-        if self.jackpot.progressive:
-            self.emit(LockSpots(bool(self.jackpot.super6_closed()), spots=(Spot.SUPER6,)))
+    def lock_for_betting(self) -> None:
+        """Betting open: every spot unlocked, but the Super 6 spots while Super 6 is closed."""
+        closed = self.jackpot.progressive and self.jackpot.super6_closed()
+        self.lock_spots(frozenset((p, Spot.SUPER6.value) for p in range(1, self.config.positions + 1))
+                        if closed else frozenset())
 
     # --- hits -------------------------------------------------------------------------------
 
@@ -90,6 +93,7 @@ class JackpotDesk(FeltDuties):                  # the felt's lamps flag Super 6 
         self.fact("jackpot_verified", hits=hits, by=by, reason=event.kwargs.get("reason", ""))
         rnd = self.open_round
         self.jackpot.verified(rnd.id, hits, by, rnd.times.get("jackpot_verified", ""))
+        self.show_jackpots_on_sign()                 # the won jackpot: WON until its new value is posted
         self.emit(ShowMessage(win_message(hits[0])))
         for hit in hits:
             self.alert("jackpot_verified", f"{hit['jackpot'].upper()} jackpot at position {hit['seat']} "

@@ -14,7 +14,8 @@ from typing import Any
 
 from controller.round.dealing import DealingDuties
 from controller.round.jackpot_desk import JackpotDesk
-from controller.round.ports import LockSpots, Shuffle
+from controller.round.ports import SetLamp, Shuffle
+from controller.rules.spots import Spot
 from controller.rules.words import device_says
 
 REQUIRED_DEVICES = ("shoe", "sensors")          # the sign failing never stops a round
@@ -29,12 +30,18 @@ class DeviceLinks(DealingDuties, JackpotDesk):
         self.device_detail[role] = "online"
         self.log.info("device.online", device=role, state=self.state, round=self.round.id if self.round else None)
         self.set_hold(role, None)
-        if role == "sensors" and self.round is not None:
-            if self.state == "betting":
-                self.emit(LockSpots(False))
-                self.lock_super6_if_closed()
-            elif self.state in ("dealing", "decisions", "held"):
-                self.lock_for_decisions()
+        if role == "sensors":
+            # A Hello clears the sensors' locks and lamps (docs/protocols/sensors.md): all told again.
+            self.locks = None
+            if self.round is not None:
+                if self.state == "betting":
+                    self.lock_for_betting()
+                elif self.state in ("dealing", "decisions", "held"):
+                    self.lock_for_decisions()
+                else:
+                    self.lock_all()
+            for (position, spot), lamp in sorted(self.lamps.items()):
+                self.emit(SetLamp(position, Spot(spot), lamp))
         if role == "shoe" and self.state == "betting" and self.round and not self.round.shuffled:
             self.emit(Shuffle(self.round.deck))
         if role == "sign":
@@ -46,5 +53,7 @@ class DeviceLinks(DealingDuties, JackpotDesk):
         self.alert("device_offline", device_says(role, f"not answering: {reason}"))
         if role == "sign":
             self.on_sign_failed(f"sign offline: {reason}")
+        if role == "sensors":
+            self.locks = None                       # commands meanwhile fail: what they hold is not known
         if role in REQUIRED_DEVICES:
             self.set_hold(role, OFFLINE_ADVICE[role])

@@ -39,7 +39,7 @@ class SensorPort(Protocol):
 
 
 class SignPort(Protocol):
-    def show_values(self, mega: int, major: int, minor: int) -> object: ...
+    def show_values(self, mega: int, major: int, minor: int, won: tuple[str, ...] = ()) -> object: ...
     def show_message(self, text: str) -> object: ...
 
 
@@ -106,13 +106,16 @@ class SetLamp:
 
 @dataclass(frozen=True)
 class ShowJackpots:
+    """The posted values; ``won`` names the jackpots won since they were posted, which the sign
+    shows as won, never at their old value, until the supervisor posts the new one."""
     mega: int
     major: int
     minor: int
+    won: tuple[str, ...] = ()
     device = "sign"
 
     def send(self, ports: Ports) -> None:
-        ports.sign.show_values(self.mega, self.major, self.minor)
+        ports.sign.show_values(self.mega, self.major, self.minor, self.won)
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from controller.round.conditions import Conditions
 from controller.round.dealing import HAND_TIMER
 from controller.round.facts import DEAD_HAND, DEALER, UNREADABLE, Round
 from controller.round.felt import REMOVED_TIMER
-from controller.round.ports import AskShoeStatus, LockSpots, Shuffle
+from controller.round.ports import AskShoeStatus, Shuffle
 from controller.rules.roundio import settlement_json
 from controller.rules.settlement import SeatHand, SettlementError, Wagers, settle_round
 from controller.rules.spots import Spot
@@ -52,6 +52,8 @@ class Table(Conditions):
         self.log = structlog.get_logger("table").bind(table=config.table_id)
         self.felt = {}
         self.lamps = {}
+        self.locks = None
+        self.faults = {}
         self.online = {role: False for role in config.devices}
         self.device_detail = {role: "not connected yet" for role in config.devices}
         self.links: list[tuple[int, int]] = []
@@ -236,8 +238,7 @@ class Table(Conditions):
 
     def on_enter_betting(self, event: EventData) -> None:
         rnd = self.open_round
-        self.emit(LockSpots(False))
-        self.lock_super6_if_closed()
+        self.lock_for_betting()
         if not rnd.shuffled or (event.event and event.event.name == "recover"):
             # After a restart the shoe may have restarted too: shuffle again; no card is out yet.
             self.fact("shuffle", deck=rnd.deck)
@@ -245,7 +246,7 @@ class Table(Conditions):
         self.show_flags()
 
     def on_enter_closed(self, event: EventData) -> None:
-        self.emit(LockSpots(True))                  # "No more bets": every spot locked
+        self.lock_all()                             # "No more bets": every spot locked
 
     def on_enter_dealing(self, event: EventData) -> None:
         self.lock_for_decisions()
@@ -263,16 +264,16 @@ class Table(Conditions):
             self.play_chips(position, self.felt.get(key), key in self.felt)
 
     def on_enter_collecting(self, event: EventData) -> None:
-        self.emit(LockSpots(True))                  # every Play made or not: the felt is closed
+        self.lock_all()                             # every Play made or not: the felt is closed
 
     def on_enter_settling(self, event: EventData) -> None:
-        self.emit(LockSpots(True))
+        self.lock_all()
         if not event.event or event.event.name != "recover":
             self.announce_hits()
 
     def on_enter_void(self, event: EventData) -> None:
         self.stop_dealing()
-        self.emit(LockSpots(True))
+        self.lock_all()
         self.emit(Shuffle(self.open_round.deck))     # the voided cards go back and are reshuffled
 
     def on_enter_held(self, event: EventData) -> None:

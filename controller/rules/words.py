@@ -29,7 +29,9 @@ DEVICES = {"shoe": ("the shoe", "is"), "sensors": ("the bet sensors", "are"), "s
 # The commands a device may fail to take, as the dealer would say what was asked.
 COMMANDS = {"Shuffle": "shuffle", "DeliverHand": "deal a hand", "StatusRequest": "count its cards",
             "DeckCheck": "check the deck", "Lock": "lock or unlock spots", "Lamp": "light a spot",
-            "SnapshotRequest": "report every spot", "Hello": "start talking"}
+            "SnapshotRequest": "report every spot", "Hello": "start talking",
+            "ACK/NAK responses on": "answer each packet (ACK/NAK)", "memory configuration": "set up its memory",
+            "layout": "take the display layout"}
 
 
 def device_says(role: str, rest: str) -> str:

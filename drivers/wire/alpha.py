@@ -7,14 +7,18 @@ Wire format (the public protocol; docs/protocols/alpha-sign.md)::
 - ``TYPE`` ``Z`` = all sign types; ``ADDR`` two hex digits, ``00`` broadcast.
 - ``CHECKSUM``: 16-bit sum of the bytes from STX through ETX inclusive, as
   four uppercase ASCII hex digits. A sign drops a packet whose checksum is wrong.
-- Commands used: ``A`` write TEXT file (label, then ESC position mode, then
-  text; byte 0x10 + label calls a STRING file), ``G`` write STRING file (at
-  most 125 bytes), ``E$`` write memory configuration (entries of label, type
-  ``A`` TEXT / ``B`` STRING, lock ``U``/``L``, size as 4 hex digits, and
-  ``FF00`` for a TEXT's run time or ``0000`` for a STRING), ``H`` read STRING.
-- With ACK/NAK enabled the sign answers each packet with ACK (0x06), or NAK
-  (0x15) and a status byte: bit 0 checksum, 1 buffer overflow, 2 serial
-  timeout, 3 framing error, 4 parity error.
+- Commands used: ``A`` write TEXT file (label, then one or more pages, each
+  ESC position mode then text; byte 0x10 + label calls a STRING file, 0x0D
+  starts the next line), ``G`` write STRING file (at most 125 bytes), ``E$``
+  write memory configuration (entries of label, type ``A`` TEXT / ``B``
+  STRING, lock ``U``/``L`` (a STRING is always ``L``), size as 4 hex digits,
+  and ``FF00`` for a TEXT's run time or ``0000`` for a STRING), ``Es`` ACK/NAK
+  responses on (``1``) or off (``0``), ``H`` read STRING.
+- With ACK/NAK enabled the sign answers each packet addressed to it (never a
+  broadcast) with ACK (0x06), or NAK (0x15) and its Serial Error Status
+  Register: bit 0 parity, 1 framing, 2 serial timeout, 3 buffer overflow,
+  4 checksum, 5 illegal command or file label, bit 6 always 1 (so a checksum
+  NAK is ``15 50``).
 
 The host side builds packets and reads responses; the sign side (used by the
 simulator) parses packets and builds responses. One command per packet: the
@@ -31,9 +35,17 @@ ACK, NAK = 0x06, 0x15
 CALL_STRING = 0x10
 MAX_STRING = 125
 MAX_PACKET = 4096
-NAK_CHECKSUM, NAK_OVERFLOW, NAK_TIMEOUT, NAK_FRAMING, NAK_PARITY = 1, 2, 4, 8, 16
-NAK_BITS = {NAK_CHECKSUM: "checksum", NAK_OVERFLOW: "buffer overflow", NAK_TIMEOUT: "serial timeout",
-            NAK_FRAMING: "framing error", NAK_PARITY: "parity error"}
+NEXT_LINE = 0x0D
+BROADCAST = "00"
+# The Serial Error Status Register, sent after a NAK: one bit per error, bit 6 always set.
+NAK_PARITY, NAK_FRAMING, NAK_TIMEOUT, NAK_OVERFLOW, NAK_CHECKSUM, NAK_ILLEGAL = 1, 2, 4, 8, 16, 32
+NAK_ALWAYS = 0x40
+NAK_BITS = {NAK_PARITY: "parity error", NAK_FRAMING: "framing error", NAK_TIMEOUT: "serial timeout",
+            NAK_OVERFLOW: "buffer overflow", NAK_CHECKSUM: "checksum error",
+            NAK_ILLEGAL: "illegal command or file label"}
+# Display positions and modes of a TEXT page (the protocol's codes).
+MIDDLE_LINE, FILL = " ", "0"
+ROTATE, HOLD = "a", "b"
 
 
 class AlphaEncodeError(ValueError):
@@ -73,9 +85,20 @@ def packet(command: bytes, address: str = "00", type_code: str = "Z") -> bytes:
             + block + checksum(block) + bytes((EOT,)))
 
 
-def write_text(label: str, text: str | bytes, *, position: str = " ", mode: str = "b") -> bytes:
-    """Command A: a TEXT file; ``position`` ' ' middle line, ``mode`` 'b' hold."""
-    return b"A" + _label(label) + bytes((ESC,)) + position.encode() + mode.encode() + _text(text, "TEXT")
+def page(text: str | bytes, *, position: str = MIDDLE_LINE, mode: str = HOLD) -> bytes:
+    """One page of a TEXT file: ESC, the display position (' ' middle line, '0' fill every line),
+    the mode ('b' hold, 'a' rotate), then the text. A TEXT of several pages shows them in turn."""
+    return bytes((ESC,)) + position.encode("ascii") + mode.encode("ascii") + _text(text, "TEXT")
+
+
+def write_text(label: str, text: str | bytes, *, position: str = MIDDLE_LINE, mode: str = HOLD) -> bytes:
+    """Command A: a TEXT file of one page (``position`` ' ' middle line, ``mode`` 'b' hold)."""
+    return write_pages(label, [page(text, position=position, mode=mode)])
+
+
+def write_pages(label: str, pages: list[bytes]) -> bytes:
+    """Command A: a TEXT file of the pages given (each built by ``page``)."""
+    return b"A" + _label(label) + b"".join(pages)
 
 
 def call_string(label: str) -> bytes:
@@ -94,16 +117,24 @@ class FileEntry:
     label: str
     kind: str           # "A" TEXT, "B" STRING, "D" DOTS
     size: int           # bytes
-    locked: bool = False
+    locked: bool | None = None      # None: as the protocol wants it, a STRING locked, a TEXT not
 
     def encode(self) -> bytes:
+        locked = self.kind == "B" if self.locked is None else self.locked
+        if self.kind == "B" and not locked:
+            raise AlphaEncodeError(f"STRING {self.label}: the protocol wants STRING files locked ('L')")
         tail = b"FF00" if self.kind == "A" else b"0000"
-        return (_label(self.label) + self.kind.encode() + (b"L" if self.locked else b"U")
+        return (_label(self.label) + self.kind.encode() + (b"L" if locked else b"U")
                 + f"{self.size:04X}".encode() + tail)
 
 
 def memory_config(entries: list[FileEntry]) -> bytes:
     return b"E$" + b"".join(e.encode() for e in entries)
+
+
+def set_responses(on: bool = True) -> bytes:
+    """Special function ``s``: the sign answers each packet addressed to it with ACK or NAK."""
+    return b"Es" + (b"1" if on else b"0")
 
 
 def read_string(label: str) -> bytes:
@@ -123,7 +154,13 @@ class SignNak:
 
     @property
     def reasons(self) -> list[str]:
+        """The errors the status register flags (bit 6 is always set and means nothing)."""
         return [name for bit, name in NAK_BITS.items() if self.status & bit] or [f"status 0x{self.status:02x}"]
+
+    @property
+    def only_illegal(self) -> bool:
+        """The sign refused the command itself, not the bytes: it does not know it."""
+        return self.status & ~NAK_ALWAYS == NAK_ILLEGAL
 
 
 class ResponseDecoder:
@@ -163,7 +200,7 @@ class SignCommand:
 class BadPacket:
     reason: str
     raw: bytes
-    status: int = NAK_FRAMING
+    status: int = NAK_ILLEGAL       # a packet whose structure is wrong: no command can be read
 
 
 class PacketDecoder:
@@ -227,4 +264,5 @@ class PacketDecoder:
 
 
 def response(ok: bool, status: int = 0) -> bytes:
-    return bytes((ACK,)) if ok else bytes((NAK, status))
+    """ACK, or NAK and the Serial Error Status Register (bit 6 always set)."""
+    return bytes((ACK,)) if ok else bytes((NAK, NAK_ALWAYS | status))

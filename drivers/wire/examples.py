@@ -12,7 +12,7 @@ from drivers.wire import alpha
 from drivers.wire import sensor_protocol as sp
 from drivers.wire import shoe_protocol as shoe
 from drivers.wire.framing import encode_frame
-from drivers.wire.link import ACK, HEARTBEAT, NAK, NAK_UNREADABLE
+from drivers.wire.link import ACK, HEARTBEAT, NAK, NAK_BAD_MESSAGE, NAK_UNREADABLE
 
 SEQ = 5
 EXAMPLES = {
@@ -27,9 +27,36 @@ EXAMPLES = {
         sp.Hello(1), sp.Lock(0, 0x1F, 1), sp.Lamp(2, 2, sp.LAMP_FLASH), sp.SnapshotRequest(),
         sp.HelloReply(1, 6, 1, "BSC-2.0", "SN7"), sp.SpotReading(2, 0, sp.CHIPS, 2500),
         sp.SpotReading(2, 0, sp.EMPTY, 0), sp.Snapshot.pack({(1, 0): (sp.CHIPS, 500)}, 1),
+        sp.Snapshot.pack({(1, 0): (sp.CHIPS, 500), (2, 2): (sp.CHIPS, sp.UNKNOWN_VALUE)}, 2),
         sp.SensorFault(4, 1, 2),
     ],
 }
+
+
+# Frames a host configured for six positions refuses whole, with NAK reason 2 (sensors.md).
+SENSOR_REFUSALS = [
+    ("SpotReading for position 7", sp.catalog.types()[0x91], bytes((7, 0, 1, 0, 0, 0x01, 0xF4))),
+    ("SpotReading for spot 5", sp.catalog.types()[0x91], bytes((2, 5, 1, 0, 0, 0x01, 0xF4))),
+    ("SensorFault for spot 7", sp.catalog.types()[0x93], bytes((2, 7, 1))),
+    ("Snapshot whose row count (2) is not its positions (1)", sp.catalog.types()[0x92],
+     bytes((1, 2)) + bytes(2 * sp.ROW)),
+]
+SIGN_ADDRESS = "01"
+SIGN_PACKETS = [
+    ("ACK/NAK responses on (special function `s`)", alpha.set_responses(True)),
+    ("memory configuration: TEXT A 256 bytes unlocked, STRING M 16 bytes locked",
+     alpha.memory_config([alpha.FileEntry("A", "A", 0x100), alpha.FileEntry("M", "B", 16)])),
+    ("TEXT A: a page (middle line, hold) calling STRING M, then a page (rotate) calling STRING W",
+     alpha.write_pages("A", [alpha.page(alpha.call_string("M")),
+                             alpha.page(alpha.call_string("W"), mode=alpha.ROTATE)])),
+    ("STRING M = `MEGA $250,000.00`", alpha.write_string("M", "MEGA $250,000.00")),
+    ("STRING M = `MEGA WON` (won, until the new value is posted)", alpha.write_string("M", "MEGA WON".ljust(16))),
+]
+SIGN_ANSWERS = [
+    ("sign response ACK", alpha.response(True)),
+    ("sign response NAK, checksum error (status register 0x50)", alpha.response(False, alpha.NAK_CHECKSUM)),
+    ("sign response NAK, illegal command or file label (0x60)", alpha.response(False, alpha.NAK_ILLEGAL)),
+]
 
 
 def hexs(data: bytes) -> str:
@@ -51,14 +78,21 @@ def render() -> str:
             type_code, payload = catalog.encode(message)
             lines.append(f"| `{message!r}` | {message.SENDER} | 0x{type_code:02X} | "
                          f"`{hexs(payload) or '(empty)'}` | `{hexs(encode_frame(SEQ, type_code, payload))}` |")
-    lines += ["", "## Alpha sign packets", "", "| command | bytes on the wire |", "| --- | --- |"]
-    for label, command in (
-            ("memory configuration: TEXT A 256 bytes, STRING M 32 bytes",
-             alpha.memory_config([alpha.FileEntry("A", "A", 0x100), alpha.FileEntry("M", "B", 0x20)])),
-            ("TEXT A calling STRING M", alpha.write_text("A", b"MEGA " + alpha.call_string("M"))),
-            ("STRING M = $250,000.00", alpha.write_string("M", "$250,000.00"))):
-        lines.append(f"| {label} | `{hexs(alpha.packet(command))}` |")
-    lines += ["| sign response ACK | `06` |", "| sign response NAK, checksum error | `15 01` |", ""]
+    lines += ["", "## Sensor frames the host refuses", "",
+              "Each is answered NAK, reason 2 (bad message), for the frame's SEQ; nothing in it is acted on.", "",
+              "| frame | bytes on the wire | the host's answer |", "| --- | --- | --- |"]
+    for label, cls, payload in SENSOR_REFUSALS:
+        lines.append(f"| {label} | `{hexs(encode_frame(SEQ, cls.TYPE, payload))}` | "
+                     f"`{hexs(encode_frame(SEQ, NAK, bytes((SEQ, NAK_BAD_MESSAGE))))}` |")
+    lines += ["", "## Alpha sign packets", "",
+              f"To the sign at address {SIGN_ADDRESS}, a one-line sign 16 characters wide, in the order the "
+              "controller sends them after every (re)connection (`alpha-sign.md`).", "",
+              "| command | bytes on the wire |", "| --- | --- |"]
+    for label, command in SIGN_PACKETS:
+        lines.append(f"| {label} | `{hexs(alpha.packet(command, SIGN_ADDRESS))}` |")
+    for label, answer in SIGN_ANSWERS:
+        lines.append(f"| {label} | `{hexs(answer)}` |")
+    lines.append("")
     return "\n".join(lines)
 
 

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from drivers.wire.messages import DEVICE, HOST, TEXT, U8, U32, ByteList, Catalog, Message, in_range
+from drivers.wire.link import MessageError
+from drivers.wire.messages import DEVICE, HOST, TEXT, U8, U32, Catalog, Field, Message, in_range
 
 PROTOCOL_VERSION = 1
 SPOTS = ("ante", "play", "pair_plus", "six_card_bonus", "super6")
@@ -32,8 +33,35 @@ LAMP_MODES = {"off": LAMP_OFF, "on": LAMP_ON, "flash": LAMP_FLASH}
 EMPTY, CHIPS = 0, 1
 
 catalog = Catalog("sensors")
-SPOT_STATES = ByteList(5)       # per spot: state byte + u32 value
-ROW = 5 * len(SPOTS)            # a Snapshot's bytes per position
+PAIR = 5                        # a spot in a Snapshot: u8 state, u32 value
+ROW = PAIR * len(SPOTS)         # a Snapshot's bytes per position
+Pair = tuple[int, int]          # (state, value)
+Row = tuple[Pair, ...]          # a position's five spots, spot 0 first
+
+
+class SpotRows(Field):
+    """A Snapshot's rows: a count byte, then per position five (u8 state, u32 value) pairs."""
+
+    def __init__(self) -> None:
+        super().__init__("rows of (state, value) pairs", None)
+
+    def encode(self, value: tuple[Row, ...]) -> bytes:
+        if len(value) > 255:
+            raise ValueError("at most 255 rows")
+        return bytes((len(value),)) + b"".join(bytes((state,)) + amount.to_bytes(4, "big")
+                                               for row in value for state, amount in row)
+
+    def decode(self, data: bytes, at: int) -> tuple[tuple[Row, ...], int]:
+        if at >= len(data):
+            raise MessageError(f"payload ends before the row count at byte {at}")
+        count = data[at]
+        end = at + 1 + count * ROW
+        if end > len(data):
+            raise MessageError(f"{count} rows at byte {at} run past the payload")
+        rows = tuple(tuple((data[i], int.from_bytes(data[i + 1:i + PAIR], "big"))
+                           for i in range(start, start + ROW, PAIR))
+                     for start in range(at + 1, end, ROW))
+        return rows, end
 
 
 def spot_code(name: str) -> int:
@@ -119,10 +147,13 @@ class SpotReading(Message):
         in_range("spot state", self.state, EMPTY, CHIPS)
 
 
-@catalog.message(0x92, DEVICE, U8, ByteList(ROW))
+@catalog.message(0x92, DEVICE, U8, SpotRows())
 class Snapshot(Message):
+    """Every spot: ``positions`` (u8), then the row count (u8, equal to ``positions``: kept from
+    the first edition of version 1, whose bytes are unchanged), then per position 1..N its five
+    spots in spot order, each a (state, value) pair as in a SpotReading (u8, u32)."""
     positions: int
-    spots: tuple[tuple[int, ...], ...]      # per position: 5 x (state, value u32) packed as 25 bytes
+    spots: tuple[Row, ...]                  # per position: 5 x (state, value)
 
     def __post_init__(self) -> None:
         # Checked here, when the frame is decoded (NAK 2), not when readings() runs in the driver:
@@ -130,31 +161,22 @@ class Snapshot(Message):
         if self.positions != len(self.spots):
             raise ValueError(f"{self.positions} positions but {len(self.spots)} rows of spots")
         for index, row in enumerate(self.spots):
-            if len(row) != ROW:
-                raise ValueError(f"position {index + 1}: {len(row)} bytes of spots, not {ROW}")
-            for spot in range(len(SPOTS)):
-                if row[spot * 5] not in (EMPTY, CHIPS):
-                    raise ValueError(f"position {index + 1} spot {spot}: spot state {row[spot * 5]} is not 0 or 1")
+            if len(row) != len(SPOTS):
+                raise ValueError(f"position {index + 1}: {len(row)} spots, not {len(SPOTS)}")
+            for spot, (state, value) in enumerate(row):
+                if state not in (EMPTY, CHIPS):
+                    raise ValueError(f"position {index + 1} spot {spot}: spot state {state} is not 0 or 1")
+                in_range("value", value, 0, UNKNOWN_VALUE)
 
     def readings(self) -> list[SpotReading]:
-        out = []
-        for index, packed in enumerate(self.spots):
-            for spot in range(len(SPOTS)):
-                state = packed[spot * 5]
-                value = int.from_bytes(bytes(packed[spot * 5 + 1:spot * 5 + 5]), "big")
-                out.append(SpotReading(index + 1, spot, state, value))
-        return out
+        return [SpotReading(index + 1, spot, state, value)
+                for index, row in enumerate(self.spots) for spot, (state, value) in enumerate(row)]
 
     @staticmethod
     def pack(readings: dict[tuple[int, int], tuple[int, int]], positions: int) -> Snapshot:
-        rows: list[tuple[int, ...]] = []
-        for position in range(1, positions + 1):
-            row = b""
-            for spot in range(len(SPOTS)):
-                state, value = readings.get((position, spot), (EMPTY, 0))
-                row += bytes((state,)) + value.to_bytes(4, "big")
-            rows.append(tuple(row))
-        return Snapshot(positions, tuple(rows))
+        return Snapshot(positions, tuple(tuple(readings.get((position, spot), (EMPTY, 0))
+                                               for spot in range(len(SPOTS)))
+                                         for position in range(1, positions + 1)))
 
 
 @catalog.message(0x93, DEVICE, U8, U8, U8)

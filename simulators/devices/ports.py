@@ -17,6 +17,11 @@ import tty
 class PtyPort:
     """A pseudo-terminal pair; the device holds the master, the controller opens ``path``."""
 
+    # A pty has no UART: Linux keeps it at 8 data bits without parity whatever is asked, and
+    # refuses the next open asked for another framing (EINVAL). A driver on a pty is given this
+    # framing in place of its device's (the Alpha sign's 7E1): the bytes are the same.
+    LINE = {"bytesize": 8, "parity": "N", "stopbits": 1}
+
     def __init__(self) -> None:
         self.master, self._slave = os.openpty()
         tty.setraw(self._slave)          # no echo, no line discipline: bytes pass as they are

@@ -4,12 +4,17 @@ Owns what lies on every spot of every position, the lock state after "No
 more bets" and the lamps. Chips are placed and removed through ``place`` and
 ``remove`` (scripted players, tests, the CLI); each change is reported to the
 host as it happens, locked or not: the sensors see what is on the felt, and
-deciding whether a change is allowed is the controller's job.
+deciding whether a change is allowed is the controller's job. A Hello clears
+every lock and lamp (the host sends them again); a Lock or Lamp for a
+position it does not have is refused (NAK 2), as docs/protocols/sensors.md
+requires. ``fault`` makes a spot's sensor report a fault, until it reads again.
 """
 
 from __future__ import annotations
 
 from drivers.wire import sensor_protocol as proto
+from drivers.wire.link import Link, MessageError
+from drivers.wire.messages import Message
 from simulators.devices.framed import FramedDevice
 
 
@@ -24,9 +29,20 @@ class SimulatedSensors(FramedDevice):
         self.spots: dict[tuple[int, int], int] = {}
         self.locked: set[tuple[int, int]] = set()
         self.lamps: dict[tuple[int, int], int] = {}
+        # the device's own decoder, narrowed to its positions (as the host's is to the table's)
+        self.link = Link(self._decode, heartbeat_every=self.link.heartbeat_every, silence_after=3600)
+
+    def _decode(self, type_code: int, payload: bytes) -> Message:
+        message = proto.device_decode(type_code, payload)
+        if isinstance(message, (proto.Lock, proto.Lamp)) and message.position > self.positions:
+            raise MessageError(f"position {message.position} is not a position of these sensors "
+                               f"(0 every position, 1 to {self.positions})")
+        return message
 
     def handle(self, message, now: float) -> None:
         if isinstance(message, proto.Hello):
+            self.locked.clear()                   # a new session: the host tells locks and lamps again
+            self.lamps.clear()
             self.emit(proto.HelloReply(proto.PROTOCOL_VERSION, self.positions, int(self.reads_values),
                                        "SIM-BSC-1.0", "SIM0002"))
         elif isinstance(message, proto.SnapshotRequest):
@@ -39,7 +55,8 @@ class SimulatedSensors(FramedDevice):
                     if message.spots & (1 << spot):
                         (self.locked.add if message.locked else self.locked.discard)((position, spot))
         elif isinstance(message, proto.Lamp):
-            self.lamps[(message.position, message.spot)] = message.mode
+            for position in range(1, self.positions + 1) if message.position == 0 else [message.position]:
+                self.lamps[(position, message.spot)] = message.mode
 
     def _wire_value(self, value: int) -> int:
         return value if self.reads_values else proto.UNKNOWN_VALUE
@@ -63,6 +80,11 @@ class SimulatedSensors(FramedDevice):
         if value is not None:
             self.remove(position, spot)
             self.place(position, spot, value)
+
+    def fault(self, position: int, spot: str, code: int = 1) -> None:
+        """The spot's sensor cannot read it (1 blocked, 2 no reading, 3 hardware fault): reported
+        once; the next reading of the spot (``place``, ``remove``) says it reads again."""
+        self.emit(proto.SensorFault(position, proto.SPOTS.index(spot), code))
 
     def clear_table(self) -> None:
         for position, spot in list(self.spots):

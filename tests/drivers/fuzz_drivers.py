@@ -163,7 +163,7 @@ class SignTarget(DriverTarget):
     def __init__(self) -> None:
         self.responses = AlphaResponses()
         self.serial = 0
-        driver = SignDriver("sign", Loopback(), self.post, clock=lambda: self.now)
+        driver = SignDriver("sign", Loopback(), self.post, address="01", clock=lambda: self.now)
         super().__init__(driver)
 
     def case(self, r: Rnd) -> bytes:
@@ -182,7 +182,7 @@ class SignTarget(DriverTarget):
                 break
             with drv._lock:
                 drv.on_bytes(b"\x06", self.now)
-        sent = alpha.packet(alpha.write_string(MESSAGE_LABEL, text)) in drv.transport.writes
+        sent = alpha.packet(alpha.write_string(MESSAGE_LABEL, text), "01") in drv.transport.writes
         shown = any(isinstance(e, SignShowing) and e.message == text for e in self.events[start:])
         if not sent or drv._in_flight is not None or drv._queue or not (shown or drv._owed):
             raise Broken(f"the message line {text!r}: sent {sent}, shown {shown}, in flight {drv._in_flight}, "

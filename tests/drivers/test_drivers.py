@@ -173,26 +173,29 @@ def test_unknown_driver_name():
 
 @pytest.mark.parametrize("transport", SERIAL_ONLY)
 def test_sign_shows_values_flicker_free_and_rewrites_after_nak(transport):
-    with running(lambda p: SimulatedSign(p), transport, "sign", "sign-alpha",
+    with running(lambda p: SimulatedSign(p, address="07"), transport, "sign", "sign-alpha", address="07",
                  ack_timeout=0.3, backoff=(0.05, 0.2)) as (sign, drv, events):
         events.of(DeviceOnline)
+        assert sign.acks                                        # the driver turned its responses on
         drv.show_values(25_000_000, 5_000_000, 1_000_000)
         events.of(SignShowing)
-        assert sign.display() == " MEGA $250,000.00 MAJOR $50,000.00 MINOR $10,000.00"
+        # one value a page on a one-line sign of 16 characters (the defaults), then the message page
+        assert sign.pages() == [["MEGA $250,000.00"], ["MAJOR $50,000.00"], ["MINOR $10,000.00"], [""]]
         assert set(sign.memory) == {"A", "M", "J", "N", "W"}
+        assert sign.errors == []
         sign.nak_next = 1
         drv.show_values(25_000_100, 5_000_000, 1_000_000)
-        assert "NAK (checksum)" in events.of(DeviceFault).reason
+        assert "NAK (checksum error)" in events.of(DeviceFault).reason
         events.of(SignShowing)
         assert "$250,001.00" in sign.display()
         drv.show_message("CLOSED")
         events.of(SignShowing)
-        assert sign.display().startswith("CLOSED MEGA")
+        assert sign.pages()[-1] == ["CLOSED"]
 
 
 @pytest.mark.parametrize("transport", SERIAL_ONLY)
 def test_silent_sign_is_reported_and_rewritten_when_it_returns(transport):
-    with running(lambda p: SimulatedSign(p), transport, "sign", "sign-alpha", ack_timeout=0.2,
+    with running(lambda p: SimulatedSign(p), transport, "sign", "sign-alpha", address="01", ack_timeout=0.2,
                  max_attempts=2, backoff=(0.05, 0.2)) as (sign, drv, events):
         events.of(DeviceOnline)
         drv.show_values(100, 200, 300)
@@ -230,6 +233,7 @@ def test_a_reading_for_a_position_the_table_does_not_have_is_naked_and_never_pos
     with running(lambda p: SimulatedSensors(p, positions=9, heartbeat_every=0.2), transport, "sensors",
                  "sensors-framed", positions=6, **FAST) as (device, drv, events):
         events.of(DeviceOnline)
+        assert events.of(DeviceFault).reason.startswith("the sensors cover 9 positions, the table has 6")
         device.place(7, "ante", 500)
         fault = events.of(DeviceFault)
         assert fault.reason == "position 7 is not a position of this table (1 to 6)"

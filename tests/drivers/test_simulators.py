@@ -63,6 +63,7 @@ def test_heartbeat_and_delayed_replies_follow_the_injected_clock():
 class Recorder:
     def __init__(self):
         self.listeners, self.placed = [], []
+        self.locked: set[tuple[int, int]] = set()       # the sensors' locks: none, betting is open
 
     def place(self, position, spot, value):
         self.placed.append((position, spot, value))

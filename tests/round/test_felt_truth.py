@@ -215,3 +215,29 @@ def test_a_fold_whose_side_bets_stay_is_settled_without_taking_its_forfeits_twic
     assert not any(line.startswith(("Take Ante", "Take Pair Plus")) for line in seat["lines"])
     assert seat["hand"] is None and bench.snap["positions"][1]["cards"] is None
     assert 2 in bench.snap["settlement_order"] and 2 not in bench.table.open_round.paid
+
+
+def test_a_sensor_fault_while_betting_flags_the_spot_until_it_reads_again_or_a_supervisor_reads_it(tmp_path):
+    """Issue 17: what lies on a faulty spot is not known, so "No more bets" cannot take it as a wager;
+    the sensor reading again, or a supervisor's reading, ends that."""
+    from controller.round.ports import Lamp
+    from drivers.events import SpotFault
+    bench = Bench(tmp_path)
+    bench.devices_up()
+    bench.open_and_bet({2: {"ante": 500}, 4: {"ante": 1000}})
+    bench.post(SpotFault("sensors", 4, "ante", "blocked"))
+    assert alerts(bench, "sensor_fault") == [(4, "Position 4 Ante: the sensor reports blocked; the spot cannot "
+                                                 "be read. Call a technician")]
+    assert bench.state == "betting" and bench.snap["holds"] == []         # betting is not held
+    assert (4, "ante", Lamp.FLASH) in bench.ports.sensors.asked("lamp")
+    verdict = bench.act("no_more_bets")
+    assert not verdict.ok and verdict.message == ("position 4 Ante: the sensor reports blocked, so the spot cannot "
+                                                  "be read: call a technician, or a supervisor enters what lies there")
+    bench.place(4, "ante", 1000)                     # it reads again, as it was
+    assert bench.ports.sensors.asked("lamp")[-1] == (4, "ante", Lamp.OFF)
+    bench.post(SpotFault("sensors", 2, "ante", "no reading"))
+    assert not bench.act("no_more_bets").ok
+    assert bench.act("override_wager", role="supervisor", who="supervisor Ana", position=2, spot="ante",
+                     amount=500, reason="sensor blocked").ok
+    bench.done("no_more_bets")
+    assert bench.records("wagers")[-1].data["positions"]["2"]["ante"] == 500

@@ -220,3 +220,70 @@ def test_recovery_rechecks_the_cards_it_replays_and_voids_a_misdeal_left_open(tm
     void = again.records("void")[0].data
     assert void == {"reason": "on recovery: As was read twice (position 2's hand)", "by": "controller"}
     assert again.records("paid") == [] and again.journal.last_round() == (round_id, "void")
+
+
+class SensorLocks:
+    """What a sensor controller holds after each Lock the table sent (docs/protocols/sensors.md)."""
+
+    def __init__(self, positions: int) -> None:
+        self.positions = positions
+        self.locked: set[tuple[int, str]] = set()
+
+    def apply(self, locked: bool, position: int | None, spots) -> bool:
+        """Apply one Lock; False when it changed nothing (the command was sent for nothing)."""
+        keys = {(p, s) for p in ([position] if position else range(1, self.positions + 1))
+                for s in (spots or tuple(Spot))}
+        before = set(self.locked)
+        if locked:
+            self.locked |= keys
+        else:
+            self.locked -= keys
+        return self.locked != before
+
+
+def test_each_lock_is_sent_once_and_all_of_them_again_after_the_sensors_reconnect(tmp_path):
+    """Issue 17: each lock burst went out twice (entering dealing, then decisions, locked the same
+    spots again); a command that changes nothing on the sensors is no longer sent."""
+    from drivers.events import DeviceOffline, DeviceOnline
+    bench = ready(tmp_path)
+    bench.post(SignShowing("sign", {"mega": 10000000, "major": 2500000, "minor": 250000}, ""))
+    sensors = SensorLocks(bench.config.positions)
+    seen = 0
+
+    def locks_sent() -> list:
+        nonlocal seen
+        calls = [(args[0], kwargs["position"], kwargs["spots"])
+                 for m, args, kwargs, _ in bench.ports.sensors.calls[seen:] if m == "lock"]
+        seen = len(bench.ports.sensors.calls)
+        return calls
+
+    def held() -> set:
+        return set(sensors.locked)
+
+    everything = {(p, s) for p in range(1, 7) for s in Spot}
+    plays = {(p, Spot.PLAY) for p in BETS}
+    steps = [("open and bet", lambda: bench.open_and_bet(BETS), set()),
+             ("deal", lambda: bench.deal(*HANDS), everything - plays),
+             ("decide", lambda: bench.decide({1: True, 3: False, 5: True}), everything),
+             ("settle", bench.settle, everything)]
+    for name, step, expected in steps:
+        step()
+        sent = locks_sent()
+        if name == "open and bet":      # what the sensors hold is not known yet: a whole-table Lock first
+            assert sent[0] == (False, None, None)
+            sensors.apply(*sent.pop(0))
+        for command in sent:
+            assert sensors.apply(*command), f"{name}: {command} changed nothing on the sensors"
+        assert held() == expected, name
+    # the sensors reconnect (a Hello clears their locks): everything they should hold, from the top
+    bench.done("open_betting")
+    bench.place(2, "ante", 500)
+    locks_sent()
+    bench.post(DeviceOffline("sensors", "fake://sensors", "unplugged"))
+    bench.post(DeviceOnline("sensors", "fake://sensors"))
+    sensors.locked.clear()
+    sent = locks_sent()
+    assert sent[0] == (False, None, None) and held() == set()   # betting: a whole-table unlock first
+    for command in sent:
+        sensors.apply(*command)
+    assert held() == set()

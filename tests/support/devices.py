@@ -8,6 +8,7 @@ from contextlib import contextmanager
 
 from drivers import registry
 from drivers.events import DeviceMessage
+from simulators.devices.ports import PtyPort
 from simulators.devices.usb import UsbPort
 from simulators.table import PORTS as SERIAL_PORTS
 
@@ -64,7 +65,8 @@ def running(device_factory, transport: str, name: str, driver: str, **driver_set
     device = device_factory(port).start()
     events = Events()
     # a USB gadget is reached through its bus, handed to pyusb as the backend (as libusb would be)
-    transport_settings = {"backend": port.backend} if isinstance(port, UsbPort) else {}
+    transport_settings = {"backend": port.backend} if isinstance(port, UsbPort) else \
+        dict(PtyPort.LINE) if isinstance(port, PtyPort) else {}
     drv = registry.build(name, driver, port.url, events.post, transport_settings=transport_settings,
                          **driver_settings)
     drv.start()

@@ -23,7 +23,7 @@ def config_text(preset: str = "sheet-004", *, positions: int = 6, two_positions:
             f'[page]\n{page_settings}\n'
             f'[devices.shoe]\ndriver = "shoe-framed"\nurl = "loop://"\n{FAST_DEVICES}\n'
             f'[devices.sensors]\ndriver = "sensors-framed"\nurl = "loop://"\n{FAST_DEVICES}\n'
-            '[devices.sign]\ndriver = "sign-alpha"\nurl = "loop://"\nack_timeout = 0.3\n')
+            '[devices.sign]\ndriver = "sign-alpha"\nurl = "loop://"\naddress = "01"\nack_timeout = 0.3\n')
 
 
 class Rig:

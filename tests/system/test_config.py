@@ -71,7 +71,8 @@ def test_the_deployed_example_configuration_loads():
 
     from controller.app.config import load_config
     config = load_config(ROOT / "deploy" / "table.example.toml")
-    assert config.table_id == "TCP-07" and config.devices["sign"].transport == {"baudrate": 9600}
+    assert config.table_id == "TCP-07" and config.devices["sign"].transport == {}     # 9600 7E1, the default
+    assert config.devices["sign"].settings["address"] == "01"
     assert config.page_port == 8080 and config.jackpots["mega"] == 10_000_000
 
 
@@ -109,7 +110,10 @@ def test_every_problem_of_a_file_is_reported_with_its_key_and_line():
         f"t.toml, line {line_of('COM3')}: key 'devices.sensors.url': 'COM3' is not a device URL (/dev/..., "
         "socket://HOST:PORT, rfc2217://HOST:PORT, loop://, spy://..., usb://VID:PID[/SERIAL])",
         f"t.toml, line {line_of('ack = false')}: key 'devices.sign.ack': unknown key (allowed: ack_timeout, acks, "
-        "address, baudrate, bytesize, driver, heartbeat_every, max_attempts, parity, stopbits, timeout, url)",
+        "address, baudrate, bytesize, driver, heartbeat_every, lines, max_attempts, parity, stopbits, timeout, "
+        "url, width)",
+        f"t.toml, line {line_of('[devices.sign]')}: key 'devices.sign.address': missing: with acks on (the default) "
+        "give the sign's own address, 01 to FF, as set in its set-up menu",
     ]
 
 
@@ -139,7 +143,10 @@ def test_config_check_prints_every_problem_one_per_line(tmp_path, capsys):
         "one_player_two_positions, paytable, positions, preset)",
         f"table-controller: {path}, line 4: key 'table.positions': must be a whole number from 1 to 9, not 12",
         f"table-controller: {path}, line 19: key 'devices.sign.ack': unknown key (allowed: ack_timeout, acks, "
-        "address, baudrate, bytesize, driver, heartbeat_every, max_attempts, parity, stopbits, timeout, url)"]
+        "address, baudrate, bytesize, driver, heartbeat_every, lines, max_attempts, parity, stopbits, timeout, "
+        "url, width)",
+        f"table-controller: {path}, line 16: key 'devices.sign.address': missing: with acks on (the default) "
+        "give the sign's own address, 01 to FF, as set in its set-up menu"]
 
 
 def test_the_settings_a_relation_reads_default_as_the_drivers_do():
@@ -175,7 +182,7 @@ def test_a_framed_links_timers_hold_together(settings, problems):
     from drivers import registry
     found = registry.relation_problems("shoe-framed", settings)
     assert set(found) == set(problems) and all(problems[k] in found[k] for k in problems), found
-    assert registry.relation_problems("sign-alpha", {"ack_timeout": 0.01}) == {
+    assert registry.relation_problems("sign-alpha", {"ack_timeout": 0.01, "address": "01"}) == {
         "ack_timeout": "timeout (0.05 s, its default) must be at most ack_timeout (0.01 s): "
                        "the driver runs its timers between reads"}
     assert registry.relation_problems("sign-alpha", {"ack_timeout": 0.01, "acks": False}) == {}
@@ -205,3 +212,41 @@ def test_config_check_refuses_a_sign_address_that_is_not_two_hex_digits(tmp_path
         "two hex digits"]
     path.write_text(_broken(("acks = false", 'acks = false\naddress = "1f"')))
     assert main(["config", "check", str(path)]) == 0
+
+
+@pytest.mark.parametrize(("sign", "problem"), [
+    ("acks = true", "line 15: key 'devices.sign.address': missing: with acks on (the default) give the sign's "
+                    "own address, 01 to FF, as set in its set-up menu"),
+    ('acks = true\naddress = "00"', "line 19: key 'devices.sign.address': '00' is broadcast, which no sign "
+                                    "answers: with acks on give the sign's own address, 01 to FF"),
+    ("acks = false\nwidth = 11", "line 19: key 'devices.sign.width': 11 is below 12"),
+    ("acks = false\nlines = 9", "line 19: key 'devices.sign.lines': 9 is above 8"),
+])
+def test_a_sign_expected_to_answer_has_its_own_address_and_a_size(sign, problem):
+    """Issue 17: every sign on a shared line answered the controller's broadcasts (address 00)."""
+    with pytest.raises(ConfigError) as err:
+        parse_config(_broken(("acks = false", sign)), "t.toml")
+    assert problem in str(err.value) and len(str(err.value).splitlines()) == 1
+    for fine in ('acks = false\naddress = "00"', 'address = "2a"', 'address = "01"\nwidth = 125\nlines = 8'):
+        assert parse_config(_broken(("acks = false", fine)), "t.toml").devices["sign"]
+
+
+def test_the_signs_serial_line_is_the_alpha_default_and_stated_in_one_place():
+    """9600 7E1 is the configuration's default (the registry), which the protocol document states
+    and the deployment guide and example defer to: no second value anywhere to contradict it."""
+    from drivers import registry
+    from drivers.transport import SerialTransport
+    assert registry.DRIVERS["sign-alpha"].serial == {"baudrate": 9600, "bytesize": 7, "parity": "E", "stopbits": 1}
+    drv = registry.build("sign", "sign-alpha", "loop://", print, address="01")
+    assert isinstance(drv.transport, SerialTransport)
+    assert {k: drv.transport.settings[k] for k in ("baudrate", "bytesize", "parity", "stopbits")} == \
+        registry.ALPHA_SERIAL
+    drv = registry.build("sign", "sign-alpha", "loop://", print, transport_settings={"baudrate": 4800,
+                                                                                      "stopbits": 2}, address="01")
+    assert (drv.transport.settings["baudrate"], drv.transport.settings["stopbits"]) == (4800, 2)
+    spec = (ROOT / "docs" / "protocols" / "alpha-sign.md").read_text()
+    assert "9600 7E1" in spec
+    for doc in ("docs/deploy.md", "deploy/table.example.toml"):
+        text = (ROOT / doc).read_text()
+        assert "9600 7E1" in text and "alpha-sign.md" in text, doc
+        assert not [line for line in text.splitlines() if "sign" in line.lower() and "8N1" in line], doc

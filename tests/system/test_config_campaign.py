@@ -116,8 +116,11 @@ CONFIG_CASES = [   # id, edits, the key named, a fragment of the refusal
     ("unknown-driver", [(SHOE, "driver", '"shoe-x"')], "devices.shoe.driver", "is not a shoe driver"),
     ("unknown-device-key", [(SIGN, "brightness", "5")], "devices.sign.brightness", "unknown key"),
     ("sign-missing", [raw("[devices.sign]", "[devices.signs]")], "devices.signs", "unknown key"),
-    ("duplicate-device-key", [raw("baudrate = 9600", "baudrate = 9600\nbaudrate = 19200")],
-     "devices.sign.baudrate", "duplicate key"),
+    ("duplicate-device-key", [raw('address = "01"', 'address = "01"\naddress = "02"')],
+     "devices.sign.address", "duplicate key"),
+    ("sign-broadcast-with-acks", [(SIGN, "address", '"00"')], "devices.sign.address", "'00' is broadcast"),
+    ("sign-width-11", [(SIGN, "width", "11")], "devices.sign.width", "below 12"),
+    ("sign-lines-0", [(SIGN, "lines", "0")], "devices.sign.lines", "below 1"),
     ("duplicate-table", [raw("[page]", "[page]\nport = 8081\n\n[page]")], "page", "duplicate table"),
     # [table]
     ("positions-0", [("table", "positions", "0")], "table.positions", "from 1 to 9"),

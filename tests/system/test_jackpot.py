@@ -68,6 +68,9 @@ def test_a_hit_waits_for_a_supervisor_is_paid_and_shown_then_super6_waits_for_a_
         assert verified["by"] == "supervisor Ana" and verified["hits"][0]["amount"] == 250_000
         rig.eventually(lambda: "MINOR JACKPOT POSITION 1 $2,500.00" in rig.sim.sign.display(),
                        what="the win on the sign")
+        # issue 17: the won jackpot is shown won, not at its old value, until its new value is posted
+        rig.eventually(lambda: "MINOR WON" in rig.sim.sign.display(), what="MINOR shown as won")
+        assert "MINOR $2,500.00" not in rig.sim.sign.display()
         rig.act("confirm", position=1)
         rig.state("complete")
         seat = rig.records("settlement")[0].data["seats"][0]
@@ -87,7 +90,7 @@ def test_a_hit_waits_for_a_supervisor_is_paid_and_shown_then_super6_waits_for_a_
         rig.act("set_jackpots", role="supervisor", who="supervisor Ana", reason="reseed after MINOR",
                 **dict(POSTED, minor=200_000))
         rig.wait(_super6_open, what="Super 6 open again")
-        assert "MINOR $2,000.00" in rig.sim.sign.display()
+        assert "MINOR $2,000.00" in rig.sim.sign.display() and "WON" not in rig.sim.sign.display()
         assert rig.snap["jackpots"]["minor"] == 200_000
         data = tmp_path / "data"
     out = subprocess.run([sys.executable, "-m", "controller.cli", "jackpot", "--json", "--data-dir", str(data)],
@@ -148,7 +151,7 @@ def test_a_sign_dropping_packets_closes_super6_until_it_shows_the_values_again(t
                         what="the refused update reported")
         failed = next(a for a in snap["alerts"] if a["kind"] == "command_failed")
         assert failed["message"] == ("The jackpot sign is not taking the command to show the jackpot values: "
-                                     "NAK (checksum) after 3 attempts")
+                                     "NAK (checksum error) after 3 attempts")
         assert snap["jackpot"]["super6_closed"].startswith("the jackpot sign is not showing the posted values")
         # the driver keeps sending the owed values; once the sign takes them, Super 6 reopens
         rig.wait(_super6_open, timeout=10, what="Super 6 open again")

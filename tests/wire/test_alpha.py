@@ -18,7 +18,13 @@ def test_commands():
     assert alpha.write_text("A", "HI") == b"AA\x1b bHI"
     assert alpha.call_string("M") == b"\x10M"
     assert alpha.memory_config([alpha.FileEntry("A", "A", 0x100), alpha.FileEntry("M", "B", 0x20)]) \
-        == b"E$AAU0100FF00MBU00200000"
+        == b"E$AAU0100FF00MBL00200000"         # a STRING file locked, as the protocol wants
+    with pytest.raises(alpha.AlphaEncodeError, match="STRING M: the protocol wants STRING files locked"):
+        alpha.FileEntry("M", "B", 0x20, locked=False).encode()
+    assert alpha.set_responses(True) == b"Es1" and alpha.set_responses(False) == b"Es0"
+    # a TEXT of two pages: the values on every line of a two-line sign (hold), the message rotating
+    assert alpha.write_pages("A", [alpha.page(b"\x10M\x0d\x10J", position=alpha.FILL),
+                                   alpha.page(b"\x10W", mode=alpha.ROTATE)]) == b"AA\x1b0b\x10M\x0d\x10J\x1b a\x10W"
     with pytest.raises(alpha.AlphaEncodeError, match="at most 125"):
         alpha.write_string("M", "x" * 126)
     with pytest.raises(alpha.AlphaEncodeError, match="control byte 0x04"):
@@ -35,7 +41,7 @@ PACKETS = [alpha.packet(alpha.memory_config([alpha.FileEntry("M", "B", 0x20)])),
 
 
 def test_sign_side_decodes_whole_bytewise_and_with_garbage():
-    expected = [alpha.SignCommand("Z", "00", "E", b"$MBU00200000"),
+    expected = [alpha.SignCommand("Z", "00", "E", b"$MBL00200000"),
                 alpha.SignCommand("Z", "00", "A", b"A\x1b b\x10M"),
                 alpha.SignCommand("Z", "1F", "G", b"M$250,000.00")]
     assert alpha.PacketDecoder().feed(b"".join(PACKETS)) == expected
@@ -48,7 +54,7 @@ def test_bad_checksum_is_refused_with_the_checksum_status():
     bad = bytearray(PACKETS[2])
     bad[-3] = ord("0") if bad[-3] != ord("0") else ord("1")
     out = alpha.PacketDecoder().feed(bytes(bad) + PACKETS[0])
-    assert isinstance(out[0], alpha.BadPacket) and out[0].status == alpha.NAK_CHECKSUM
+    assert isinstance(out[0], alpha.BadPacket) and out[0].status == alpha.NAK_CHECKSUM == 0x10
     assert out[1].code == "E"
 
 
@@ -60,10 +66,24 @@ def test_interrupted_packet_then_a_good_one():
 
 def test_responses():
     dec = alpha.ResponseDecoder()
-    assert dec.feed(b"\x06\x15\x01xx\x06") == [alpha.SignAck(), alpha.SignNak(1), alpha.SignAck()]
+    assert dec.feed(b"\x06\x15\x50xx\x06") == [alpha.SignAck(), alpha.SignNak(0x50), alpha.SignAck()]
     assert dec.ignored == 2
-    assert alpha.SignNak(alpha.NAK_CHECKSUM | alpha.NAK_PARITY).reasons == ["checksum", "parity error"]
-    assert alpha.response(False, alpha.NAK_CHECKSUM) == b"\x15\x01"
+
+
+@pytest.mark.parametrize(("status", "reasons"), [
+    (0x41, ["parity error"]), (0x42, ["framing error"]), (0x44, ["serial timeout"]),
+    (0x48, ["buffer overflow"]), (0x50, ["checksum error"]), (0x60, ["illegal command or file label"]),
+    (0x51, ["parity error", "checksum error"]), (0x40, ["status 0x40"])])
+def test_nak_status_is_the_serial_error_status_register(status, reasons):
+    """Bit 0 parity, 1 framing, 2 timeout, 3 overflow, 4 checksum, 5 illegal; bit 6 always 1."""
+    assert alpha.SignNak(status).reasons == reasons
+    assert alpha.SignNak(0x60).only_illegal and not alpha.SignNak(0x70).only_illegal
+
+
+def test_a_real_checksum_nak_is_15_50():
+    assert alpha.response(False, alpha.NAK_CHECKSUM) == b"\x15\x50"
+    assert alpha.response(False, alpha.NAK_ILLEGAL) == b"\x15\x60"
+    assert alpha.response(True) == b"\x06"
 
 
 @settings(max_examples=300)

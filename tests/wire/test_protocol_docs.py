@@ -17,3 +17,23 @@ def test_every_message_type_is_specified():
         text = (DOCS / doc).read_text()
         for code, cls in module.catalog.types().items():
             assert f"| 0x{code:02X} | {cls.__name__} |" in text, f"{doc} lacks {cls.__name__}"
+
+
+def test_every_hex_example_in_the_protocol_texts_is_bytes_the_codecs_make():
+    """A byte sequence quoted in a protocol document (`15 50`) is one examples.md generates."""
+    import re
+    examples = (DOCS / "examples.md").read_text()
+    for doc in ("sensors.md", "alpha-sign.md"):
+        quoted = re.findall(r"`((?:[0-9A-F]{2} )+[0-9A-F]{2})`", (DOCS / doc).read_text())
+        assert quoted or doc == "sensors.md", doc
+        for hexes in quoted:
+            assert f"`{hexes}`" in examples or f" {hexes} " in examples, f"{doc}: `{hexes}` is in no example"
+
+
+def test_the_sign_nak_examples_are_the_serial_error_status_register():
+    from drivers.wire import alpha
+    text = (DOCS / "alpha-sign.md").read_text()
+    for bit, name in alpha.NAK_BITS.items():
+        assert f"| {bit.bit_length() - 1} | 0x{bit:02X} | {name} |" in text, name
+    assert "| 6 | 0x40 | always 1 |" in text
+    assert alpha.response(False, alpha.NAK_CHECKSUM).hex(" ").upper() == "15 50" and "`15 50`" in text
