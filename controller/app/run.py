@@ -4,7 +4,9 @@ Owns putting the pieces together and taking them apart: configuration (a
 file, or the embedded default on simulated devices), logging, the journal
 under the data directory, the drivers, the engine thread that owns the game,
 the dealer's page (controller/page/server.py) with the PIN store, and with
-``--autoplay`` the scripted players and dealer. SIGTERM and Ctrl-C
+``--autoplay`` the scripted players and dealer, and with a ``[floor]`` section the forwarder
+of the journal to the floor database (controller/floor/forwarder.py, its own thread and
+connections: the engine never waits on it). SIGTERM and Ctrl-C
 stop it cleanly; a SIGKILL is what the journal's recovery is for.
 """
 
@@ -113,6 +115,10 @@ class TableRun:
                 raise SystemExit("table-controller: --autoplay needs simulated devices (--simulate)")
             from simulators.harness import scripted_dealer
             self.dealer = scripted_dealer(self.sim, self.engine.submit, self.engine.observers, opts.rounds)
+        self.forwarder = None
+        if config.floor is not None:
+            from controller.floor.forwarder import Forwarder  # psycopg only for a table on a floor
+            self.forwarder = Forwarder(config.floor, self.journal.path, self.journal.key)
         self.first_round = (self.journal.last_round() or (0, ""))[0] + 1
         self.notifier = Notifier()
         self._notified_state: str | None = None
@@ -142,6 +148,8 @@ class TableRun:
         if self.page:
             self.page.start()
         self.devices.start()
+        if self.forwarder:
+            self.forwarder.start()
         self.notifier.start_watchdog(self.engine.alive)
         self.log.info("run.started", data_dir=str(self.data_dir), simulate=self.sim is not None,
                       devices={r: d.url for r, d in self.config.devices.items()})
@@ -154,6 +162,8 @@ class TableRun:
             self.page.stop()
         self.devices.stop()
         self.engine.stop()
+        if self.forwarder:                  # what is left is sent by the next run, never lost
+            self.forwarder.stop(drain=self.config.floor.drain if self.config.floor else 0.0)
         if self.sim:
             self.sim.stop()
         # read once the engine's thread has stopped: it owns the journal's connection until then
@@ -165,8 +175,11 @@ class TableRun:
 
     def summary(self) -> dict:
         """Rounds this run finished, from the journal: played, voided, wagered, paid (cents)."""
-        return {"table": self.config.table_id, "preset": self.config.preset.name,
-                **rounds_summary(self.journal, self.first_round)}
+        summary = {"table": self.config.table_id, "preset": self.config.preset.name,
+                   **rounds_summary(self.journal, self.first_round)}
+        if self.forwarder:
+            summary["floor"] = self.forwarder.status()
+        return summary
 
 def run(opts: RunOptions) -> int:
     table = TableRun(opts).start()
