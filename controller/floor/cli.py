@@ -39,6 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--password-file", required=True, metavar="FILE", help="the role's password")
     p.add_argument("--role", help="the role's name (default: table_ and the id in lower case)")
     p.set_defaults(func=cmd_enroll)
+
+    from controller.floor import demo
+    demo.add_command(sub)
     return parser
 
 
