@@ -40,8 +40,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--role", help="the role's name (default: table_ and the id in lower case)")
     p.set_defaults(func=cmd_enroll)
 
-    from controller.floor import demo
+    from controller.floor import demo, report
     demo.add_command(sub)
+    report.add_command(sub)
     return parser
 
 

@@ -38,6 +38,7 @@ CREATE TABLE floor.records (
     PRIMARY KEY (table_id, seq)
 );
 CREATE INDEX records_rounds ON floor.records (table_id, round_id) WHERE round_id IS NOT NULL;
+CREATE INDEX records_kinds ON floor.records (kind, at);    -- the reports: a day's completed rounds
 
 -- The group role every table's role is a member of: it may read the floor's tables list and read
 -- and add records, never change or remove one.
