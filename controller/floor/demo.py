@@ -184,7 +184,7 @@ def _summary(admin: psycopg.Connection, floor: list[DemoTable], rounds: int, out
             facts = {f.chain: f.digest for f in facts_after(journal, 0, 10**9)}
         finally:
             journal.close()
-        held = dict(admin.execute("SELECT seq, chain_hash FROM floor.records WHERE table_id = %s",
+        held: dict[int, str] = dict(admin.execute("SELECT seq, chain_hash FROM floor.records WHERE table_id = %s",
                                   (t.table_id,)).fetchall())
         in_journals += len(facts)
         confirmed += len(held)

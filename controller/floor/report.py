@@ -99,7 +99,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 def floor_report(conn: psycopg.Connection, start: str, end: str) -> dict[str, Any]:
     bounds = {"start": start, "end": end}
     posted = {t: json.loads(body).get("values") for t, body in conn.execute(POSTED, bounds).fetchall()}
-    voided = dict(conn.execute(VOIDED, bounds).fetchall())
+    voided: dict[str, int] = dict(conn.execute(VOIDED, bounds).fetchall())
     tables: dict[str, dict[str, Any]] = {}
     for table_id, _round_id, body in conn.execute(SETTLED, bounds).fetchall():
         t = tables.setdefault(table_id, _new_table())
