@@ -147,7 +147,9 @@ class Forwarder:
                 self.inserted += max(added, 0)
                 self.refused = None
                 self._confirm(facts[-1].chain)
-            except psycopg.IntegrityError as err:
+            except (psycopg.IntegrityError, psycopg.ProgrammingError) as err:
+                # the floor said no (the check on arrival, row-level security, a missing grant):
+                # sending the same again soon would only be refused again
                 self._changed(refused=_message(err), connected=False)
                 self.log.error("floor.refused", reason=self.refused)
                 _close(conn)

@@ -149,3 +149,20 @@ def test_each_table_writes_and_reads_only_its_own_rows(cluster, admin, table, tm
                 conn.execute(statement)
             conn.rollback()
     other.journal.close()
+
+
+def test_a_forwarder_posing_as_another_table_is_refused(cluster, admin, table, tmp_path):
+    """Its MAC cannot be the other table's (the check on arrival runs before row-level security, which
+    refuses the rows of another table even when their MAC is right: the test above)."""
+    other = make_table(cluster, admin, tmp_path, prefix="V")
+    play(table.journal, 1)
+    from dataclasses import replace
+    posing = replace(table.settings, table_id=other.table_id)        # this table's role, the other's id
+    fwd = Forwarder(posing, table.journal.path, table.journal.key).start()
+    try:
+        assert fwd.wait_until(lambda: fwd.refused is not None, 10)
+        assert f"table {other.table_id}: record 1 is forged or damaged" in fwd.status()["refused"]
+    finally:
+        fwd.stop()
+    assert floor_rows(admin, other.table_id) == [] and floor_rows(admin, table.table_id) == []
+    other.journal.close()
