@@ -182,7 +182,7 @@ def _message(err: BaseException) -> str:
 
 
 def _close(conn: psycopg.Connection | None) -> None:
-    """Close what is left of a connection; the caller drops it (returns None to assign)."""
+    """Close what is left of a connection (the caller then drops it)."""
     if conn is not None:
         try:
             conn.close()
