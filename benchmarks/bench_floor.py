@@ -1,7 +1,10 @@
-"""The floor's ingest: records per second with 50 tables forwarding as fast as they can (fsync on).
+"""The floor's figures: ingest with 50 tables forwarding at once, a cut-off table's catch-up, and
+the time from a jackpot claim to every table of a 20-table group knowing the level is pending.
 
 Run with ``benchmarks/run floor`` (or ``python benchmarks/bench_floor.py [--tables 50]
-[--records 2000] [--processes 4]``). A throwaway PostgreSQL cluster
+[--records 2000] [--processes 4] [--catch-up-rounds 1000] [--group 20]``).
+
+Ingest: A throwaway PostgreSQL cluster
 (controller/floor/cluster.py, fsync and synchronous_commit on) with the floor's schema; each
 table enrolled with its own role and floor key and given a journal of ``--records`` facts (a
 realistic mix: state changes, wagers, settlements), written beforehand. Then every table's
@@ -11,6 +14,15 @@ MAC, chain link, resend) starts at once, spread over ``--processes`` processes s
 client's Python is not the bottleneck, and the clock stops when the floor has confirmed every
 record of every table. The figure is records ingested per second, all tables together; the
 target is 4,500/s (10x a floor of 1,000 tables at a round a minute).
+
+Catch-up: one table whose journal holds ``--catch-up-rounds`` rounds the floor has not seen
+(27 facts a round, as the simulated table journals them), its forwarder started against the
+floor: the seconds until the floor confirmed the last one.
+
+Jackpot lock: a group of ``--group`` tables, each with its own connection LISTENing on
+``floor_jackpot`` as a table's would; one table claims a MEGA hit (``floor.claim_jackpot``):
+the time from sending the claim to the last table receiving the lock (the median of 20 claims,
+each on a fresh generation; the target is under 1 s, regulators allow 30 s for the display).
 """
 
 from __future__ import annotations
@@ -31,6 +43,7 @@ import psycopg  # noqa: E402
 
 from controller.floor.cluster import Cluster  # noqa: E402
 from controller.floor.forwarder import Forwarder  # noqa: E402
+from controller.floor.jackpot import CHANNEL, ack_lock, claim, create_group, post_values  # noqa: E402
 from controller.floor.link import floor_key  # noqa: E402
 from controller.floor.schema import apply_schema, enroll  # noqa: E402
 from controller.floor.settings import FloorSettings  # noqa: E402
@@ -78,12 +91,67 @@ def worker(jobs: list[tuple[FloorSettings, str, bytes, int]], start_at: float, o
     out.put((ok, done, [f.status() for f in forwarders]))
 
 
+def enrolled(admin: psycopg.Connection, cluster: Cluster, work: Path, table_id: str,
+             records: int) -> tuple[FloorSettings, Journal]:
+    journal = Journal(work / table_id / "journal.sqlite")
+    if records:
+        fill(journal, records)
+    password = secrets.token_urlsafe(12)
+    role = enroll(admin, table_id, password, floor_key(journal.key, table_id))
+    dsn = f"host={cluster.host} port={cluster.port} dbname=floor"
+    return FloorSettings(dsn=dsn, table_id=table_id, user=role, password=password, poll=0.05), journal
+
+
+def catch_up_seconds(admin: psycopg.Connection, cluster: Cluster, work: Path, rounds: int) -> dict:
+    settings, journal = enrolled(admin, cluster, work, "CATCHUP", rounds * 27)
+    end = journal.chain_head[0]
+    started = time.perf_counter()
+    fwd = Forwarder(settings, journal.path, journal.key).start()
+    ok = fwd.wait_confirmed(end, 600)
+    seconds = time.perf_counter() - started
+    fwd.stop()
+    journal.close()
+    return {"rounds": rounds, "records": end, "confirmed": ok, "seconds": round(seconds, 2)}
+
+
+def lock_seconds(admin: psycopg.Connection, cluster: Cluster, work: Path, size: int, claims: int = 20) -> dict:
+    tables = [enrolled(admin, cluster, work, f"G{i + 1}", 0) for i in range(size)]
+    values = {"mega": 10_000_000, "major": 2_500_000, "minor": 250_000}
+    create_group(admin, "BENCH", [s.table_id for s, _ in tables], values, by="bench", reason="opening")
+    conns = [psycopg.connect(s.dsn, user=s.user, password=s.password, autocommit=True) for s, _ in tables]
+    for c in conns:
+        c.execute(f"LISTEN {CHANNEL}")
+    times = []
+    now = admin.execute("SELECT now()").fetchone()[0]     # type: ignore[index]
+    for n in range(claims):
+        for c in conns:                                     # nothing stale in the queues
+            list(c.notifies(timeout=0.01))
+        started = time.perf_counter()
+        claim(conns[0], n + 1, "mega", 1, 1000, 100, n + 1)
+        for c in conns:
+            got = list(c.notifies(timeout=10, stop_after=1))
+            assert got and '"pending"' in got[0].payload, f"no lock notice: {got}"
+        times.append(time.perf_counter() - started)
+        for c in conns:
+            ack_lock(c, "mega", n + 1)
+        post_values(admin, "BENCH", values, by="bench", reason="reseed", now=now)
+    for c in conns:
+        c.close()
+    for _, journal in tables:
+        journal.close()
+    times.sort()
+    return {"tables": size, "claims": claims, "median_seconds": round(times[len(times) // 2], 4),
+            "worst_seconds": round(times[-1], 4)}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tables", type=int, default=50)
     ap.add_argument("--records", type=int, default=2000, help="records per table")
     ap.add_argument("--processes", type=int, default=min(4, os.cpu_count() or 1))
     ap.add_argument("--batch", type=int, default=500)
+    ap.add_argument("--catch-up-rounds", type=int, default=1000)
+    ap.add_argument("--group", type=int, default=20)
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench-floor-"))
     with Cluster(max_connections=args.tables + 20) as cluster:
@@ -116,6 +184,8 @@ def main() -> int:
         elapsed = max(done for _, done, _ in results) - start_at
         with psycopg.connect(cluster.dsn(), autocommit=True) as admin:
             held = admin.execute("SELECT count(*) FROM floor.records").fetchone()
+            catch_up = catch_up_seconds(admin, cluster, work, args.catch_up_rounds)
+            lock = lock_seconds(admin, cluster, work, args.group)
     total = args.tables * args.records
     statuses = [s for _, _, ss in results for s in ss]
     print(json.dumps({
@@ -124,7 +194,8 @@ def main() -> int:
         "synchronous_commit": sync[0] if sync else None, "records": total,
         "confirmed_on_floor": held[0] if held else 0, "all_confirmed": all(ok for ok, _, _ in results),
         "duplicates": sum(s["duplicates"] for s in statuses),
-        "seconds": round(elapsed, 2), "records_per_second": round(total / elapsed)}))
+        "seconds": round(elapsed, 2), "records_per_second": round(total / elapsed),
+        "catch_up": catch_up, "jackpot_lock": lock}))
     import shutil
     shutil.rmtree(work, ignore_errors=True)
     return 0
