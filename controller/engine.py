@@ -86,6 +86,13 @@ class PageAlert:
 
 
 @dataclass(frozen=True)
+class FloorLink:
+    """The floor came within reach or went out of it (posted by the floor forwarder's thread)."""
+    up: bool
+    reason: str = ""
+
+
+@dataclass(frozen=True)
 class TimerExpired:
     name: str
     token: int
@@ -280,6 +287,9 @@ class Engine:
                 table.on_sign_failed(f"the sign did not take {event.command}: {event.reason}")
         elif isinstance(event, PageAlert):
             table.alert(event.kind, event.message)
+        elif isinstance(event, FloorLink):
+            self.log.info("floor.link", up=event.up, reason=event.reason, state=table.state)
+            table.on_floor_link(event.up, event.reason)
         elif isinstance(event, TimerExpired):
             if self._live_timers.get(event.name) == event.token:
                 del self._live_timers[event.name]

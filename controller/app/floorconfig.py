@@ -12,6 +12,9 @@ alone, as it always has.
            poll           seconds between looks at the journal when caught up (0.05-60, default 0.5)
            batch          records per transaction (1-5000, default 500)
            drain          seconds a stopping table gives the forwarder to catch up (0-60, default 5)
+           heartbeat      seconds of quiet after which the link is checked (0.2-60, default 2)
+           jackpot_group  the linked Super 6 jackpot's group this table is in: its Super 6 is closed
+                          while the floor cannot be reached (and until it first is)
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from typing import Any
 from controller.floor.settings import FloorSettings, default_role
 from controller.rules.tomlcheck import TomlChecker
 
-KEYS = {"dsn", "table", "user", "password_file", "poll", "batch", "drain"}
+KEYS = {"dsn", "table", "user", "password_file", "poll", "batch", "drain", "heartbeat", "jackpot_group"}
 ROLE = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 PASSWORD_IN_DSN = re.compile(r"(^|\s)password\s*=|://[^/@\s]*:[^/@\s]*@", re.IGNORECASE)
 
@@ -33,7 +36,7 @@ def parse_floor(c: TomlChecker, doc: dict[str, Any], table_id: str, base: Path |
     if not floor:
         return None
     dsn, table, user, password_file = "", table_id, "", None
-    poll, batch, drain = 0.5, 500, 5.0
+    poll, batch, drain, heartbeat, group = 0.5, 500, 5.0, 2.0, None
     with c.part():
         dsn = c.text(floor.get("dsn", ""), "floor.dsn")
         if PASSWORD_IN_DSN.search(dsn):
@@ -55,8 +58,13 @@ def parse_floor(c: TomlChecker, doc: dict[str, Any], table_id: str, base: Path |
         batch = int(_number(c, floor.get("batch", 500), "floor.batch", 1, 5000, whole=True))
     with c.part():
         drain = _number(c, floor.get("drain", 5.0), "floor.drain", 0.0, 60.0)
+    with c.part():
+        heartbeat = _number(c, floor.get("heartbeat", 2.0), "floor.heartbeat", 0.2, 60.0)
+    if "jackpot_group" in floor:
+        with c.part():
+            group = c.text(floor["jackpot_group"], "floor.jackpot_group", longest=32)
     return FloorSettings(dsn=dsn, table_id=table, user=user, password_file=password_file, poll=poll,
-                         batch=batch, drain=drain)
+                         batch=batch, drain=drain, heartbeat=heartbeat, jackpot_group=group)
 
 
 def _number(c: TomlChecker, value: Any, key: str, least: float, most: float, *, whole: bool = False) -> float:

@@ -26,7 +26,7 @@ from controller.app import logs
 from controller.app.config import TableConfig, default_config, load_config
 from controller.app.devices import Devices
 from controller.app.systemd import Notifier
-from controller.engine import Engine
+from controller.engine import Engine, FloorLink
 from controller.store.anchors import check_audit_against_journal, check_journal_against_audit
 from controller.store.audit import AuditTrail
 from controller.store.journal import Journal
@@ -118,7 +118,9 @@ class TableRun:
         self.forwarder = None
         if config.floor is not None:
             from controller.floor.forwarder import Forwarder  # psycopg only for a table on a floor
-            self.forwarder = Forwarder(config.floor, self.journal.path, self.journal.key)
+            engine = self.engine
+            self.forwarder = Forwarder(config.floor, self.journal.path, self.journal.key,
+                                       on_link=lambda up, reason: engine.post(FloorLink(up, reason)))
         self.first_round = (self.journal.last_round() or (0, ""))[0] + 1
         self.notifier = Notifier()
         self._notified_state: str | None = None

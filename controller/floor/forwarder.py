@@ -14,11 +14,16 @@ a batch whose commit was lost with the link is neither lost nor sent twice. A re
 floor (a resent record that differs, a gap, a broken chain, a bad MAC) is an integrity
 alarm: it is logged naming the table and seq, kept in ``status()``, and retried slowly (a
 table never edits its journal to please the floor).
+
+A quiet link is checked every ``heartbeat`` seconds, and ``on_link`` is told each time the
+link comes up or goes down: the run posts it to the engine, where a table on a linked
+jackpot closes Super 6 while the floor is out of reach.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -35,10 +40,13 @@ RETRY_FIRST, RETRY_MOST, REFUSED_RETRY = 0.2, 5.0, 10.0
 
 
 class Forwarder:
-    def __init__(self, settings: FloorSettings, journal_path: str | Path, journal_key: bytes):
+    def __init__(self, settings: FloorSettings, journal_path: str | Path, journal_key: bytes,
+                 on_link: Callable[[bool, str], None] | None = None):
         self.settings = settings
         self.journal_path = Path(journal_path)
         self.key = floor_key(journal_key, settings.table_id)
+        self.on_link = on_link          # told each time the link comes up or goes down (run.py: the engine)
+        self._link_up: bool | None = None
         self.log = structlog.get_logger("floor").bind(table=settings.table_id)
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -105,12 +113,18 @@ class Forwarder:
         password = s.secret()
         if password is not None:
             extra["password"] = password
-        conn = psycopg.connect(s.dsn, **extra)
+        conn = psycopg.connect(s.dsn, autocommit=True, **extra)     # each batch is its own transaction
         row = conn.execute("SELECT coalesce(max(seq), 0) FROM floor.records WHERE table_id = %s",
                            (s.table_id,)).fetchone()
-        conn.commit()
         self._confirm(int(row[0]) if row else 0)
         return conn
+
+    def _link(self, up: bool, reason: str = "") -> None:
+        """Tell ``on_link`` when the link changes (not at every retry)."""
+        if up != self._link_up:
+            self._link_up = up
+            if self.on_link is not None:
+                self.on_link(up, reason)
 
     def _confirm(self, seq: int) -> None:
         self._changed(confirmed=seq)
@@ -119,6 +133,7 @@ class Forwarder:
         journal: Journal | None = None
         conn: psycopg.Connection | None = None
         pause = RETRY_FIRST
+        quiet_since = time.monotonic()
         while not self._stop.is_set():
             try:
                 if journal is None:
@@ -126,7 +141,8 @@ class Forwarder:
                 if conn is None:
                     conn = self._connect()
                     self._changed(connected=True, last_error=None)
-                    pause = RETRY_FIRST
+                    self._link(True)
+                    pause, quiet_since = RETRY_FIRST, time.monotonic()
                     self.log.info("floor.connected", confirmed=self.confirmed)
                     end = chain_end(journal)
                     if self.confirmed > end:
@@ -136,6 +152,9 @@ class Forwarder:
                 if not facts:
                     if self._drain.is_set():
                         break
+                    if time.monotonic() - quiet_since >= self.settings.heartbeat:
+                        conn.execute("SELECT 1")        # a quiet link is checked: a dead one is noticed
+                        quiet_since = time.monotonic()
                     self._wake.wait(self.settings.poll)
                     self._wake.clear()
                     continue
@@ -147,6 +166,7 @@ class Forwarder:
                 self.inserted += max(added, 0)
                 self.refused = None
                 self._confirm(facts[-1].chain)
+                quiet_since = time.monotonic()
             except (psycopg.IntegrityError, psycopg.ProgrammingError) as err:
                 # the floor said no (the check on arrival, row-level security, a missing grant):
                 # sending the same again soon would only be refused again
@@ -159,6 +179,7 @@ class Forwarder:
                 if self.connected or self.last_error is None:
                     self.log.warning("floor.link_down", error=_message(err), confirmed=self.confirmed)
                 self._changed(last_error=_message(err), connected=False, link_failures=self.link_failures + 1)
+                self._link(False, self.last_error or "unreachable")
                 _close(conn)
                 conn = None
                 self._stop.wait(pause)
@@ -172,7 +193,7 @@ class Forwarder:
         _close(conn)
         if journal is not None:
             journal.close()
-        self.connected = False
+        self._changed(connected=False)
 
 
 def _message(err: BaseException) -> str:

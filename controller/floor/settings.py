@@ -23,6 +23,8 @@ class FloorSettings:
     batch: int = 500                    # facts per transaction
     connect_timeout: int = 5            # seconds
     drain: float = 5.0                  # seconds a stopping table gives the forwarder to catch up
+    heartbeat: float = 2.0              # seconds of quiet after which the link is checked (SELECT 1)
+    jackpot_group: str | None = None    # the linked jackpot's group: Super 6 closes while the link is down
 
     def secret(self) -> str | None:
         """The role's password: given, or read (afresh: a rotated file is picked up) from its file."""

@@ -28,6 +28,10 @@ def test_the_floor_section_with_its_defaults():
     floor = parse_config(text, "t.toml", base=ROOT / "deploy").floor
     assert floor is not None and floor.password_file == ROOT / "deploy" / "secret" / "pw"
     assert (floor.table_id, floor.user) == ("T-07", "table_t_07")
+    assert floor.jackpot_group is None and floor.heartbeat == 2.0
+    text = edit(edit(text, "floor", "jackpot_group", '"PIT-2"'), "floor", "heartbeat", "0.5")
+    floor = parse_config(text, "t.toml").floor
+    assert floor is not None and (floor.jackpot_group, floor.heartbeat) == ("PIT-2", 0.5)
 
 
 @pytest.mark.parametrize(("key", "value", "why"), [
@@ -38,6 +42,8 @@ def test_the_floor_section_with_its_defaults():
     ("batch", "1.5", "must be a whole number"),
     ("drain", "61", "must be from 0.0 to 60.0"),
     ("color", '"red"', "unknown key"),
+    ("heartbeat", "0.1", "must be from 0.2 to 60.0"),
+    ("jackpot_group", '""', "must be non-empty text"),
 ])
 def test_a_bad_floor_key_is_refused_naming_it_and_its_line(key, value, why):
     text = edit(EXAMPLE, "floor", "dsn", '"host=db dbname=floor"')
