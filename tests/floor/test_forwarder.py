@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import psycopg
 import pytest
+from psycopg import sql
 
 from controller.floor.forwarder import Forwarder
 from controller.floor.link import INSERT_RECORD, record_row
@@ -165,4 +166,34 @@ def test_a_forwarder_posing_as_another_table_is_refused(cluster, admin, table, t
     finally:
         fwd.stop()
     assert floor_rows(admin, other.table_id) == [] and floor_rows(admin, table.table_id) == []
+    other.journal.close()
+
+
+def test_one_tables_link_cut_during_forwarding_catches_up_and_the_others_go_on(cluster, admin, table, tmp_path):
+    other = make_table(cluster, admin, tmp_path, prefix="W")
+    fwd = Forwarder(table.settings, table.journal.path, table.journal.key).start()
+    fwd_other = Forwarder(other.settings, other.journal.path, other.journal.key).start()
+    try:
+        play(table.journal, 2)
+        assert fwd.wait_confirmed(6, 20)
+        # cut this table alone: its role may not log in, its session is ended (as a cut cable would)
+        admin.execute(sql.SQL("ALTER ROLE {} NOLOGIN").format(sql.Identifier(table.settings.user)))
+        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = %s",
+                      (table.settings.user,))
+        play(table.journal, 3)                                   # it plays on while cut off
+        play(other.journal, 3)
+        fwd.wake()
+        fwd_other.wake()
+        assert fwd.wait_until(lambda: fwd.link_failures >= 1, 10)
+        assert fwd_other.wait_confirmed(9, 20)                   # the other table is not held up
+        assert fwd.status()["confirmed"] == 6
+        admin.execute(sql.SQL("ALTER ROLE {} LOGIN").format(sql.Identifier(table.settings.user)))
+        assert fwd.wait_confirmed(15, 30), fwd.status()
+    finally:
+        admin.execute(sql.SQL("ALTER ROLE {} LOGIN").format(sql.Identifier(table.settings.user)))
+        fwd.stop()
+        fwd_other.stop()
+    assert floor_rows(admin, table.table_id) == journal_rows(table.journal)
+    assert floor_rows(admin, other.table_id) == journal_rows(other.journal)
+    assert fwd.status()["duplicates"] == 0
     other.journal.close()
