@@ -8,6 +8,7 @@ could not be reached or refused the work). The work lives in the modules each co
     enroll   schema.py   a table's role, row and floor key (from the table's journal key)
     demo     demo.py     a whole floor on one machine: a throwaway cluster and N simulated tables
     report   report.py   a gaming day per table and wager type, from the floor's records
+    pit      pit_page.py the pit's page: every table live, the linked jackpot's postings
 
 The administrator's connection comes from ``--dsn`` or, when it is not given, from libpq's
 environment (PGHOST, PGDATABASE, PGUSER, ~/.pgpass ...): a password never goes on a command line.
@@ -39,6 +40,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--password-file", required=True, metavar="FILE", help="the role's password")
     p.add_argument("--role", help="the role's name (default: table_ and the id in lower case)")
     p.set_defaults(func=cmd_enroll)
+
+    p = sub.add_parser("pit", help="the pit's page: every table live, and the linked jackpot's postings")
+    p.add_argument("--dsn", default="", help="the floor database (default: libpq's environment)")
+    p.add_argument("--pins", required=True, metavar="FILE", help="the supervisors' PINs (a pins.json that "
+                   "`table-controller pin set supervisor NAME --data-dir DIR` writes)")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8090)
+    p.add_argument("--allow", action="append", metavar="RANGE", help="address ranges that may use the page "
+                   "(default: loopback)")
+    p.set_defaults(func=cmd_pit)
 
     from controller.floor import demo, report
     demo.add_command(sub)
@@ -72,6 +83,23 @@ def cmd_enroll(args: argparse.Namespace) -> int:
     with psycopg.connect(args.dsn, autocommit=True) as conn:
         role = enroll(conn, args.table, password, floor_key(key, args.table), args.role)
     print(f"table {args.table} enrolled as role {role}")
+    return 0
+
+
+def cmd_pit(args: argparse.Namespace) -> int:
+    import signal
+    import threading
+
+    from controller.floor.pit_page import PitPage
+    from controller.store.pins import PinStore
+    allow = tuple(args.allow) if args.allow else ("127.0.0.0/8", "::1/128")
+    page = PitPage(args.dsn, PinStore(args.pins), host=args.host, port=args.port, allow=allow)
+    print(f"The pit: {page.start()}", flush=True)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    stop.wait()
+    page.stop()
     return 0
 
 

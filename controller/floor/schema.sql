@@ -282,3 +282,20 @@ GRANT EXECUTE ON FUNCTION floor.claim_jackpot(bigint, text, integer, bigint, int
     floor.split_final(text, text, integer), floor.ack_lock(text, integer) TO floor_table;
 REVOKE EXECUTE ON FUNCTION floor.claim_jackpot(bigint, text, integer, bigint, integer, integer),
     floor.split_final(text, text, integer), floor.ack_lock(text, integer) FROM PUBLIC;
+
+-- The pit's page listens: each statement that adds records names the tables it touched.
+CREATE FUNCTION floor.notify_records() RETURNS trigger LANGUAGE plpgsql
+    SET search_path = pg_catalog, floor
+AS $$
+DECLARE
+    touched text;
+BEGIN
+    SELECT string_agg(DISTINCT table_id, ',') INTO touched FROM new_rows;
+    IF touched IS NOT NULL THEN
+        PERFORM pg_notify('floor_changes', touched);
+    END IF;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER notify_records AFTER INSERT ON floor.records REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION floor.notify_records();
