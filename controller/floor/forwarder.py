@@ -31,7 +31,7 @@ from typing import Any
 import psycopg
 import structlog
 
-from controller.floor.link import INSERT_RECORD, floor_key, record_row
+from controller.floor.link import floor_key, insert_batch, record_row
 from controller.floor.settings import FloorSettings
 from controller.store.journal import Journal, JournalError
 from controller.store.outbox import chain_end, facts_after
@@ -160,7 +160,7 @@ class Forwarder:
                     continue
                 rows = [record_row(self.key, self.settings.table_id, f) for f in facts]
                 with conn.transaction(), conn.cursor() as cur:
-                    cur.executemany(INSERT_RECORD, rows)
+                    cur.execute(insert_batch(len(rows)), [v for row in rows for v in row])
                     added = cur.rowcount
                 self.sent += len(rows)
                 self.inserted += max(added, 0)
