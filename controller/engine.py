@@ -31,6 +31,7 @@ from transitions import MachineError
 
 from controller.engine_events import (
     DealerAction,
+    FloorLink,
     PageAlert,
     Probe,
     Stop,
@@ -264,6 +265,9 @@ class Engine:
                                                           f"{command_words(event.command)}: {event.reason}"))
             if event.device == "sign":
                 table.on_sign_failed(f"the sign did not take {event.command}: {event.reason}")
+        elif isinstance(event, FloorLink):
+            self.log.info("floor.link", up=event.up, reason=event.reason, state=table.state)
+            table.on_floor_link(event.up, event.reason)
         elif isinstance(event, PageAlert):
             table.alert(event.kind, event.message)
         elif isinstance(event, TimerExpired):

@@ -45,6 +45,13 @@ class PageAlert:
 
 
 @dataclass(frozen=True)
+class FloorLink:
+    """The floor came within reach or went out of it (posted by the floor forwarder's thread)."""
+    up: bool
+    reason: str = ""
+
+
+@dataclass(frozen=True)
 class TimerExpired:
     name: str
     token: int

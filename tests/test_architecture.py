@@ -58,10 +58,11 @@ def test_the_controller_reaches_the_simulators_in_one_wiring_module_only():
 
 
 def test_the_rules_are_pure_and_the_round_core_does_no_io():
-    io = ("serial", "usb", "socket", "select", "aiohttp", "sqlite3", "subprocess", "drivers.wire",
+    io = ("serial", "usb", "socket", "select", "aiohttp", "sqlite3", "psycopg", "subprocess", "drivers.wire",
           "drivers.device", "drivers.transport", "drivers.shoe", "drivers.sensors", "drivers.sign")
     assert offending("controller/rules", lambda f, m: not m.startswith(io + ("controller.round",
-                     "controller.store", "controller.app", "controller.page", "drivers."))) == []
+                     "controller.store", "controller.app", "controller.page", "controller.floor",
+                     "drivers."))) == []
     assert offending("controller/round", lambda f, m: not m.startswith(io)) == []
 
 
@@ -70,3 +71,11 @@ def test_no_source_file_is_over_400_lines(package):
     long = [f"{p.relative_to(ROOT)} ({n} lines)" for p in sources(package)
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES]
     assert long == []
+
+
+def test_the_floor_is_reached_only_by_the_run_its_configuration_and_its_own_command():
+    """psycopg is loaded only where a table is on a floor: the rest of the controller never needs it."""
+    allowed = ("controller/floor/", "controller/app/run.py")
+    assert offending("controller", lambda f, m: not m.startswith("controller.floor.") or f.startswith(allowed)
+                     or m.startswith("controller.floor.settings.")) == []
+    assert offending("controller", lambda f, m: not m.startswith("psycopg") or f.startswith("controller/floor/")) == []

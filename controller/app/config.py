@@ -19,6 +19,8 @@ Sections (deploy/table.example.toml explains every key):
              pin_attempts, pin_lockout (wrong PINs before a role is locked, for how long)
   [devices.shoe | devices.sensors | devices.sign]
              driver, url, serial line settings, driver timings
+  [floor]    dsn, table, user, password_file, poll, batch, drain (optional: the floor database
+             the journal is forwarded to; controller/app/floorconfig.py)
 
 Every value has a type and a range: numbers a least and a most, texts printable
 and of a bounded length, addresses a valid form, amounts a ceiling that only an
@@ -36,7 +38,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from controller.app.floorconfig import parse_floor
 from controller.errors import InputError
+from controller.floor.settings import FloorSettings
 from controller.rules.paytable import CEILINGS, JACKPOTS, OVERRIDE, PayTableError, Preset, load_paytable, load_preset
 from controller.rules.tomlcheck import TomlChecker, loads, read_file
 from drivers import registry
@@ -51,7 +55,7 @@ class _Checker(TomlChecker):
 
 
 DEVICE_ROLES = ("shoe", "sensors", "sign")
-SECTIONS = ("table", "jackpot", "data", "log", "page", "devices")
+SECTIONS = ("table", "jackpot", "data", "log", "page", "devices", "floor")
 URL_FORMS = re.compile(r"^(/dev/\S+|(socket|rfc2217)://[^\s:/]+:\d{1,5}\S*|loop://\S*|spy://\S+"
                        r"|usb://[0-9a-fA-F]{4}:[0-9a-fA-F]{4}(/\S+)?)$")
 NETWORK_URL = re.compile(r"^(socket|rfc2217)://([^\s:/?]+):(\d+)([/?]\S*)?$")
@@ -96,6 +100,7 @@ class TableConfig:
     pin_lockout: float = 300.0
     audit_dir: Path | None = None        # None: data_dir / "audit"
     key_file: Path | None = None         # the journal's chain key; None: data_dir / "journal.key"
+    floor: FloorSettings | None = None   # None: no [floor], the table runs alone
 
     def has_position(self, position: int) -> bool:
         """Position numbers run from 1 (the dealer's left) to ``positions``."""
@@ -228,11 +233,13 @@ def parse_config(text: str, source: str, base: Path | None = None) -> TableConfi
             with c.part():
                 devices[role] = _device(c, role, devices_doc[role])
 
+    floor = parse_floor(c, doc, table_id, base)
+
     c.finish()
     assert preset is not None                     # else finish() refused the file
     return TableConfig(table_id, preset, positions, two == "allowed", hand_timeout, jackpots, data_dir,
                        log_format, log_level, host, port, tuple(allow), devices, source, doc,
-                       attempts, lockout, audit_dir, key_file)
+                       attempts, lockout, audit_dir, key_file, floor)
 
 
 def _preset(c: _Checker, table: dict[str, Any], base: Path | None) -> Preset:

@@ -4,7 +4,9 @@ Owns putting the pieces together and taking them apart: configuration (a
 file, or the embedded default on simulated devices), logging, the journal
 under the data directory, the drivers, the engine thread that owns the game,
 the dealer's page (controller/page/server.py) with the PIN store, and with
-``--autoplay`` the scripted players and dealer. SIGTERM and Ctrl-C
+``--autoplay`` the scripted players and dealer, and with a ``[floor]`` section the forwarder
+of the journal to the floor database (controller/floor/forwarder.py, its own thread and
+connections: the engine never waits on it). SIGTERM and Ctrl-C
 stop it cleanly; a SIGKILL is what the journal's recovery is for.
 """
 
@@ -24,6 +26,7 @@ from controller.app.config import TableConfig, default_config, load_config
 from controller.app.devices import Devices
 from controller.app.systemd import Notifier
 from controller.engine import Engine
+from controller.engine_events import FloorLink
 from controller.store.anchors import check_audit_against_journal, check_journal_against_audit
 from controller.store.audit import AuditTrail
 from controller.store.journal import Journal
@@ -112,6 +115,12 @@ class TableRun:
                 raise SystemExit("table-controller: --autoplay needs simulated devices (--simulate)")
             from simulators.harness import scripted_dealer
             self.dealer = scripted_dealer(self.sim, self.engine.submit, self.engine.observers, opts.rounds)
+        self.forwarder = None
+        if config.floor is not None:
+            from controller.floor.forwarder import Forwarder  # psycopg only for a table on a floor
+            engine = self.engine
+            self.forwarder = Forwarder(config.floor, self.journal.path, self.journal.key,
+                                       on_link=lambda up, reason: engine.post(FloorLink(up, reason)))
         self.first_round = (self.journal.last_round() or (0, ""))[0] + 1
         self.notifier = Notifier()
         self._notified_state: str | None = None
@@ -141,6 +150,8 @@ class TableRun:
         if self.page:
             self.page.start()
         self.devices.start()
+        if self.forwarder:
+            self.forwarder.start()
         self.notifier.start_watchdog(self.engine.alive)
         self.log.info("run.started", data_dir=str(self.data_dir), simulate=self.sim is not None,
                       devices={r: d.url for r, d in self.config.devices.items()})
@@ -153,6 +164,8 @@ class TableRun:
             self.page.stop()
         self.devices.stop()
         self.engine.stop()
+        if self.forwarder:                  # what is left is sent by the next run, never lost
+            self.forwarder.stop(drain=self.config.floor.drain if self.config.floor else 0.0)
         if self.sim:
             self.sim.stop()
         # read once the engine's thread has stopped: it owns the journal's connection until then
@@ -166,8 +179,11 @@ class TableRun:
         """Rounds this run finished, from the journal: played, voided, wagered, paid (cents); and the
         latencies measured while it played (controller/latency.py)."""
         latency = self.page.latencies() if self.page else {"frame_to_snapshot": self.engine.latency.summary()}
-        return {"table": self.config.table_id, "preset": self.config.preset.name,
-                **rounds_summary(self.journal, self.first_round), "latency": latency}
+        summary = {"table": self.config.table_id, "preset": self.config.preset.name,
+                   **rounds_summary(self.journal, self.first_round), "latency": latency}
+        if self.forwarder:
+            summary["floor"] = self.forwarder.status()
+        return summary
 
 def run(opts: RunOptions) -> int:
     table = TableRun(opts).start()

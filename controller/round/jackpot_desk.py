@@ -47,6 +47,12 @@ class JackpotDesk(FeltDuties):                  # the felt's lamps flag Super 6 
         self.jackpot.sign_failed(reason)
         self._super6_maybe_changed(before)
 
+    def on_floor_link(self, up: bool, reason: str) -> None:
+        """The floor's link came up or went down (a linked jackpot closes Super 6 while it is down)."""
+        before = self.jackpot.super6_closed()
+        self.jackpot.floor_link(up, reason)
+        self._super6_maybe_changed(before)
+
     def _super6_maybe_changed(self, before: str | None) -> None:
         now = self.jackpot.super6_closed()
         if bool(now) == bool(before):

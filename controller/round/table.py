@@ -64,7 +64,8 @@ class Table(Conditions):
         self.super6_alerted = False
         self.machine = procedure.build(self)
         self._self_check()
-        self.jackpot = JackpotBoard(journal, self.preset, config.jackpots)
+        self.jackpot = JackpotBoard(journal, self.preset, config.jackpots,
+                                    linked=config.floor is not None and config.floor.jackpot_group is not None)
         self._recover_from_journal()
 
     def _self_check(self) -> None:

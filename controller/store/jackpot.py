@@ -37,7 +37,8 @@ HISTORY = 25
 
 
 class JackpotBoard:
-    def __init__(self, journal: Journal, preset: Preset, opening: dict[str, int], *, clock=time.time):
+    def __init__(self, journal: Journal, preset: Preset, opening: dict[str, int], *, clock=time.time,
+                 linked: bool = False):
         self.journal = journal
         self.clock = clock
         self.progressive = preset.super6 is not None and any(
@@ -49,6 +50,9 @@ class JackpotBoard:
         self.sign_showing: dict[str, int] | None = None
         self.sign_problem = "the jackpot sign has not confirmed the values yet"
         self.hits: deque[dict] = deque(maxlen=HISTORY)
+        # a linked jackpot (the floor's, docs/floor.md): no Super 6 wager while the floor is out of reach
+        self.linked = linked
+        self.floor_problem: str | None = "the floor has not been reached yet" if linked else None
         if self.progressive:
             self._load(opening)
 
@@ -123,10 +127,16 @@ class JackpotBoard:
         self.sign_showing = None
         self.sign_problem = reason
 
+    def floor_link(self, up: bool, reason: str) -> None:
+        if self.linked:
+            self.floor_problem = None if up else reason
+
     def super6_closed(self) -> str | None:
         """Why Super 6 takes no wagers now (None while it is open)."""
         if not self.progressive:
             return None
+        if self.floor_problem:
+            return f"the floor link is down ({self.floor_problem}): a linked jackpot takes no wagers while cut off"
         if self.won_since_posting:
             names = " and ".join(n.upper() for n in JACKPOTS if n in self.won_since_posting)
             return f"{names} was won; Super 6 reopens when the supervisor posts the new value"

@@ -1,0 +1,126 @@
+"""``table-floor``: the floor's command line; ``main`` is the console script.
+
+Owns the parser of the floor's commands and the one place where their errors become exit
+statuses (0 done; 2 a usage error or a request refused with words; 3 the floor database
+could not be reached or refused the work). The work lives in the modules each command calls:
+
+    init     schema.py   the floor's schema in an empty database (the administrator's role)
+    enroll   schema.py   a table's role, row and floor key (from the table's journal key)
+    demo     demo.py     a whole floor on one machine: a throwaway cluster and N simulated tables
+    report   report.py   a gaming day per table and wager type, from the floor's records
+    pit      pit_page.py the pit's page: every table live, the linked jackpot's postings
+
+The administrator's connection comes from ``--dsn`` or, when it is not given, from libpq's
+environment (PGHOST, PGDATABASE, PGUSER, ~/.pgpass ...): a password never goes on a command line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+STATUS_INPUT, STATUS_DATABASE = 2, 3
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="table-floor", description="The floor: many tables on one PostgreSQL")
+    sub = parser.add_subparsers(metavar="COMMAND")
+
+    p = sub.add_parser("init", help="create the floor's schema in an empty database")
+    p.add_argument("--dsn", default="", help="the administrator's libpq connection string (default: libpq's "
+                   "environment)")
+    p.set_defaults(func=cmd_init)
+
+    p = sub.add_parser("enroll", help="give a table its role, row and floor key")
+    p.add_argument("--dsn", default="", help="the administrator's connection (default: libpq's environment)")
+    p.add_argument("--table", required=True, metavar="ID", help="the table's id on the floor ([floor] table)")
+    p.add_argument("--data-dir", required=True, metavar="DIR", help="the table's data folder (its journal key)")
+    p.add_argument("--key-file", metavar="FILE", help="the journal key, when not DIR/journal.key")
+    p.add_argument("--password-file", required=True, metavar="FILE", help="the role's password")
+    p.add_argument("--role", help="the role's name (default: table_ and the id in lower case)")
+    p.set_defaults(func=cmd_enroll)
+
+    p = sub.add_parser("pit", help="the pit's page: every table live, and the linked jackpot's postings")
+    p.add_argument("--dsn", default="", help="the floor database (default: libpq's environment)")
+    p.add_argument("--pins", required=True, metavar="FILE", help="the supervisors' PINs (a pins.json that "
+                   "`table-controller pin set supervisor NAME --data-dir DIR` writes)")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8090)
+    p.add_argument("--allow", action="append", metavar="RANGE", help="address ranges that may use the page "
+                   "(default: loopback)")
+    p.set_defaults(func=cmd_pit)
+
+    from controller.floor import demo, report
+    demo.add_command(sub)
+    report.add_command(sub)
+    return parser
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    import psycopg
+
+    from controller.floor.schema import SCHEMA_VERSION, apply_schema
+    with psycopg.connect(args.dsn, autocommit=True) as conn:
+        made = apply_schema(conn)
+    print(f"floor schema version {SCHEMA_VERSION} {'created' if made else 'already there'}")
+    return 0
+
+
+def cmd_enroll(args: argparse.Namespace) -> int:
+    import psycopg
+
+    from controller.floor.link import floor_key
+    from controller.floor.schema import FloorError, enroll
+    from controller.store.chain import load_key
+    try:
+        key, _ = load_key(Path(args.data_dir), Path(args.key_file) if args.key_file else None, create=False)
+        password = Path(args.password_file).read_text(encoding="utf-8").strip()
+    except (OSError, ValueError) as err:
+        raise FloorError(str(err)) from None
+    if not password:
+        raise FloorError(f"{args.password_file}: the password file is empty")
+    with psycopg.connect(args.dsn, autocommit=True) as conn:
+        role = enroll(conn, args.table, password, floor_key(key, args.table), args.role)
+    print(f"table {args.table} enrolled as role {role}")
+    return 0
+
+
+def cmd_pit(args: argparse.Namespace) -> int:
+    import signal
+    import threading
+
+    from controller.floor.pit_page import PitPage
+    from controller.store.pins import PinStore
+    allow = tuple(args.allow) if args.allow else ("127.0.0.0/8", "::1/128")
+    page = PitPage(args.dsn, PinStore(args.pins), host=args.host, port=args.port, allow=allow)
+    print(f"The pit: {page.start()}", flush=True)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    stop.wait()
+    page.stop()
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    import psycopg
+
+    from controller.errors import InputError
+    from controller.floor.cluster import ClusterError
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "func", None) is None:
+        parser.print_help()
+        return STATUS_INPUT
+    try:
+        status: int = args.func(args)
+        return status
+    except InputError as err:
+        print(f"table-floor: {err}", file=sys.stderr)
+        return STATUS_INPUT
+    except (psycopg.Error, ClusterError) as err:
+        print(f"table-floor: the floor database: {str(err).strip()}", file=sys.stderr)
+        return STATUS_DATABASE
+    except BrokenPipeError:
+        return 0

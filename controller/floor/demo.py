@@ -1,0 +1,208 @@
+"""``table-floor demo``: a whole floor on one machine, for a look and for the floor's tests.
+
+Owns the demonstration: a throwaway PostgreSQL cluster (controller/floor/cluster.py) with the
+floor's schema; N tables, each enrolled with its own role and floor key and run as its own
+process (``table-controller run --simulate --autoplay``) on simulated devices with a
+``[floor]`` section, so each forwards its journal as a table on a real floor would; with
+``--outage`` the database is stopped for that many seconds while they play, as a failure
+would. When the tables are done a forwarder per table catches up what a table could not send
+before it stopped (store and forward), and the floor's records are compared fact by fact with
+each table's journal. The JSON summary says what the floor holds: tables, rounds, records in
+the journals, forwarded and confirmed, gaps, duplicates and mismatches (all three 0 when the
+floor is right).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import secrets
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import structlog
+
+from controller.app.config import EMBEDDED_DEFAULT
+from controller.floor.cluster import Cluster
+from controller.floor.forwarder import Forwarder
+from controller.floor.link import floor_key
+from controller.floor.schema import FloorError, apply_schema, enroll
+from controller.floor.settings import FloorSettings
+from controller.store.chain import load_key
+from controller.store.journal import Journal
+from controller.store.outbox import chain_end, facts_after
+
+JOURNAL = "journal.sqlite"          # controller/app/run.py's JOURNAL_FILE (the app layer is above this one)
+
+
+def add_command(sub: Any) -> None:
+    p = sub.add_parser("demo", help="a throwaway floor: PostgreSQL and N simulated tables, then a JSON summary")
+    p.add_argument("--tables", type=int, default=6, metavar="N", help="tables (1-50, default 6)")
+    p.add_argument("--rounds", type=int, default=200, metavar="R", help="rounds each table plays (default 200)")
+    p.add_argument("--seed", type=int, default=1, help="table i plays with seed SEED+i")
+    p.add_argument("--outage", type=float, default=0.0, metavar="SECONDS",
+                   help="stop PostgreSQL for SECONDS once every table reached the floor (default 0: no outage)")
+    p.add_argument("--keep", metavar="DIR", help="keep the tables' folders (journals, logs) in DIR")
+    p.set_defaults(func=cmd_demo)
+
+
+@dataclass
+class DemoTable:
+    table_id: str
+    folder: Path
+    settings: FloorSettings
+    key: bytes
+    process: subprocess.Popen | None = None
+    summary: dict | None = None
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    if not 1 <= args.tables <= 50:
+        raise FloorError(f"--tables must be 1 to 50, not {args.tables}")
+    if args.rounds < 1:
+        raise FloorError(f"--rounds must be at least 1, not {args.rounds}")
+    if args.outage < 0:
+        raise FloorError(f"--outage must be 0 or more seconds, not {args.outage}")
+    # the forwarders' log lines go to standard error: standard output is the JSON summary alone
+    structlog.configure(logger_factory=structlog.PrintLoggerFactory(sys.stderr))
+    print(json.dumps(run_demo(args.tables, args.rounds, args.seed, args.outage, args.keep)))
+    return 0
+
+
+def run_demo(tables: int, rounds: int, seed: int, outage: float = 0.0, keep: str | None = None) -> dict[str, Any]:
+    work = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="table-floor-demo-"))
+    work.mkdir(parents=True, exist_ok=True)
+    with Cluster(max_connections=max(100, tables * 3)) as cluster:
+        with psycopg.connect(cluster.dsn(), autocommit=True) as admin:
+            apply_schema(admin)
+            floor = [_enroll(admin, cluster, work, f"T{i}") for i in range(1, tables + 1)]
+        started = time.monotonic()
+        for i, t in enumerate(floor, start=1):
+            t.process = _start(t, rounds, seed + i)
+        outages = 0
+        if outage > 0:
+            _wait_all_on_floor(cluster, floor)
+            cluster.stop()                          # the floor goes away; the tables play on
+            time.sleep(outage)
+            cluster.start()
+            outages = 1
+        for t in floor:
+            assert t.process is not None
+            out, _ = t.process.communicate()
+            t.summary = _last_json(out)
+        played = time.monotonic() - started
+        caught_up = sum(_catch_up(t) for t in floor)
+        with psycopg.connect(cluster.dsn(), autocommit=True) as admin:
+            result = _summary(admin, floor, rounds, outages, caught_up)
+        result["seconds"] = round(played, 1)
+    if not keep:
+        import shutil
+        shutil.rmtree(work, ignore_errors=True)
+    return result
+
+
+def _enroll(admin: psycopg.Connection, cluster: Cluster, work: Path, table_id: str) -> DemoTable:
+    folder = work / table_id
+    folder.mkdir(parents=True, exist_ok=True)
+    key, _ = load_key(folder, create=True)         # the journal key, made before the journal: enrolment needs it
+    password = secrets.token_urlsafe(18)
+    (folder / "floor-password").write_text(password + "\n")
+    (folder / "floor-password").chmod(0o600)
+    role = enroll(admin, table_id, password, floor_key(key, table_id))
+    dsn = f"host={cluster.host} port={cluster.port} dbname=floor"
+    settings = FloorSettings(dsn=dsn, table_id=table_id, user=role, password=password, poll=0.1, drain=10.0)
+    config = EMBEDDED_DEFAULT.replace('id = "SIM-1"', f'id = "{table_id}"').replace(
+        'dir = "table-data"', f'dir = "{folder}"').replace('format = "console"', 'format = "json"')
+    config += (f'\n[floor]\ndsn = "{dsn}"\nuser = "{role}"\npassword_file = "floor-password"\n'
+               'poll = 0.1\ndrain = 10.0\n')
+    (folder / "table.toml").write_text(config)
+    return DemoTable(table_id, folder, settings, key)
+
+
+def _start(t: DemoTable, rounds: int, seed: int) -> subprocess.Popen:
+    command = [sys.executable, "-m", "controller.cli", "run", "--config", str(t.folder / "table.toml"),
+               "--simulate", "--autoplay", "--rounds", str(rounds), "--seed", str(seed), "--port", "0"]
+    log = open(t.folder / "table.log", "w")         # noqa: SIM115 - the child holds it until it exits
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True, cwd=Path.cwd())
+
+
+def _last_json(out: str) -> dict | None:
+    for line in reversed(out.splitlines()):
+        if line.startswith("{"):
+            try:
+                found: dict = json.loads(line)
+                return found
+            except json.JSONDecodeError:
+                return None
+    return None
+
+
+def _wait_all_on_floor(cluster: Cluster, floor: list[DemoTable], timeout: float = 120.0) -> None:
+    """Until every table has at least one record on the floor (each forwarder is live)."""
+    deadline = time.monotonic() + timeout
+    with psycopg.connect(cluster.dsn(), autocommit=True) as admin:
+        while time.monotonic() < deadline:
+            row = admin.execute("SELECT count(DISTINCT table_id) FROM floor.records").fetchone()
+            if row and row[0] >= len(floor):
+                return
+            if any(t.process is not None and t.process.poll() is not None for t in floor):
+                return                              # a table already finished: stop the floor now
+            time.sleep(0.1)
+
+
+def _catch_up(t: DemoTable) -> int:
+    """What the table could not send before it stopped, sent now (its next run would); how many."""
+    journal = Journal.read_only(t.folder / JOURNAL, keyed=False)
+    try:
+        end = chain_end(journal)
+    finally:
+        journal.close()
+    fwd = Forwarder(t.settings, t.folder / JOURNAL, t.key).start()
+    try:
+        if not fwd.wait_confirmed(end, 60):
+            raise FloorError(f"table {t.table_id}: the floor did not confirm its records up to {end}: {fwd.status()}")
+    finally:
+        fwd.stop()
+    forwarded: int = fwd.status()["forwarded"]
+    return forwarded
+
+
+def _summary(admin: psycopg.Connection, floor: list[DemoTable], rounds: int, outages: int,
+             caught_up: int) -> dict[str, Any]:
+    in_journals = confirmed = gaps = mismatches = forwarded = duplicates = link_failures = 0
+    played = voided = 0
+    refused: list[str] = []
+    for t in floor:
+        journal = Journal.read_only(t.folder / JOURNAL, keyed=False)
+        try:
+            facts = {f.chain: f.digest for f in facts_after(journal, 0, 10**9)}
+        finally:
+            journal.close()
+        held: dict[int, str] = dict(admin.execute("SELECT seq, chain_hash FROM floor.records WHERE table_id = %s",
+                                  (t.table_id,)).fetchall())
+        in_journals += len(facts)
+        confirmed += len(held)
+        gaps += len(set(facts) - set(held))
+        mismatches += sum(1 for seq, h in held.items() if facts.get(seq) != h)
+        status = (t.summary or {}).get("floor", {})
+        forwarded += status.get("forwarded", 0)
+        duplicates += status.get("duplicates", 0)
+        link_failures += status.get("link_failures", 0)
+        if status.get("refused"):
+            refused.append(status["refused"])
+        played += (t.summary or {}).get("rounds_played", 0)
+        voided += (t.summary or {}).get("rounds_voided", 0)
+    floor_rounds = admin.execute("SELECT count(*) FROM floor.records WHERE kind = 'complete'").fetchone()
+    return {"tables": len(floor), "rounds_per_table": rounds, "rounds_played": played, "rounds_voided": voided,
+            "rounds_on_floor": floor_rounds[0] if floor_rounds else 0, "outages": outages,
+            "link_failures": link_failures,
+            "records_in_journals": in_journals, "records_forwarded": forwarded + caught_up,
+            "records_forwarded_after_tables_stopped": caught_up, "records_confirmed": confirmed,
+            "gaps": gaps, "duplicates": duplicates, "mismatches": mismatches, "refused": refused,
+            "tables_failed": [t.table_id for t in floor if t.process is not None and t.process.returncode != 0]}

@@ -1,0 +1,211 @@
+"""The forwarder: every fact of the table's journal onto the floor, in order, exactly once.
+
+Owns the table's link to the floor database: one thread with its own read-only SQLite
+connection to the journal (controller/store/outbox.py) and its own PostgreSQL connection as
+the table's role. It asks the floor for the last record it holds of this table (the last
+acknowledged seq), then sends the facts after it in chain order, a batch per transaction
+(``INSERT ... ON CONFLICT DO NOTHING`` on (table, seq), each row checked on arrival by
+``floor.check_record``), and moves its mark only when the floor committed the batch.
+
+Store and forward: the journal is the table's truth and the engine never waits on the floor
+(it does not even know the forwarder runs). When the floor cannot be reached the forwarder
+retries with a growing pause and, once connected again, asks the floor where it stands, so
+a batch whose commit was lost with the link is neither lost nor sent twice. A refusal by the
+floor (a resent record that differs, a gap, a broken chain, a bad MAC) is an integrity
+alarm: it is logged naming the table and seq, kept in ``status()``, and retried slowly (a
+table never edits its journal to please the floor).
+
+A quiet link is checked every ``heartbeat`` seconds, and ``on_link`` is told each time the
+link comes up or goes down: the run posts it to the engine, where a table on a linked
+jackpot closes Super 6 while the floor is out of reach.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import structlog
+
+from controller.floor.link import floor_key, insert_batch, record_row
+from controller.floor.settings import FloorSettings
+from controller.store.journal import Journal, JournalError
+from controller.store.outbox import chain_end, facts_after
+
+RETRY_FIRST, RETRY_MOST, REFUSED_RETRY = 0.2, 5.0, 10.0
+
+
+class Forwarder:
+    def __init__(self, settings: FloorSettings, journal_path: str | Path, journal_key: bytes,
+                 on_link: Callable[[bool, str], None] | None = None):
+        self.settings = settings
+        self.journal_path = Path(journal_path)
+        self.key = floor_key(journal_key, settings.table_id)
+        self.on_link = on_link          # told each time the link comes up or goes down (run.py: the engine)
+        self._link_up: bool | None = None
+        self.log = structlog.get_logger("floor").bind(table=settings.table_id)
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._drain = threading.Event()
+        self._progress = threading.Condition()
+        self._thread = threading.Thread(target=self._run, name="floor-forwarder", daemon=True)
+        self.connected = False
+        self.confirmed = 0              # the last seq the floor acknowledged holding
+        self.sent = 0                   # rows sent
+        self.inserted = 0               # rows the floor added (sent - inserted: duplicates it dropped)
+        self.refused: str | None = None         # the floor's last refusal, naming table and seq
+        self.last_error: str | None = None      # the last link error
+        self.link_failures = 0                  # times the link failed (a connect, a batch)
+
+    def start(self) -> Forwarder:
+        self._thread.start()
+        return self
+
+    def wake(self) -> None:
+        """Look at the journal now (instead of at the next poll)."""
+        self._wake.set()
+
+    def stop(self, drain: float = 0.0) -> None:
+        """Stop; with ``drain`` > 0, first give the forwarder that many seconds to send what the
+        journal holds now (the rest is sent by the next run: nothing is lost either way)."""
+        if drain > 0 and self._thread.is_alive():
+            self._drain.set()
+            self._wake.set()
+            self._thread.join(drain)
+        self._stop.set()
+        self._wake.set()
+        self._thread.join()
+
+    def wait_confirmed(self, seq: int, timeout: float) -> bool:
+        """Wait until the floor acknowledged the table's records up to ``seq``."""
+        return self.wait_until(lambda: self.confirmed >= seq, timeout)
+
+    def wait_until(self, condition: Callable[[], bool], timeout: float) -> bool:
+        """Wait until ``condition`` (of the status) holds; re-checked at each change of the status."""
+        with self._progress:
+            return self._progress.wait_for(condition, timeout)
+
+    def _changed(self, **status: Any) -> None:
+        with self._progress:
+            for name, value in status.items():
+                setattr(self, name, value)
+            self._progress.notify_all()
+
+    def status(self) -> dict[str, Any]:
+        return {"table": self.settings.table_id, "connected": self.connected, "confirmed": self.confirmed,
+                "sent": self.sent, "forwarded": self.inserted, "duplicates": self.sent - self.inserted,
+                "refused": self.refused, "last_error": self.last_error,
+                "link_failures": self.link_failures}
+
+    # --- the thread ------------------------------------------------------------------------
+
+    def _connect(self) -> psycopg.Connection:
+        s = self.settings
+        extra: dict[str, Any] = {"user": s.user, "connect_timeout": s.connect_timeout,
+                                 "application_name": f"table {s.table_id} forwarder",
+                                 # a link that dies silently is noticed in seconds, not hours
+                                 "keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 2,
+                                 "keepalives_count": 3, "options": "-c statement_timeout=30000"}
+        password = s.secret()
+        if password is not None:
+            extra["password"] = password
+        conn = psycopg.connect(s.dsn, autocommit=True, **extra)     # each batch is its own transaction
+        row = conn.execute("SELECT coalesce(max(seq), 0) FROM floor.records WHERE table_id = %s",
+                           (s.table_id,)).fetchone()
+        self._confirm(int(row[0]) if row else 0)
+        return conn
+
+    def _link(self, up: bool, reason: str = "") -> None:
+        """Tell ``on_link`` when the link changes (not at every retry)."""
+        if up != self._link_up:
+            self._link_up = up
+            if self.on_link is not None:
+                self.on_link(up, reason)
+
+    def _confirm(self, seq: int) -> None:
+        self._changed(confirmed=seq)
+
+    def _run(self) -> None:
+        journal: Journal | None = None
+        conn: psycopg.Connection | None = None
+        pause = RETRY_FIRST
+        quiet_since = time.monotonic()
+        while not self._stop.is_set():
+            try:
+                if journal is None:
+                    journal = Journal.read_only(self.journal_path, keyed=False)
+                if conn is None:
+                    conn = self._connect()
+                    self._changed(connected=True, last_error=None)
+                    self._link(True)
+                    pause, quiet_since = RETRY_FIRST, time.monotonic()
+                    self.log.info("floor.connected", confirmed=self.confirmed)
+                    end = chain_end(journal)
+                    if self.confirmed > end:
+                        raise JournalError(f"table {self.settings.table_id}: the floor holds records up to "
+                                           f"{self.confirmed} but this journal ends at {end} (another journal?)")
+                facts = facts_after(journal, self.confirmed, self.settings.batch)
+                if not facts:
+                    if self._drain.is_set():
+                        break
+                    if time.monotonic() - quiet_since >= self.settings.heartbeat:
+                        conn.execute("SELECT 1")        # a quiet link is checked: a dead one is noticed
+                        quiet_since = time.monotonic()
+                    self._wake.wait(self.settings.poll)
+                    self._wake.clear()
+                    continue
+                rows = [record_row(self.key, self.settings.table_id, f) for f in facts]
+                with conn.transaction(), conn.cursor() as cur:
+                    cur.execute(insert_batch(len(rows)), [v for row in rows for v in row])
+                    added = cur.rowcount
+                self.sent += len(rows)
+                self.inserted += max(added, 0)
+                self.refused = None
+                self._confirm(facts[-1].chain)
+                quiet_since = time.monotonic()
+            except (psycopg.IntegrityError, psycopg.ProgrammingError) as err:
+                # the floor said no (the check on arrival, row-level security, a missing grant):
+                # sending the same again soon would only be refused again
+                self._changed(refused=_message(err), connected=False)
+                self.log.error("floor.refused", reason=self.refused)
+                _close(conn)
+                conn = None
+                self._stop.wait(REFUSED_RETRY)
+            except (psycopg.Error, OSError) as err:
+                if self.connected or self.last_error is None:
+                    self.log.warning("floor.link_down", error=_message(err), confirmed=self.confirmed)
+                self._changed(last_error=_message(err), connected=False, link_failures=self.link_failures + 1)
+                self._link(False, self.last_error or "unreachable")
+                _close(conn)
+                conn = None
+                self._stop.wait(pause)
+                pause = min(pause * 2, RETRY_MOST)
+            except JournalError as err:
+                self._changed(refused=str(err), connected=False)
+                self.log.error("floor.journal", reason=str(err))
+                _close(conn)
+                conn = None
+                self._stop.wait(REFUSED_RETRY)
+        _close(conn)
+        if journal is not None:
+            journal.close()
+        self._changed(connected=False)
+
+
+def _message(err: BaseException) -> str:
+    diag = getattr(err, "diag", None)
+    primary = getattr(diag, "message_primary", None)
+    return str(primary or err).strip()
+
+
+def _close(conn: psycopg.Connection | None) -> None:
+    """Close what is left of a connection (the caller then drops it)."""
+    if conn is not None:
+        try:
+            conn.close()
+        except psycopg.Error:
+            pass                            # the link is already gone: nothing to close cleanly

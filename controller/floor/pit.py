@@ -1,0 +1,61 @@
+"""What the pit sees: every table of the floor at once, read from the floor database.
+
+Owns the pit's view (``floor_view``): per table its last state and round, when the floor last
+heard from it, its last alerts (device trouble included: the table journals them as alerts),
+its jackpot group; per group the posted MEGA / MAJOR / MINOR values and whether each is
+pending; and every claim of a pending level with its order and part of the split. The page
+(controller/floor/pit_page.py) serves it live: it LISTENs on ``floor_changes`` (each statement
+that adds records, controller/floor/schema.sql) and ``floor_jackpot`` (claims and postings).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+
+TABLES = """
+SELECT t.id, gt.group_id, s.state, s.round_id, m.last_seq, m.last_received
+FROM floor.tables t
+LEFT JOIN floor.group_tables gt ON gt.table_id = t.id
+LEFT JOIN LATERAL (SELECT r.body->>'state' AS state, r.round_id FROM floor.records r
+                   WHERE r.table_id = t.id AND r.kind = 'state' ORDER BY r.seq DESC LIMIT 1) s ON true
+LEFT JOIN LATERAL (SELECT max(r.seq) AS last_seq, max(r.received_at) AS last_received FROM floor.records r
+                   WHERE r.table_id = t.id) m ON true
+ORDER BY t.id
+"""
+ALERTS = """
+SELECT table_id, at, kind, message FROM (
+    SELECT table_id, at, body->>'kind' AS kind, body->>'message' AS message,
+           row_number() OVER (PARTITION BY table_id ORDER BY seq DESC) AS n
+    FROM floor.records WHERE kind = 'alert') a
+WHERE n <= %s ORDER BY table_id, at DESC
+"""
+LEVELS = "SELECT group_id, level, value, generation, state FROM floor.jackpot_levels ORDER BY group_id, level"
+PENDING = """
+SELECT c.group_id, c.level, c.claim_order, c.table_id, c.round_id, c.position, c.winners, c.amount,
+       floor.split_final(c.group_id, c.level, c.generation)
+FROM floor.jackpot_claims c JOIN floor.jackpot_levels l
+  ON l.group_id = c.group_id AND l.level = c.level AND l.generation = c.generation AND l.state = 'pending'
+ORDER BY c.group_id, c.level, c.claim_order
+"""
+
+
+def floor_view(conn: psycopg.Connection, alerts: int = 3) -> dict[str, Any]:
+    """The whole floor now (money in cents, times ISO)."""
+    said: dict[str, list[dict[str, Any]]] = {}
+    for table_id, at, kind, message in conn.execute(ALERTS, (alerts,)).fetchall():
+        said.setdefault(table_id, []).append({"at": at, "kind": kind, "message": message})
+    groups: dict[str, dict[str, Any]] = {}
+    for group_id, level, value, generation, state in conn.execute(LEVELS).fetchall():
+        groups.setdefault(group_id, {})[level] = {"value": value, "generation": generation, "state": state}
+    pending = [{"group": g, "level": lv, "order": o, "table": t, "round": r, "position": p, "winners": w,
+                "amount": a, "final": f} for g, lv, o, t, r, p, w, a, f in conn.execute(PENDING).fetchall()]
+    tables = []
+    for table_id, group_id, state, round_id, last_seq, last_received in conn.execute(TABLES).fetchall():
+        locked = sorted(lv for lv, v in groups.get(group_id, {}).items() if v["state"] == "pending")
+        tables.append({"id": table_id, "group": group_id, "state": state, "round": round_id,
+                       "records": last_seq or 0,
+                       "last_heard": last_received.isoformat(timespec="seconds") if last_received else None,
+                       "alerts": said.get(table_id, []), "jackpot_pending": locked})
+    return {"tables": tables, "groups": groups, "pending": pending}

@@ -1,0 +1,221 @@
+"""The pit's page: every table of the floor live on one page, and the linked jackpot's postings.
+
+Owns ``table-floor pit``'s HTTP side. aiohttp runs on its own thread and loop (as the dealer's
+page does); a second thread holds a PostgreSQL connection that LISTENs on ``floor_changes``
+and ``floor_jackpot`` and, at each notice (several at once read as one), reads the floor's
+view afresh (controller/floor/pit.py) and hands it to the page, which pushes it to every open
+page as a server-sent event. Lost, the connection is made again and the page says the floor
+is out of reach meanwhile. The fences are the dealer page's (controller/page/fence.py):
+addresses in ``allow`` only, a Host naming the page, same-origin JSON for anything that
+changes something, a one-time challenge with each supervisor PIN (PINs from a PinStore file,
+``table-controller pin set supervisor NAME --data-dir DIR`` makes one).
+
+Routes:
+  GET  /                the page (controller/floor/static/pit.html), its script and style
+  GET  /api/floor       the view (JSON)
+  GET  /api/events      server-sent events: the view at once, then at each change
+  GET  /api/challenge   a one-time challenge for a posting
+  POST /api/jackpot     {"group", "mega", "major", "minor" (cents), "reason", "pin", "challenge"}:
+                        a supervisor posts the group's values (controller/floor/jackpot.py's rules);
+                        200 done, 403 a wrong PIN or challenge, 409 refused (the reason says why)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import ipaddress
+import threading
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import structlog
+from aiohttp import web
+
+from controller.floor.jackpot import CHANNEL, post_values
+from controller.floor.pit import floor_view
+from controller.floor.schema import FloorError
+from controller.page.fence import Challenges, Fence
+from controller.page.server import SECURITY_HEADERS
+from controller.page.streams import Streams
+from controller.store.pins import MIN_PIN, PinRefused, PinStore
+
+STATIC = Path(__file__).with_name("static")
+
+
+def _answer(status: int, ok: bool, message: str) -> web.Response:
+    return web.json_response({"ok": ok, "message": message}, status=status)
+
+
+class PitPage:
+    def __init__(self, dsn: str, pins: PinStore, *, host: str = "127.0.0.1", port: int = 8090,
+                 allow: tuple[str, ...] = ("127.0.0.0/8", "::1/128")):
+        self.dsn, self.pins, self.host, self.port = dsn, pins, host, port
+        self.allow = [ipaddress.ip_network(n, strict=False) for n in allow]
+        self.log = structlog.get_logger("pit")
+        self.streams = Streams(self.log)
+        self.fence = Fence(host)
+        self.challenges = Challenges(120.0, 32)
+        self.latest: dict[str, Any] = {"tables": [], "groups": {}, "pending": [], "floor": "connecting"}
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._stopping: asyncio.Event | None = None
+        self._ready = threading.Event()
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}/"
+
+    def start(self) -> str:
+        for target, name in ((self._serve, "pit-page"), (self._listen, "pit-listener")):
+            thread = threading.Thread(target=target, name=name, daemon=True)
+            thread.start()
+            self._threads.append(thread)
+        self._ready.wait(10)
+        return self.url
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self.loop is not None and self._stopping is not None:
+            self.loop.call_soon_threadsafe(self._stopping.set)
+        for thread in self._threads:
+            thread.join(5)
+
+    # --- the floor's notices (the listener's thread) ----------------------------------------
+
+    def _listen(self) -> None:
+        conn: psycopg.Connection | None = None
+        while not self._stop.is_set():
+            try:
+                if conn is None:
+                    conn = psycopg.connect(self.dsn, autocommit=True, connect_timeout=5)
+                    conn.execute("LISTEN floor_changes")
+                    conn.execute(f"LISTEN {CHANNEL}")
+                    self._publish(dict(floor_view(conn), floor="up"))
+                if list(conn.notifies(timeout=0.5, stop_after=1)):
+                    list(conn.notifies(timeout=0.02))           # a burst is one change
+                    self._publish(dict(floor_view(conn), floor="up"))
+            except psycopg.Error as err:
+                self.log.warning("pit.floor_unreachable", error=str(err).strip())
+                self._publish(dict(self.latest, floor=f"out of reach: {str(err).strip()}"))
+                if conn is not None:
+                    conn.close()
+                conn = None
+                self._stop.wait(1.0)
+        if conn is not None:
+            conn.close()
+
+    def _publish(self, view: dict[str, Any]) -> None:
+        if self.loop is not None and not self.loop.is_closed():
+            self.loop.call_soon_threadsafe(self._wake, view)
+        else:
+            self.latest = view
+
+    def _wake(self, view: dict[str, Any]) -> None:
+        self.latest = view
+        self.streams.wake()
+
+    # --- HTTP (the page's thread) -------------------------------------------------------------
+
+    def _serve(self) -> None:
+        loop = self.loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        self._stopping = asyncio.Event()
+        app = web.Application(middlewares=[self._fenced], client_max_size=16 * 1024)
+        app.router.add_get("/", self._index)
+        app.router.add_static("/static/", STATIC, follow_symlinks=False)
+        app.router.add_get("/api/floor", self._floor)
+        app.router.add_get("/api/events", self._events)
+        app.router.add_get("/api/challenge", self._challenge)
+        app.router.add_post("/api/jackpot", self._post_jackpot)
+        app.on_response_prepare.append(self._headers)
+        runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
+        loop.run_until_complete(runner.setup())
+        loop.run_until_complete(web.TCPSite(runner, self.host, self.port).start())
+        self.port = runner.addresses[0][1]
+        self._ready.set()
+        loop.run_until_complete(self._stopping.wait())
+        self.streams.wake()
+        loop.run_until_complete(runner.cleanup())
+        loop.close()
+
+    async def _index(self, request: web.Request) -> web.FileResponse:
+        return web.FileResponse(STATIC / "pit.html")
+
+    async def _floor(self, request: web.Request) -> web.Response:
+        return web.json_response(self.latest)
+
+    async def _events(self, request: web.Request) -> web.StreamResponse:
+        assert self._stopping is not None       # set before the server takes requests
+        return await self.streams.serve(request, lambda: self.latest, self._stopping)
+
+    async def _challenge(self, request: web.Request) -> web.Response:
+        return web.json_response({"challenge": self.challenges.issue()})
+
+    @staticmethod
+    async def _headers(request: web.Request, response: web.StreamResponse) -> None:
+        for name, value in SECURITY_HEADERS.items():
+            response.headers.setdefault(name, value)
+
+    @web.middleware
+    async def _fenced(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        try:
+            address = ipaddress.ip_address((request.remote or "").split("%")[0])
+        except ValueError:
+            address = None
+        if address is None or not any(address in net for net in self.allow):
+            return _answer(403, False, f"address {request.remote} may not use the pit's page")
+        sockname = request.transport.get_extra_info("sockname") if request.transport else None
+        host = request.headers.get("Host")
+        refusal = self.fence.host_refusal(host, sockname[0] if sockname else None, self.port)
+        changes = request.method not in ("GET", "HEAD") or request.path == "/api/challenge"
+        if refusal is None and request.path.startswith("/api/"):
+            refusal = self.fence.origin_refusal(request.headers, host or "", changes=changes)
+        if refusal is not None:
+            self.log.warning("pit.request_refused", remote=request.remote, path=request.path, reason=refusal)
+            return _answer(403, False, refusal)
+        if request.method == "POST" and request.content_type != "application/json":
+            return _answer(415, False, "the request body must be JSON")
+        response: web.StreamResponse = await handler(request)
+        return response
+
+    async def _post_jackpot(self, request: web.Request) -> web.Response:
+        try:
+            body = await request.json()
+        except ValueError:
+            return _answer(400, False, "the request body must be a JSON object")
+        if not isinstance(body, dict) or set(body) - {"group", "mega", "major", "minor", "reason", "pin",
+                                                      "challenge"}:
+            return _answer(400, False, "expected group, mega, major, minor, reason, pin and challenge")
+        pin = body.get("pin")
+        if not isinstance(pin, str) or len(pin) < MIN_PIN:
+            return _answer(401, False, f"posting jackpot values needs a supervisor's PIN ({MIN_PIN} digits or more)")
+        refusal = self.challenges.redeem(body.get("challenge"))
+        if refusal is not None:
+            return _answer(403, False, refusal)
+        loop = asyncio.get_running_loop()
+        try:
+            who = await loop.run_in_executor(None, functools.partial(
+                self.pins.check, "supervisor", pin, action="post linked jackpot values", source=request.remote))
+        except PinRefused as err:
+            return _answer(403, False, str(err))
+        values = {k: body.get(k) for k in ("mega", "major", "minor")}
+        reason = body.get("reason")
+        if not isinstance(reason, str) or not reason.strip():
+            return _answer(409, False, "say why the jackpot values change")
+        try:
+            generations = await loop.run_in_executor(None, self._post, str(body.get("group")), values,
+                                                     str(who), reason.strip())
+        except FloorError as err:
+            return _answer(409, False, str(err))
+        except psycopg.Error as err:
+            return _answer(503, False, f"the floor database: {str(err).strip()}")
+        self.log.info("pit.jackpot_posted", group=body.get("group"), by=str(who), reason=reason, values=values,
+                      generations=generations)
+        return _answer(200, True, f"posted by {who}")
+
+    def _post(self, group: str, values: dict[str, Any], who: str, reason: str) -> dict[str, int]:
+        with psycopg.connect(self.dsn, autocommit=True, connect_timeout=5) as conn:
+            return post_values(conn, group, values, by=who, reason=reason)

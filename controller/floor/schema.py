@@ -1,0 +1,70 @@
+"""The floor database's schema and its enrolment of tables (the administrator's side).
+
+Owns ``schema.sql`` (version 1: tables, their keys, every table's records, the role per table
+with row-level security, the check on arrival) and the two things only the floor's
+administrator does: apply the schema to an empty database, and enroll a table (its own login
+role in the ``floor_table`` group, its row, its floor key). Every statement runs in one
+transaction: a half-made floor or a half-enrolled table never exists.
+"""
+
+from __future__ import annotations
+
+import re
+from importlib import resources
+
+import psycopg
+from psycopg import sql
+
+from controller.errors import InputError
+from controller.floor.settings import default_role
+
+SCHEMA_VERSION = 1
+ROLE_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+
+
+class FloorError(InputError):
+    """A floor request refused with words (no database, a table enrolled twice, a bad name)."""
+
+
+def schema_text() -> str:
+    return resources.files("controller.floor").joinpath("schema.sql").read_text(encoding="utf-8")
+
+
+def schema_version(conn: psycopg.Connection) -> int | None:
+    """The floor's schema version, or None for a database without the floor's schema."""
+    row = conn.execute("SELECT to_regclass('floor.meta') IS NOT NULL").fetchone()
+    if not row or not row[0]:
+        return None
+    found = conn.execute("SELECT value FROM floor.meta WHERE key = 'schema_version'").fetchone()
+    return int(found[0]) if found else None
+
+
+def apply_schema(conn: psycopg.Connection) -> bool:
+    """Create the floor's schema in an empty database (True), or find it already there (False);
+    another version is refused."""
+    with conn.transaction():
+        version = schema_version(conn)
+        if version == SCHEMA_VERSION:
+            return False
+        if version is not None:
+            raise FloorError(f"the floor database has schema version {version}; this release reads {SCHEMA_VERSION}")
+        conn.execute(schema_text())     # a trusted file of the package, not input
+    return True
+
+
+def enroll(conn: psycopg.Connection, table_id: str, password: str, key: bytes, role: str | None = None) -> str:
+    """Give table ``table_id`` its login role (``role``, default ``default_role``), its row and its
+    floor key (controller/floor/link.py), in one transaction; returns the role."""
+    role = role or default_role(table_id)
+    if not ROLE_NAME.fullmatch(role):
+        raise FloorError(f"table {table_id}: role name {role!r} must be lower-case letters, digits and _")
+    if not 1 <= len(table_id) <= 32:
+        raise FloorError(f"table id {table_id!r} must be 1 to 32 characters")
+    with conn.transaction():
+        if conn.execute("SELECT 1 FROM floor.tables WHERE id = %s OR role = %s", (table_id, role)).fetchone():
+            raise FloorError(f"table {table_id} (role {role}) is already enrolled on the floor")
+        conn.execute(sql.SQL("CREATE ROLE {} LOGIN PASSWORD {} IN ROLE floor_table").format(
+            sql.Identifier(role), sql.Literal(password)))
+        conn.execute("INSERT INTO floor.tables (id, role) VALUES (%s, %s)", (table_id, role))
+        conn.execute("INSERT INTO floor.table_keys (table_id, floor_key) VALUES (%s, %s)", (table_id, key))
+    return role

@@ -1,0 +1,53 @@
+"""The journal's facts in chain order, for the floor's forwarder (controller/floor/forwarder.py).
+
+Owns the one read the forwarder makes of the table's SQLite journal: every fact of the keyed
+chain (round records and table events alike) after a given chain number, in order, each with
+the digest of the fact before it. It reads through its own read-only connection
+(``Journal.read_only``), so the engine's connection and its transactions are never shared or
+waited on: WAL lets a reader see every committed fact while the engine writes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from controller.store.journal import FACTS, Journal, JournalError
+
+_AFTER = ("SELECT chain, 'records', round_id, at, kind, data, digest FROM records WHERE chain > ? "
+          "UNION ALL SELECT chain, 'table_events', NULL, at, kind, data, digest FROM table_events WHERE chain > ? "
+          "ORDER BY 1 LIMIT ?")
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One fact of the keyed chain as the journal holds it (``text``: its exact JSON)."""
+    chain: int
+    source: str                 # "records" | "table_events"
+    round_id: int | None
+    at: str
+    kind: str
+    text: str
+    prev: str                   # the digest of fact chain - 1 (or the chain's start)
+    digest: str
+
+
+def facts_after(journal: Journal, after: int, limit: int) -> list[Fact]:
+    """Up to ``limit`` facts numbered after ``after``, in order; raises JournalError naming the
+    number when the chain has a hole (the journal is damaged: the floor would refuse it anyway)."""
+    rows = journal.db.execute(_AFTER, (after, after, limit)).fetchall()
+    if not rows:
+        return []
+    prev = journal.digest_before(after + 1)
+    out = []
+    for expected, (chain, source, round_id, at, kind, text, digest) in enumerate(rows, start=after + 1):
+        if chain != expected:
+            raise JournalError(f"{journal.path}: fact {expected} of the chain is missing")
+        out.append(Fact(chain, source, round_id, at, kind, text, prev, digest))
+        prev = digest
+    return out
+
+
+def chain_end(journal: Journal) -> int:
+    """The number of the journal's last fact (0: none yet), read afresh from the file."""
+    row = journal.db.execute(f"SELECT COALESCE(MAX(chain), 0) FROM ({FACTS})").fetchone()
+    return int(row[0])

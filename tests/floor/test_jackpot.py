@@ -1,0 +1,146 @@
+"""The linked Super 6 jackpot on the floor (the floor's side; the table's is not built yet): claims
+exactly once per table, round and level in one transaction, the first locking the level for the
+group (NOTIFY), same-hand claims splitting its value in the floor's recorded order, the split
+final only when every table took the lock, and postings by a supervisor under the 24-hour rule."""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from datetime import timedelta
+
+import psycopg
+import pytest
+
+from controller.floor.jackpot import CHANNEL, ack_lock, claim, claims, create_group, post_values
+from controller.floor.schema import FloorError
+from controller.rules.settlement import split_jackpot
+from tests.floor.conftest import make_table
+
+VALUES = {"mega": 10_000_001, "major": 2_500_000, "minor": 250_000}
+
+
+@pytest.fixture
+def group(cluster, admin, tmp_path):
+    tables = [make_table(cluster, admin, tmp_path, prefix="J") for _ in range(3)]
+    group_id = f"G-{secrets.token_hex(3)}"
+    create_group(admin, group_id, [t.table_id for t in tables], VALUES, by="Ana", reason="opening")
+    yield group_id, tables
+    for t in tables:
+        t.journal.close()
+
+
+def test_two_tables_hitting_one_level_at_once_split_it_in_the_floors_order(cluster, admin, group):
+    group_id, (a, b, c) = group
+    with psycopg.connect(cluster.dsn(), autocommit=True) as listener:
+        listener.execute(f"LISTEN {CHANNEL}")
+        start = threading.Barrier(2)
+        answers: dict[str, object] = {}
+
+        def hit(table, round_id, share):
+            with table.connect() as conn:
+                start.wait()
+                answers[table.table_id] = claim(conn, round_id, "mega", 3, 500 if share == 50 else 1000, share, 1)
+        threads = [threading.Thread(target=hit, args=(a, 7, 100)), threading.Thread(target=hit, args=(b, 12, 50))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(20)
+        notes = [n.payload for n in listener.notifies(timeout=5, stop_after=1)]
+    assert len(notes) == 1 and '"state" : "pending"' in notes[0] and '"level" : "mega"' in notes[0]
+    recorded = claims(admin, group_id, "mega", 1)
+    assert [r["claim_order"] for r in recorded] == [1, 2] and {r["winners"] for r in recorded} == {2}
+    shares = [r["share_percent"] for r in recorded]
+    assert [r["amount"] for r in recorded] == split_jackpot(VALUES["mega"], shares)   # the rules engine's split
+    assert recorded[0]["claimed_at"] <= recorded[1]["claimed_at"]
+    state = admin.execute("SELECT state, pending_since IS NOT NULL FROM floor.jackpot_levels "
+                          "WHERE group_id = %s AND level = 'mega'", (group_id,)).fetchone()
+    assert state == ("pending", True)
+    # the later answer saw both winners; the split is not final until every table took the lock
+    assert {answers[a.table_id].winners, answers[b.table_id].winners} >= {2}
+    assert not any(answers[t.table_id].final for t in (a, b))
+
+
+def test_a_resent_claim_is_answered_the_same_and_recorded_once(admin, group):
+    group_id, (a, b, c) = group
+    with a.connect() as conn:
+        first = claim(conn, 4, "minor", 2, 1000, 100, 1)
+        again = claim(conn, 4, "minor", 2, 1000, 100, 1)
+        assert again == first and (first.claim_order, first.winners, first.amount) == (1, 1, VALUES["minor"])
+        with pytest.raises(psycopg.IntegrityError, match=f"table {a.table_id}: round 4: the minor claim was "
+                                                         "resent with different content"):
+            claim(conn, 4, "minor", 5, 1000, 100, 1)
+    assert len(claims(admin, group_id, "minor", 1)) == 1
+
+
+def test_the_same_claim_sent_twice_at_once_is_recorded_once(cluster, admin, group):
+    group_id, (a, b, c) = group
+    start = threading.Barrier(4)
+    answers = []
+
+    def send():
+        with a.connect() as conn:
+            start.wait()
+            answers.append(claim(conn, 9, "major", 1, 500, 50, 1))
+    threads = [threading.Thread(target=send) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(20)
+    assert len(answers) == 4 and len(set(answers)) == 1
+    assert len(claims(admin, group_id, "major", 1)) == 1
+
+
+def test_the_split_is_final_when_every_table_took_the_lock_and_then_a_new_value_opens_the_level(admin, group):
+    group_id, (a, b, c) = group
+    with a.connect() as ca, b.connect() as cb, c.connect() as cc:
+        claim(ca, 1, "major", 1, 1000, 100, 1)
+        with pytest.raises(FloorError, match=r"MAJOR split of generation 1 is not final: table\(s\) "
+                                             f"{a.table_id}, {b.table_id}, {c.table_id}"):
+            post_values(admin, group_id, dict(VALUES, major=2_000_000), by="Ana", reason="reseed")
+        assert not ack_lock(ca, "major", 1)
+        assert not ack_lock(ca, "major", 1)                  # again: idempotent
+        assert not ack_lock(cb, "major", 1)
+        late = claim(cc, 5, "major", 6, 1000, 100, 1)        # dealt before the lock reached table c
+        assert (late.claim_order, late.winners, late.final) == (2, 2, False)
+        assert ack_lock(cc, "major", 1)
+        assert claim(ca, 1, "major", 1, 1000, 100, 1).final
+        assert [r["amount"] for r in claims(admin, group_id, "major", 1)] == [1_250_000, 1_250_000]
+        generations = post_values(admin, group_id, dict(VALUES, major=2_000_000), by="Ana", reason="reseed")
+        assert generations == {"mega": 1, "major": 2, "minor": 1}
+        with pytest.raises(psycopg.IntegrityError, match=f"table {b.table_id}: round 8: dealt under major "
+                                                         "generation 1, but the floor posted generation 2"):
+            claim(cb, 8, "major", 2, 1000, 100, 1)
+        assert claim(cb, 8, "major", 2, 1000, 100, 2).amount == 2_000_000
+    postings = admin.execute("SELECT generation, value, posted_by, reason FROM floor.jackpot_postings "
+                             "WHERE group_id = %s AND level = 'major' ORDER BY generation", (group_id,)).fetchall()
+    assert postings == [(1, 2_500_000, "Ana", "opening"), (2, 2_000_000, "Ana", "reseed")]
+
+
+def test_values_change_at_most_once_a_day_without_a_win(admin, group):
+    group_id, _ = group
+    with pytest.raises(FloorError, match=f"group {group_id}: the values were last posted at .* 24 hours"):
+        post_values(admin, group_id, dict(VALUES, minor=300_000), by="Ana", reason="promotion")
+    now = admin.execute("SELECT now()").fetchone()[0]
+    assert post_values(admin, group_id, dict(VALUES, minor=300_000), by="Ana", reason="promotion",
+                       now=now + timedelta(hours=25)) == {"mega": 1, "major": 1, "minor": 2}
+    with pytest.raises(FloorError, match="MEGA >= MAJOR >= MINOR"):
+        post_values(admin, group_id, dict(VALUES, minor=9_000_000), by="Ana", reason="typo")
+
+
+def test_only_a_table_in_the_group_claims_and_only_for_itself(cluster, admin, group, tmp_path):
+    loner = make_table(cluster, admin, tmp_path, prefix="L")
+    with loner.connect() as conn, pytest.raises(psycopg.IntegrityError, match=f"table {loner.table_id}: round 1: "
+                                                                              "the table is in no jackpot group"):
+        claim(conn, 1, "mega", 1, 1000, 100, 1)
+    with pytest.raises(psycopg.errors.InsufficientPrivilege, match="only a table's role claims"):
+        claim(admin, 1, "mega", 1, 1000, 100, 1)
+    _, (a, _, _) = group
+    with a.connect() as conn:
+        for statement in ("UPDATE floor.jackpot_levels SET state = 'open'", "DELETE FROM floor.jackpot_claims",
+                          "INSERT INTO floor.lock_acks (group_id, level, generation, table_id) "
+                          "VALUES ('x', 'mega', 1, 'y')"):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                conn.execute(statement)
+            conn.rollback()
+    loner.journal.close()

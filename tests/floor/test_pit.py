@@ -1,0 +1,86 @@
+"""The pit's page in Debian's Chromium against the real floor: every table on one page, a claim on
+one table showing JACKPOT PENDING on every table of its group at once (LISTEN/NOTIFY, then a
+server-sent event), and a supervisor posting the group's new values with a PIN."""
+
+from __future__ import annotations
+
+import secrets
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+
+from controller.floor.jackpot import ack_lock, claim, create_group
+from controller.floor.pit_page import PitPage
+from controller.store.outbox import facts_after
+from controller.store.pins import PinStore
+from tests.floor.conftest import make_table, play
+from tests.floor.test_forwarder import rows_of, send
+from tests.support.browser import launch
+
+VALUES = {"mega": 10_000_000, "major": 2_500_000, "minor": 250_000}
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as playwright:
+        chromium = launch(playwright)
+        yield chromium
+        chromium.close()
+
+
+def test_the_pit_sees_every_table_live_and_a_supervisor_posts_the_linked_values(cluster, admin, browser, tmp_path):
+    a, b = (make_table(cluster, admin, tmp_path, prefix="P") for _ in range(2))
+    group = f"PIT-{secrets.token_hex(2)}"
+    create_group(admin, group, [a.table_id, b.table_id], VALUES, by="Ana", reason="opening")
+    play(a.journal, 1)
+    send(a, rows_of(a, facts_after(a.journal, 0, 100)))
+    pins = PinStore(tmp_path / "pins.json")
+    pins.set_pin("supervisor", "Ana", "2468")
+    pit = PitPage(cluster.dsn(), pins, port=0)
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(pit.start())
+        expect(page.locator("#floor")).to_have_text("floor database: up")
+        card_a, card_b = (page.locator(f'[data-table="{t.table_id}"]') for t in (a, b))
+        expect(card_a).to_contain_text("3 records")
+        expect(card_b).to_contain_text("0 records")
+        play(a.journal, 1)                                    # new records show without a reload
+        send(a, rows_of(a, facts_after(a.journal, 3, 100)))
+        expect(card_a).to_contain_text("6 records")
+
+        with a.connect() as conn:
+            claim(conn, 2, "mega", 4, 1000, 100, 1)
+        for card in (card_a, card_b):                         # every table of the group, at once
+            expect(card.locator(".pending")).to_have_text("JACKPOT PENDING: MEGA", timeout=2000)
+        expect(page.locator(f'[data-claim="{a.table_id}/2/mega"]')).to_contain_text(
+            "table " + a.table_id + ", round 2, position 4: $100,000.00 (1 winner, waiting for every table")
+
+        form = page.locator(f'[data-post="{group}"]')
+        for level, dollars in (("mega", "90000"), ("major", "25000"), ("minor", "2500")):
+            form.locator(f"[name={level}]").fill(dollars)
+        form.locator("[name=reason]").fill("MEGA won at " + a.table_id)
+        form.locator("[name=pin]").fill("2468")
+        form.locator("button").click()
+        expect(form.locator(".verdict")).to_contain_text("Refused: group " + group + ": the MEGA split of "
+                                                         "generation 1 is not final")
+        for t in (a, b):
+            with t.connect() as conn:
+                ack_lock(conn, "mega", 1)
+        form.locator("[name=pin]").fill("1111")               # a wrong PIN changes nothing
+        form.locator("button").click()
+        expect(form.locator(".verdict")).to_contain_text("Refused: wrong supervisor PIN")
+        form.locator("[name=pin]").fill("2468")
+        form.locator("button").click()
+        expect(form.locator(".verdict")).to_contain_text("Posted: posted by supervisor Ana")
+        expect(page.locator(f'[data-group="{group}"] .values')).to_contain_text("MEGA $90,000.00")
+        for card in (card_a, card_b):
+            expect(card.locator(".pending")).to_have_count(0)
+    finally:
+        context.close()
+        pit.stop()
+        a.journal.close()
+        b.journal.close()
+    posted = admin.execute("SELECT generation, value, posted_by, reason FROM floor.jackpot_postings "
+                           "WHERE group_id = %s AND level = 'mega' ORDER BY generation", (group,)).fetchall()
+    assert posted[-1] == (2, 9_000_000, "supervisor Ana", "MEGA won at " + a.table_id)
