@@ -67,6 +67,7 @@ from drivers.events import (
     SpotFault,
 )
 
+PUBLISH_AT_LEAST_EVERY = 0.02   # seconds: a long burst of device events is still drawn this often
 SHOE_FACTS = (ShuffleDone, HandDealt, ShoeCount, ShoeJam, ShoeDoor, DeckChecked)
 
 class Engine:
@@ -80,6 +81,8 @@ class Engine:
         self._anchored = journal.chain_head     # the last fact the audit trail was told of
         self.queue: queue.Queue = queue.Queue()     # (posted, event): posted by ``post`` alone
         self.latency = Latencies()      # a device event's post to its snapshot's publication
+        self._unpublished: list[float] = []     # when each device event handled since then was posted
+        self._published_at = 0.0
         self._timers: list[tuple[float, int, str]] = []
         self._live_timers: dict[str, int] = {}
         self._tokens = itertools.count(1)
@@ -162,9 +165,9 @@ class Engine:
             if self.halted is None:         # a halted table must not look alive to the watchdog
                 event.done.set()
             return True
-        self.handle(event)
         if posted is not None and hasattr(event, "device"):      # a device's event: frame to snapshot
-            self.latency.add(time.monotonic() - posted)
+            self._unpublished.append(posted)
+        self.handle(event)
         return True
 
     def idle(self) -> bool:
@@ -201,7 +204,12 @@ class Engine:
         if isinstance(event, DealerAction) and event.reply is not None:
             event.reply.put(verdict or Verdict(False, f"{event.action}: not handled"))
         self._send(table.take_commands())
-        self._publish()
+        # A burst of device events (a player's stacks, the sensors' snapshot after a reconnect) is drawn
+        # once it has been handled: readers want the newest moment, not each one on the way. A person's
+        # action is always drawn at once (its page looks at the table right after the verdict).
+        if isinstance(event, DealerAction) or self.queue.empty() or \
+                time.monotonic() - self._published_at >= PUBLISH_AT_LEAST_EVERY:
+            self._publish()
 
     def _anchor(self, event: Any) -> None:
         """The audit trail's one line for a committed event: the chain's new head (the anchor the
@@ -360,6 +368,10 @@ class Engine:
     # --- publishing -------------------------------------------------------------------
 
     def _publish(self, snap: dict | None = None) -> None:
+        self._published_at = now = time.monotonic()
+        for posted in self._unpublished:
+            self.latency.add(now - posted)
+        self._unpublished.clear()
         if snap is None:
             snap = build_snapshot(self.table)
             snap["halted"] = self.halted
