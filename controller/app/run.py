@@ -23,6 +23,7 @@ import structlog
 from controller.app import logs
 from controller.app.config import TableConfig, default_config, load_config
 from controller.app.devices import Devices
+from controller.app.manifest import Verdict, check_at_start
 from controller.app.systemd import Notifier
 from controller.engine import Engine
 from controller.store.anchors import check_audit_against_journal, check_journal_against_audit
@@ -50,6 +51,7 @@ class RunOptions:
     strategy: str = "optimal"
     port: int | None = None         # overrides page.port; 0 picks a free port (tests)
     page: bool = True
+    program: Verdict | None = None  # the program's self-check, when the command line made it already
 
 
 def audit_dir(config: TableConfig, data_dir: str | None) -> Path:
@@ -65,6 +67,8 @@ class TableRun:
 
     def __init__(self, opts: RunOptions):
         self.opts = opts
+        # the self-check of the program regulators require: a changed installed file stops the start
+        self.program = opts.program or check_at_start()
         config: TableConfig = load_config(opts.config) if opts.config else default_config()
         self.data_dir = Path(opts.data_dir) if opts.data_dir else config.data_dir
         self.lock = DataFolderLock(self.data_dir)       # one controller per journal, or none starts
@@ -86,6 +90,11 @@ class TableRun:
         self.audit.check()                      # a trail that does not verify stops the start
         logs.configure(opts.log_format or config.log_format, config.log_level, audit=self.audit)
         self.log = structlog.get_logger("run").bind(table=config.table_id)
+        if self.program.kind == "installed":
+            self.log.info("program.verified", version=self.program.version, files=len(self.program.entries),
+                          manifest_digest=self.program.digest)
+        else:
+            self.log.info("program.development", version=self.program.version, location=self.program.location)
         self.journal = Journal(self.data_dir / JOURNAL_FILE, key_file=config.key_file)
         try:                                    # the audit trail vouches for what was committed
             check_journal_against_audit(self.journal, audit_dir(config, opts.data_dir))
