@@ -14,9 +14,11 @@
 #   /opt/table-controller/{src,venv,docs,deploy}   program, its environment, the technician's docs
 #   /etc/table-controller/table.toml               configuration (from deploy/table.example.toml)
 #   /etc/systemd/system/table-controller.service   the service
+#   /etc/systemd/system/table-controller-backup.{service,timer}   the daily checked backup
 #   /etc/udev/rules.d/70-table-controller.rules    stable device names and permissions
 #   /etc/xdg/autostart/table-kiosk.desktop         the dealer's page full screen at log-in
 #   /var/lib/table-controller, /var/log/table-controller   journal and PINs, audit trail
+#   /var/backups/table-controller                  the backups (docs/deploy.md, "Backups")
 set -euo pipefail
 
 SOURCE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -88,10 +90,13 @@ if [ "$VENV" = 1 ]; then
 fi
 
 place "$SOURCE/deploy/table.example.toml" "$ROOT/etc/table-controller/table.toml" 0640 1
-place "$SOURCE/deploy/systemd/table-controller.service" "$ROOT/etc/systemd/system/table-controller.service" 0644
+for unit in table-controller.service table-controller-backup.service table-controller-backup.timer; do
+    place "$SOURCE/deploy/systemd/$unit" "$ROOT/etc/systemd/system/$unit" 0644
+done
 place "$SOURCE/deploy/udev/70-table-controller.rules" "$ROOT/etc/udev/rules.d/70-table-controller.rules" 0644 1
 place "$SOURCE/deploy/kiosk/table-kiosk.desktop" "$ROOT/etc/xdg/autostart/table-kiosk.desktop" 0644
-install -d -m 0750 "$ROOT/var/lib/table-controller" "$ROOT/var/log/table-controller"
+install -d -m 0750 "$ROOT/var/lib/table-controller" "$ROOT/var/log/table-controller" \
+    "$ROOT/var/backups/table-controller"
 # The journal's chain key (controller/store/chain.py): 32 random bytes made once, never replaced
 # (a new key would leave every record unverifiable), readable by the service alone.
 if [ ! -f "$ROOT/var/lib/table-controller/journal.key" ]; then
@@ -101,9 +106,10 @@ fi
 if [ "$SYSTEM" = 1 ]; then
     chown root:"$USER_NAME" "$ROOT/etc/table-controller" "$ROOT/etc/table-controller/table.toml"
     chown "$USER_NAME":"$USER_NAME" "$ROOT/var/lib/table-controller" "$ROOT/var/log/table-controller" \
-        "$ROOT/var/lib/table-controller/journal.key"
+        "$ROOT/var/lib/table-controller/journal.key" "$ROOT/var/backups/table-controller"
     systemctl daemon-reload
     systemctl enable table-controller.service >/dev/null
+    systemctl enable --now table-controller-backup.timer >/dev/null
     udevadm control --reload && udevadm trigger --subsystem-match=tty --subsystem-match=usb
     say "check the configuration: $OPT/venv/bin/table-controller config check /etc/table-controller/table.toml"
     say "then: systemctl restart table-controller; journalctl -u table-controller -f"

@@ -86,7 +86,7 @@ class TableRun:
             self.sim, config = simulate(config, transport=opts.sim_transport, shoe_usb=opts.shoe_usb,
                                         seed=opts.seed, strategy=opts.strategy)
         self.config = config
-        self.audit = AuditTrail(audit_dir(config, opts.data_dir))
+        self.audit = AuditTrail(audit_dir(config, opts.data_dir), retention=config.audit_retention)
         self.audit.check()                      # a trail that does not verify stops the start
         logs.configure(opts.log_format or config.log_format, config.log_level, audit=self.audit)
         self.log = structlog.get_logger("run").bind(table=config.table_id)

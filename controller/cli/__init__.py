@@ -13,6 +13,7 @@ presentation; the work itself lives in the modules each command calls.
     pins.py      pin set, pin remove, pin list
     audit.py     audit verify
     verify.py    verify: the journal, the audit trail and their anchors, all of them
+    backup.py    backup: a checked copy of the journal, PIN file and audit trail
     program.py   --version, verify-install: the installed program against its manifest
     common.py    the --config/--data-dir options and the journal they share
 
@@ -30,11 +31,11 @@ from __future__ import annotations
 
 import argparse
 
-from controller.cli import audit, config, jackpot, pins, program, records, rules, table, verify
+from controller.cli import audit, backup, config, jackpot, pins, program, records, rules, table, verify
 from controller.cli.common import STATUS_INPUT, STATUS_INTEGRITY, Command, refuse
 from controller.errors import IntegrityError, TableError
 
-GROUPS = (rules, table, records, config, jackpot, pins, audit, verify, program)     # the order of --help
+GROUPS = (rules, table, records, config, jackpot, pins, audit, verify, backup, program)     # the order of --help
 
 __all__ = ["build_parser", "main"]
 
