@@ -16,7 +16,8 @@
 #   /etc/systemd/system/table-controller.service   the service
 #   /etc/systemd/system/table-controller-backup.{service,timer}   the daily checked backup
 #   /etc/udev/rules.d/70-table-controller.rules    stable device names and permissions
-#   /etc/xdg/autostart/table-kiosk.desktop         the dealer's page full screen at log-in
+#   /etc/xdg/autostart/table-kiosk.desktop         the dealer's page full screen at log-in, as
+#   /etc/systemd/user/table-kiosk.service          a user service restarted when the browser dies
 #   /var/lib/table-controller, /var/log/table-controller   journal and PINs, audit trail
 #   /var/backups/table-controller                  the backups (docs/deploy.md, "Backups")
 set -euo pipefail
@@ -95,6 +96,7 @@ for unit in table-controller.service table-controller-backup.service table-contr
 done
 place "$SOURCE/deploy/udev/70-table-controller.rules" "$ROOT/etc/udev/rules.d/70-table-controller.rules" 0644 1
 place "$SOURCE/deploy/kiosk/table-kiosk.desktop" "$ROOT/etc/xdg/autostart/table-kiosk.desktop" 0644
+place "$SOURCE/deploy/kiosk/table-kiosk.service" "$ROOT/etc/systemd/user/table-kiosk.service" 0644
 install -d -m 0750 "$ROOT/var/lib/table-controller" "$ROOT/var/log/table-controller" \
     "$ROOT/var/backups/table-controller"
 # The journal's chain key (controller/store/chain.py): 32 random bytes made once, never replaced

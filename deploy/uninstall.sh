@@ -29,7 +29,7 @@ rm -rf "$ROOT/opt/table-controller"
 rm -f "$ROOT/etc/systemd/system/table-controller.service" \
       "$ROOT/etc/systemd/system/table-controller-backup.service" "$ROOT/etc/systemd/system/table-controller-backup.timer" \
       "$ROOT/etc/udev/rules.d/70-table-controller.rules" "$ROOT/etc/udev/rules.d/70-table-controller.rules.new" \
-      "$ROOT/etc/xdg/autostart/table-kiosk.desktop"
+      "$ROOT/etc/xdg/autostart/table-kiosk.desktop" "$ROOT/etc/systemd/user/table-kiosk.service"
 if [ "$PURGE" = 1 ]; then
     say "purging configuration, journal, PINs, audit trail and backups"
     rm -rf "$ROOT/etc/table-controller" "$ROOT/var/lib/table-controller" "$ROOT/var/log/table-controller" \

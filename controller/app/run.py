@@ -21,11 +21,12 @@ from pathlib import Path
 import structlog
 
 from controller.app import logs
+from controller.app.clock import ClockWatch
 from controller.app.config import TableConfig, default_config, load_config
 from controller.app.devices import Devices
 from controller.app.manifest import Verdict, check_at_start
 from controller.app.systemd import Notifier
-from controller.engine import Engine
+from controller.engine import Engine, PageAlert
 from controller.store.anchors import check_audit_against_journal, check_journal_against_audit
 from controller.store.audit import AuditTrail
 from controller.store.journal import Journal
@@ -124,6 +125,7 @@ class TableRun:
             self.dealer = scripted_dealer(self.sim, self.engine.submit, self.engine.observers, opts.rounds)
         self.first_round = (self.journal.last_round() or (0, ""))[0] + 1
         self.notifier = Notifier()
+        self.clock = ClockWatch(self.engine.post, PageAlert)     # an alert, never a stop
         self._notified_state: str | None = None
         self.engine.observers.append(self._tell_systemd)
 
@@ -152,6 +154,7 @@ class TableRun:
             self.page.start()
         self.devices.start()
         self.notifier.start_watchdog(self.engine.alive)
+        self.clock.start()
         self.log.info("run.started", data_dir=str(self.data_dir), simulate=self.sim is not None,
                       devices={r: d.url for r, d in self.config.devices.items()})
         return self
@@ -159,6 +162,7 @@ class TableRun:
     def stop(self) -> None:
         self.notifier.stopping()
         self.notifier.stop()
+        self.clock.stop()
         if self.page:
             self.page.stop()
         self.devices.stop()
