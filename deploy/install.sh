@@ -6,10 +6,16 @@
 #   sudo deploy/install.sh                      # the real thing
 #   deploy/install.sh --root /tmp/img --no-system --no-venv   # into a directory (tests, images)
 #
+# The program and its dependencies come from the wheelhouse (wheelhouse/ beside deploy/, made by
+# scripts/build-wheelhouse) when there is one: no network at all, the versions and SHA-256 of
+# requirements.lock (--require-hashes), the program's own wheel as listed in SHA256SUMS. Without a
+# wheelhouse they come from the package index, still pinned and hash-checked by requirements.lock.
+#
 # Options:
-#   --root DIR     install under DIR instead of / (implies --no-system)
-#   --no-system    do not create the user, reload systemd/udev, enable the service or apt-get
-#   --no-venv      do not create the virtual environment (the program files are still copied)
+#   --root DIR       install under DIR instead of / (implies --no-system)
+#   --no-system      do not create the user, reload systemd/udev, enable the service or apt-get
+#   --no-venv        do not create the virtual environment (the program files are still copied)
+#   --wheelhouse DIR the wheels to install from (default: wheelhouse/ beside deploy/, if present)
 # Lays out:
 #   /opt/table-controller/{src,venv,docs,deploy}   program, its environment, the technician's docs
 #   /etc/table-controller/table.toml               configuration (from deploy/table.example.toml)
@@ -26,12 +32,14 @@ SOURCE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ROOT=/
 SYSTEM=1
 VENV=1
+WHEELHOUSE="$SOURCE/wheelhouse"
 while [ $# -gt 0 ]; do
     case "$1" in
         --root) ROOT="$2"; SYSTEM=0; shift 2 ;;
         --no-system) SYSTEM=0; shift ;;
         --no-venv) VENV=0; shift ;;
-        -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+        --wheelhouse) WHEELHOUSE="$2"; shift 2 ;;
+        -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
         *) echo "install: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -58,9 +66,14 @@ place() {
 
 if [ "$SYSTEM" = 1 ]; then
     [ "$(id -u)" = 0 ] || { echo "install: run as root (sudo), or give --root DIR" >&2; exit 1; }
-    if command -v apt-get >/dev/null 2>&1; then
-        say "Debian packages: python3-venv chromium curl"
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv chromium curl >/dev/null
+    missing=""
+    for package in python3-venv chromium curl; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
+            missing="$missing $package"
+    done
+    if [ -n "$missing" ] && command -v apt-get >/dev/null 2>&1; then   # none asked for when present: offline
+        say "Debian packages:$missing"
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
     fi
     if ! id "$USER_NAME" >/dev/null 2>&1; then
         say "user $USER_NAME (groups dialout, plugdev)"
@@ -75,8 +88,8 @@ mkdir -p "$OPT"
 rm -rf "$OPT/src.tmp"
 mkdir -p "$OPT/src.tmp"
 ( cd "$SOURCE" && tar -cf - --exclude=.git --exclude=.venv --exclude='*.egg-info' --exclude=__pycache__ \
-    --exclude=table-data --exclude=tests --exclude=benchmarks pyproject.toml README.md controller drivers \
-    simulators docs deploy ) | tar -xf - -C "$OPT/src.tmp"
+    --exclude=table-data --exclude=tests --exclude=benchmarks pyproject.toml README.md requirements.lock \
+    controller drivers simulators docs deploy ) | tar -xf - -C "$OPT/src.tmp"
 rm -rf "$OPT/src" && mv "$OPT/src.tmp" "$OPT/src"
 rm -rf "$OPT/docs" "$OPT/deploy"
 cp -r "$OPT/src/docs" "$OPT/docs"
@@ -86,8 +99,29 @@ chmod 0755 "$OPT/deploy/kiosk/table-kiosk"
 if [ "$VENV" = 1 ]; then
     say "virtual environment $OPT/venv"
     [ -x "$OPT/venv/bin/python" ] || python3 -m venv "$OPT/venv"
-    "$OPT/venv/bin/python" -m pip install -q --upgrade pip
-    "$OPT/venv/bin/python" -m pip install -q "$OPT/src"
+    if [ -f "$WHEELHOUSE/SHA256SUMS" ]; then
+        say "from the wheelhouse $WHEELHOUSE (no network)"
+        ( cd "$WHEELHOUSE" && sha256sum --check --quiet --strict SHA256SUMS ) ||
+            { echo "install: a wheel in $WHEELHOUSE is not the one built (SHA256SUMS above)" >&2; exit 1; }
+        program="$(awk '$2 ~ /^three_card_table-.*\.whl$/ {print $2}' "$WHEELHOUSE/SHA256SUMS")"
+        [ "$(echo "$program" | wc -w)" = 1 ] ||
+            { echo "install: $WHEELHOUSE/SHA256SUMS lists no single program wheel" >&2; exit 1; }
+        # only the wheelhouse: no configuration file or PIP_* variable may add an index
+        PIP_CONFIG_FILE=/dev/null "$OPT/venv/bin/python" -m pip --isolated install -q --no-index \
+            --find-links "$WHEELHOUSE" --only-binary=:all: --require-hashes -r "$SOURCE/requirements.lock"
+        # the program at the same version is replaced too (a fix without a version bump)
+        PIP_CONFIG_FILE=/dev/null "$OPT/venv/bin/python" -m pip --isolated install -q --no-index --no-deps \
+            --force-reinstall "$WHEELHOUSE/$program"
+    else
+        say "no wheelhouse: from the package index, pinned by requirements.lock (needs the network)"
+        "$OPT/venv/bin/python" -m pip install -q --only-binary=:all: --require-hashes -r "$SOURCE/requirements.lock"
+        "$OPT/venv/bin/python" -m pip install -q --no-deps --force-reinstall "$OPT/src"
+    fi
+    "$OPT/venv/bin/python" -m pip check -q >/dev/null ||
+        { "$OPT/venv/bin/python" -m pip check >&2; exit 1; }
+    "$OPT/venv/bin/table-controller" verify-install >/dev/null ||
+        { echo "install: the installed program does not verify against its manifest" >&2; exit 1; }
+    say "$("$OPT/venv/bin/table-controller" --version | tr '\n' ' ')"
 fi
 
 place "$SOURCE/deploy/table.example.toml" "$ROOT/etc/table-controller/table.toml" 0640 1
