@@ -34,7 +34,7 @@ from collections.abc import Iterator, Mapping, MutableMapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, BinaryIO, TextIO
 
 from controller.errors import IntegrityError
 
@@ -227,10 +227,13 @@ class AuditTrail:
         with self._files:
             source = next((p for p in files_in_order(self.directory)[:-1]
                            if p.suffix != ".gz" and p.stat().st_ino == inode), None)
-        if source is None:
-            return
+            if source is None:
+                return
+            # opened under the lock: a later rotation may give its name to another file
+            plain = open(source, "rb")
         tmp = self.directory / f"{CURRENT}.compressing-{inode}.tmp"
-        _gzip(source, tmp)
+        with plain:
+            _gzip(plain, tmp)
         with self._files:
             source = next((p for p in files_in_order(self.directory)[:-1]
                            if p.suffix != ".gz" and p.stat().st_ino == inode), None)
@@ -334,15 +337,16 @@ def _compress(path: Path) -> None:
     """``path`` -> ``path.gz``, durable before the plain file is removed (a power cut leaves the
     plain file, or both, which the next start sorts out)."""
     tmp = path.with_name(f"{CURRENT}.compressing-{path.stat().st_ino}.tmp")
-    _gzip(path, tmp)
+    with open(path, "rb") as plain:
+        _gzip(plain, tmp)
     tmp.rename(path.with_name(path.name + ".gz"))
     _fsync_dir(path.parent)
     path.unlink()
 
 
-def _gzip(source: Path, target: Path) -> None:
+def _gzip(src: BinaryIO, target: Path) -> None:
     # level 3: a quarter of the size, at about a fifth of level 9's time (10 MB of audit in 0.2 s)
-    with open(source, "rb") as src, open(target, "wb") as raw:
+    with open(target, "wb") as raw:
         with gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=3, mtime=0) as out:
             while block := src.read(1 << 20):
                 out.write(block)

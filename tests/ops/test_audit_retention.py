@@ -108,3 +108,14 @@ def test_the_policy_is_configured_and_checked(tmp_path):
     path.write_text(example.replace("audit_keep_days = 0", "audit_keep_days = 400"))
     retention = load_config(path).audit_retention
     assert retention == Retention(max_bytes=10_000_000, keep_files=0, keep_days=400)
+
+
+def test_rotations_faster_than_compression_keep_every_line_in_order(tmp_path):
+    """A rotation every few lines: the compressing threads fall behind and rotated files shift
+    names under them; each file is still compressed from its own content."""
+    trail = AuditTrail(tmp_path, retention=Retention(max_bytes=400))
+    _write(trail, 1, 300)
+    trail.close()
+    files = files_in_order(tmp_path)
+    assert len(files) > 50 and all(p.suffix == ".gz" for p in files[:-1])
+    assert verify(tmp_path) == (300, len(files))
