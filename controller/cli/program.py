@@ -35,8 +35,11 @@ class VersionAction(argparse.Action):
 
 
 def version_text() -> str:
-    from controller.app.manifest import inspect
-    program = inspect(hash_files=False)
+    from controller.app.manifest import ProgramError, inspect, version
+    try:
+        program = inspect(hash_files=False)
+    except ProgramError as err:             # --version still answers, and says why nothing is verified
+        return f"table-controller {version()}\n{err}"
     if program.kind == "installed":
         where = (f"installed in {program.location}; manifest sha256 {program.digest} "
                  f"({len(program.entries)} files; `table-controller verify-install` checks them)")

@@ -78,6 +78,11 @@ def test_an_installed_program_without_its_manifest_is_refused(installed, tmp_pat
     start = installed.run("run", "--data-dir", str(tmp_path / "data"), "--port", "0", cwd=tmp_path)
     assert start.returncode == 2
     assert "the installed program has no manifest" in start.stderr
+    check = installed.run("verify-install", cwd=tmp_path)
+    assert check.returncode == 3 and "the installed program has no manifest" in check.stderr
+    version = installed.run("--version", cwd=tmp_path)
+    assert version.returncode == 0 and version.stdout.startswith("table-controller 0.1.0\n")
+    assert "has no manifest" in version.stdout
 
 
 def test_a_source_tree_says_it_has_no_manifest():
