@@ -6,29 +6,40 @@
 #   sudo deploy/install.sh                      # the real thing
 #   deploy/install.sh --root /tmp/img --no-system --no-venv   # into a directory (tests, images)
 #
+# The program and its dependencies come from the wheelhouse (wheelhouse/ beside deploy/, made by
+# scripts/build-wheelhouse) when there is one: no network at all, the versions and SHA-256 of
+# requirements.lock (--require-hashes), the program's own wheel as listed in SHA256SUMS. Without a
+# wheelhouse they come from the package index, still pinned and hash-checked by requirements.lock.
+#
 # Options:
-#   --root DIR     install under DIR instead of / (implies --no-system)
-#   --no-system    do not create the user, reload systemd/udev, enable the service or apt-get
-#   --no-venv      do not create the virtual environment (the program files are still copied)
+#   --root DIR       install under DIR instead of / (implies --no-system)
+#   --no-system      do not create the user, reload systemd/udev, enable the service or apt-get
+#   --no-venv        do not create the virtual environment (the program files are still copied)
+#   --wheelhouse DIR the wheels to install from (default: wheelhouse/ beside deploy/, if present)
 # Lays out:
 #   /opt/table-controller/{src,venv,docs,deploy}   program, its environment, the technician's docs
 #   /etc/table-controller/table.toml               configuration (from deploy/table.example.toml)
 #   /etc/systemd/system/table-controller.service   the service
+#   /etc/systemd/system/table-controller-backup.{service,timer}   the daily checked backup
 #   /etc/udev/rules.d/70-table-controller.rules    stable device names and permissions
-#   /etc/xdg/autostart/table-kiosk.desktop         the dealer's page full screen at log-in
+#   /etc/xdg/autostart/table-kiosk.desktop         the dealer's page full screen at log-in, as
+#   /etc/systemd/user/table-kiosk.service          a user service restarted when the browser dies
 #   /var/lib/table-controller, /var/log/table-controller   journal and PINs, audit trail
+#   /var/backups/table-controller                  the backups (docs/deploy.md, "Backups")
 set -euo pipefail
 
 SOURCE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ROOT=/
 SYSTEM=1
 VENV=1
+WHEELHOUSE="$SOURCE/wheelhouse"
 while [ $# -gt 0 ]; do
     case "$1" in
         --root) ROOT="$2"; SYSTEM=0; shift 2 ;;
         --no-system) SYSTEM=0; shift ;;
         --no-venv) VENV=0; shift ;;
-        -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+        --wheelhouse) WHEELHOUSE="$2"; shift 2 ;;
+        -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
         *) echo "install: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -55,9 +66,14 @@ place() {
 
 if [ "$SYSTEM" = 1 ]; then
     [ "$(id -u)" = 0 ] || { echo "install: run as root (sudo), or give --root DIR" >&2; exit 1; }
-    if command -v apt-get >/dev/null 2>&1; then
-        say "Debian packages: python3-venv chromium curl"
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv chromium curl >/dev/null
+    missing=""
+    for package in python3-venv chromium curl; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
+            missing="$missing $package"
+    done
+    if [ -n "$missing" ] && command -v apt-get >/dev/null 2>&1; then   # none asked for when present: offline
+        say "Debian packages:$missing"
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
     fi
     if ! id "$USER_NAME" >/dev/null 2>&1; then
         say "user $USER_NAME (groups dialout, plugdev)"
@@ -72,8 +88,8 @@ mkdir -p "$OPT"
 rm -rf "$OPT/src.tmp"
 mkdir -p "$OPT/src.tmp"
 ( cd "$SOURCE" && tar -cf - --exclude=.git --exclude=.venv --exclude='*.egg-info' --exclude=__pycache__ \
-    --exclude=table-data --exclude=tests --exclude=benchmarks pyproject.toml README.md controller drivers \
-    simulators docs deploy ) | tar -xf - -C "$OPT/src.tmp"
+    --exclude=table-data --exclude=tests --exclude=benchmarks pyproject.toml README.md requirements.lock \
+    controller drivers simulators docs deploy ) | tar -xf - -C "$OPT/src.tmp"
 rm -rf "$OPT/src" && mv "$OPT/src.tmp" "$OPT/src"
 rm -rf "$OPT/docs" "$OPT/deploy"
 cp -r "$OPT/src/docs" "$OPT/docs"
@@ -83,15 +99,40 @@ chmod 0755 "$OPT/deploy/kiosk/table-kiosk"
 if [ "$VENV" = 1 ]; then
     say "virtual environment $OPT/venv"
     [ -x "$OPT/venv/bin/python" ] || python3 -m venv "$OPT/venv"
-    "$OPT/venv/bin/python" -m pip install -q --upgrade pip
-    "$OPT/venv/bin/python" -m pip install -q "$OPT/src"
+    if [ -f "$WHEELHOUSE/SHA256SUMS" ]; then
+        say "from the wheelhouse $WHEELHOUSE (no network)"
+        ( cd "$WHEELHOUSE" && sha256sum --check --quiet --strict SHA256SUMS ) ||
+            { echo "install: a wheel in $WHEELHOUSE is not the one built (SHA256SUMS above)" >&2; exit 1; }
+        program="$(awk '$2 ~ /^three_card_table-.*\.whl$/ {print $2}' "$WHEELHOUSE/SHA256SUMS")"
+        [ "$(echo "$program" | wc -w)" = 1 ] ||
+            { echo "install: $WHEELHOUSE/SHA256SUMS lists no single program wheel" >&2; exit 1; }
+        # only the wheelhouse: no configuration file or PIP_* variable may add an index
+        PIP_CONFIG_FILE=/dev/null "$OPT/venv/bin/python" -m pip --isolated install -q --no-index \
+            --find-links "$WHEELHOUSE" --only-binary=:all: --require-hashes -r "$SOURCE/requirements.lock"
+        # the program at the same version is replaced too (a fix without a version bump)
+        PIP_CONFIG_FILE=/dev/null "$OPT/venv/bin/python" -m pip --isolated install -q --no-index --no-deps \
+            --force-reinstall "$WHEELHOUSE/$program"
+    else
+        say "no wheelhouse: from the package index, pinned by requirements.lock (needs the network)"
+        "$OPT/venv/bin/python" -m pip install -q --only-binary=:all: --require-hashes -r "$SOURCE/requirements.lock"
+        "$OPT/venv/bin/python" -m pip install -q --no-deps --force-reinstall "$OPT/src"
+    fi
+    "$OPT/venv/bin/python" -m pip check -q >/dev/null ||
+        { "$OPT/venv/bin/python" -m pip check >&2; exit 1; }
+    "$OPT/venv/bin/table-controller" verify-install >/dev/null ||
+        { echo "install: the installed program does not verify against its manifest" >&2; exit 1; }
+    say "$("$OPT/venv/bin/table-controller" --version | tr '\n' ' ')"
 fi
 
 place "$SOURCE/deploy/table.example.toml" "$ROOT/etc/table-controller/table.toml" 0640 1
-place "$SOURCE/deploy/systemd/table-controller.service" "$ROOT/etc/systemd/system/table-controller.service" 0644
+for unit in table-controller.service table-controller-backup.service table-controller-backup.timer; do
+    place "$SOURCE/deploy/systemd/$unit" "$ROOT/etc/systemd/system/$unit" 0644
+done
 place "$SOURCE/deploy/udev/70-table-controller.rules" "$ROOT/etc/udev/rules.d/70-table-controller.rules" 0644 1
 place "$SOURCE/deploy/kiosk/table-kiosk.desktop" "$ROOT/etc/xdg/autostart/table-kiosk.desktop" 0644
-install -d -m 0750 "$ROOT/var/lib/table-controller" "$ROOT/var/log/table-controller"
+place "$SOURCE/deploy/kiosk/table-kiosk.service" "$ROOT/etc/systemd/user/table-kiosk.service" 0644
+install -d -m 0750 "$ROOT/var/lib/table-controller" "$ROOT/var/log/table-controller" \
+    "$ROOT/var/backups/table-controller"
 # The journal's chain key (controller/store/chain.py): 32 random bytes made once, never replaced
 # (a new key would leave every record unverifiable), readable by the service alone.
 if [ ! -f "$ROOT/var/lib/table-controller/journal.key" ]; then
@@ -101,9 +142,10 @@ fi
 if [ "$SYSTEM" = 1 ]; then
     chown root:"$USER_NAME" "$ROOT/etc/table-controller" "$ROOT/etc/table-controller/table.toml"
     chown "$USER_NAME":"$USER_NAME" "$ROOT/var/lib/table-controller" "$ROOT/var/log/table-controller" \
-        "$ROOT/var/lib/table-controller/journal.key"
+        "$ROOT/var/lib/table-controller/journal.key" "$ROOT/var/backups/table-controller"
     systemctl daemon-reload
     systemctl enable table-controller.service >/dev/null
+    systemctl enable --now table-controller-backup.timer >/dev/null
     udevadm control --reload && udevadm trigger --subsystem-match=tty --subsystem-match=usb
     say "check the configuration: $OPT/venv/bin/table-controller config check /etc/table-controller/table.toml"
     say "then: systemctl restart table-controller; journalctl -u table-controller -f"

@@ -14,7 +14,8 @@ Sections (deploy/table.example.toml explains every key):
   [jackpot]  opening MEGA / MAJOR / MINOR values in cents (used while the journal has none),
              house_overrides_ceilings (values above $10,000,000 are meant)
   [data]     dir (journal and audit files)
-  [log]      format (json | console), level, dir (the audit trail; default DATA_DIR/audit)
+  [log]      format (json | console), level, dir (the audit trail; default DATA_DIR/audit),
+             audit_rotate_mb, audit_keep_files, audit_keep_days (rotation and retention)
   [page]     host, port, allow (address ranges that may use the page),
              pin_attempts, pin_lockout (wrong PINs before a role is locked, for how long)
   [devices.shoe | devices.sensors | devices.sign]
@@ -43,6 +44,7 @@ from controller.errors import InputError
 from controller.floor.settings import FloorSettings
 from controller.rules.paytable import CEILINGS, JACKPOTS, OVERRIDE, PayTableError, Preset, load_paytable, load_preset
 from controller.rules.tomlcheck import TomlChecker, loads, read_file
+from controller.store.audit import Retention
 from drivers import registry
 
 
@@ -67,6 +69,9 @@ LIMITS = {                   # seconds (least, most) and whole numbers: a typo, 
     "page.pin_lockout": (1.0, 86_400.0),    # a day at most: a supervisor is not locked out for good
     "page.pin_attempts": (1, 20),
     "table.positions": (1, 9),              # the layouts, the sensors and table-sim: 1 to 9
+    "log.audit_rotate_mb": (1, 1000),       # the current audit file's size before it is rotated
+    "log.audit_keep_files": (0, 100_000),   # 0: every rotated file is kept
+    "log.audit_keep_days": (0, 36_500),     # 0: kept whatever their age
 }
 
 
@@ -101,6 +106,7 @@ class TableConfig:
     audit_dir: Path | None = None        # None: data_dir / "audit"
     key_file: Path | None = None         # the journal's chain key; None: data_dir / "journal.key"
     floor: FloorSettings | None = None   # None: no [floor], the table runs alone
+    audit_retention: Retention = field(default_factory=Retention)
 
     def has_position(self, position: int) -> bool:
         """Position numbers run from 1 (the dealer's left) to ``positions``."""
@@ -180,7 +186,12 @@ def parse_config(text: str, source: str, base: Path | None = None) -> TableConfi
     key_file = None
     with c.part():
         key_file = Path(c.text(data["key_file"], "data.key_file")) if "key_file" in data else None
-    log = c.section(doc, "log", {"format", "level", "dir"}, required=False) or {}
+    log = c.section(doc, "log", {"format", "level", "dir", "audit_rotate_mb", "audit_keep_files", "audit_keep_days"},
+                    required=False) or {}
+    retention = [10, 0, 0]
+    for i, key in enumerate(("audit_rotate_mb", "audit_keep_files", "audit_keep_days")):
+        with c.part():
+            retention[i] = _whole(c, log.get(key, retention[i]), f"log.{key}")
     audit_dir = None
     with c.part():
         audit_dir = Path(c.text(log["dir"], "log.dir")) if "dir" in log else None
@@ -239,7 +250,8 @@ def parse_config(text: str, source: str, base: Path | None = None) -> TableConfi
     assert preset is not None                     # else finish() refused the file
     return TableConfig(table_id, preset, positions, two == "allowed", hand_timeout, jackpots, data_dir,
                        log_format, log_level, host, port, tuple(allow), devices, source, doc,
-                       attempts, lockout, audit_dir, key_file, floor)
+                       attempts, lockout, audit_dir, key_file, floor,
+                       Retention(retention[0] * 1_000_000, retention[1], retention[2]))
 
 
 def _preset(c: _Checker, table: dict[str, Any], base: Path | None) -> Preset:

@@ -4,7 +4,8 @@ Owns the one place where structlog is configured. Every entry carries a
 timestamp (UTC, ISO 8601) and level; the table engine binds table, round,
 position and state to what it logs, the drivers bind device and URL.
 Standard-library loggers (transitions, the web server) are routed through
-the same renderer so one stream holds everything.
+the same renderer so one stream holds everything. Under systemd each line
+carries its journald priority (controller/app/journald.py).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from typing import TextIO, cast
 
 import structlog
 from structlog.typing import EventDict, Processor, WrappedLogger
+
+from controller.app import journald
 
 LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING,
           "error": logging.ERROR}
@@ -30,8 +33,10 @@ def configure(fmt: str = "json", level: str = "info", stream: TextIO | None = No
         structlog.processors.add_log_level,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
     ]
-    renderer = (structlog.processors.JSONRenderer(sort_keys=False) if fmt == "json"
+    renderer: Processor = (structlog.processors.JSONRenderer(sort_keys=False) if fmt == "json"
                 else structlog.dev.ConsoleRenderer(colors=stream.isatty()))
+    if journald.under_journald(sys.stderr if isinstance(stream, _CurrentStderr) else stream):
+        renderer = journald.prefixed(renderer)      # journalctl -p warning finds warnings and errors
     if audit is not None:
         global _settings
         _settings = (fmt, level, stream)

@@ -22,11 +22,13 @@ from pathlib import Path
 import structlog
 
 from controller.app import logs
+from controller.app.clock import ClockWatch
 from controller.app.config import TableConfig, default_config, load_config
 from controller.app.devices import Devices
+from controller.app.manifest import Verdict, check_at_start
 from controller.app.systemd import Notifier
 from controller.engine import Engine
-from controller.engine_events import FloorLink
+from controller.engine_events import FloorLink, PageAlert
 from controller.store.anchors import check_audit_against_journal, check_journal_against_audit
 from controller.store.audit import AuditTrail
 from controller.store.journal import Journal
@@ -52,6 +54,7 @@ class RunOptions:
     strategy: str = "optimal"
     port: int | None = None         # overrides page.port; 0 picks a free port (tests)
     page: bool = True
+    program: Verdict | None = None  # the program's self-check, when the command line made it already
 
 
 def audit_dir(config: TableConfig, data_dir: str | None) -> Path:
@@ -67,6 +70,8 @@ class TableRun:
 
     def __init__(self, opts: RunOptions):
         self.opts = opts
+        # the self-check of the program regulators require: a changed installed file stops the start
+        self.program = opts.program or check_at_start()
         config: TableConfig = load_config(opts.config) if opts.config else default_config()
         self.data_dir = Path(opts.data_dir) if opts.data_dir else config.data_dir
         self.lock = DataFolderLock(self.data_dir)       # one controller per journal, or none starts
@@ -84,10 +89,15 @@ class TableRun:
             self.sim, config = simulate(config, transport=opts.sim_transport, shoe_usb=opts.shoe_usb,
                                         seed=opts.seed, strategy=opts.strategy)
         self.config = config
-        self.audit = AuditTrail(audit_dir(config, opts.data_dir))
+        self.audit = AuditTrail(audit_dir(config, opts.data_dir), retention=config.audit_retention)
         self.audit.check()                      # a trail that does not verify stops the start
         logs.configure(opts.log_format or config.log_format, config.log_level, audit=self.audit)
         self.log = structlog.get_logger("run").bind(table=config.table_id)
+        if self.program.kind == "installed":
+            self.log.info("program.verified", version=self.program.version, files=len(self.program.entries),
+                          manifest_digest=self.program.digest)
+        else:
+            self.log.info("program.development", version=self.program.version, location=self.program.location)
         self.journal = Journal(self.data_dir / JOURNAL_FILE, key_file=config.key_file)
         try:                                    # the audit trail vouches for what was committed
             check_journal_against_audit(self.journal, audit_dir(config, opts.data_dir))
@@ -123,6 +133,7 @@ class TableRun:
                                        on_link=lambda up, reason: engine.post(FloorLink(up, reason)))
         self.first_round = (self.journal.last_round() or (0, ""))[0] + 1
         self.notifier = Notifier()
+        self.clock = ClockWatch(self.engine.post, PageAlert)     # an alert, never a stop
         self._notified_state: str | None = None
         self.engine.observers.append(self._tell_systemd)
 
@@ -153,6 +164,7 @@ class TableRun:
         if self.forwarder:
             self.forwarder.start()
         self.notifier.start_watchdog(self.engine.alive)
+        self.clock.start()
         self.log.info("run.started", data_dir=str(self.data_dir), simulate=self.sim is not None,
                       devices={r: d.url for r, d in self.config.devices.items()})
         return self
@@ -160,6 +172,7 @@ class TableRun:
     def stop(self) -> None:
         self.notifier.stopping()
         self.notifier.stop()
+        self.clock.stop()
         if self.page:
             self.page.stop()
         self.devices.stop()

@@ -13,11 +13,13 @@ presentation; the work itself lives in the modules each command calls.
     pins.py      pin set, pin remove, pin list
     audit.py     audit verify
     verify.py    verify: the journal, the audit trail and their anchors, all of them
+    backup.py    backup: a checked copy of the journal, PIN file and audit trail
+    program.py   --version, verify-install: the installed program against its manifest
     common.py    the --config/--data-dir options and the journal they share
 
 Exit status: 0 done; 1 some input could not be processed, each failure
 reported (settle's bad lines, recall's unknown round, pin remove's unknown
-holder, audit verify's broken chain); 2 usage or configuration error (an
+holder, audit verify's broken chain, verify-install with no manifest to check); 2 usage or configuration error (an
 ``InputError``, a command or group given without its action, a page that
 cannot listen); 3 the journal or audit trail cannot be trusted or written (an
 ``IntegrityError``), except that ``run``, ``recall``, ``meters`` and
@@ -29,11 +31,11 @@ from __future__ import annotations
 
 import argparse
 
-from controller.cli import audit, config, jackpot, pins, records, rules, table, verify
+from controller.cli import audit, backup, config, jackpot, pins, program, records, rules, table, verify
 from controller.cli.common import STATUS_INPUT, STATUS_INTEGRITY, Command, refuse
 from controller.errors import IntegrityError, TableError
 
-GROUPS = (rules, table, records, config, jackpot, pins, audit, verify)     # the order of --help
+GROUPS = (rules, table, records, config, jackpot, pins, audit, verify, backup, program)     # the order of --help
 
 __all__ = ["build_parser", "main"]
 
@@ -41,6 +43,7 @@ __all__ = ["build_parser", "main"]
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="table-controller",
                                      description="Three Card Poker table controller")
+    program.add_version_option(parser)
     sub = parser.add_subparsers(metavar="COMMAND")
     for group in GROUPS:
         group.add_commands(sub)

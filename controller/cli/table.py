@@ -1,7 +1,8 @@
 """``table-controller run``: the table, on its configured devices or simulated ones.
 
 Owns the options of ``run`` and turning them into ``RunOptions``; the run
-itself is controller/app/run.py. A configuration, PIN file, journal or audit
+itself is controller/app/run.py. A program whose installed files are not the ones
+installed (controller/app/manifest.py), a configuration, PIN file, journal or audit
 trail that stops the start, or a page that cannot listen, exits 2.
 """
 
@@ -37,9 +38,13 @@ def add_commands(sub: Subparsers) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    # The program's self-check comes before the engine, the drivers and the page are imported: a
+    # module added beside one of theirs (an extension module wins over a .py) never gets to run.
+    from controller.app.manifest import check_at_start
+    program = check_at_start()
     # run brings in the engine, the drivers and the page's web server: only when running
     from controller.app.run import RunOptions, run
-    return run(RunOptions(config=args.config, simulate=args.simulate, autoplay=args.autoplay,
+    return run(RunOptions(program=program, config=args.config, simulate=args.simulate, autoplay=args.autoplay,
                           rounds=args.rounds, seed=args.seed, data_dir=args.data_dir,
                           log_format=args.log_format, shoe_usb=args.shoe_usb,
                           strategy=args.strategy, port=args.port))

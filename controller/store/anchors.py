@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from controller.store.audit import AuditError, files_in_order, line_hash
+from controller.store.audit import AuditError, files_in_order, line_hash, open_lines
 from controller.store.journal import Journal, JournalError
 
 ANCHOR = "journal.anchor"
@@ -29,7 +29,7 @@ ANCHOR_DIGITS = 32
 def last_anchor(audit_dir: Path) -> tuple[int, str, str] | None:
     """(seq, digest, where) of the newest anchor in the trail, newest file first."""
     for path in reversed(files_in_order(audit_dir)):
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = _lines(path)
         for number in range(len(lines), 0, -1):
             text = lines[number - 1]
             if ANCHOR not in text:
@@ -64,8 +64,14 @@ def check_audit_against_journal(journal: Journal, audit_dir: Path) -> None:
     if not seen:
         return
     for path in reversed(files_in_order(audit_dir)[-2:]):      # the current file, or the one before
-        for text in reversed(path.read_text(encoding="utf-8", errors="replace").splitlines()):
+        for text in reversed(_lines(path)):
             if line_hash(text) == seen:
                 return
     raise AuditError(f"{audit_dir}: the audit trail no longer holds the line the journal's last commit saw "
                      f"(hash {seen[:16]}...): lines were cut, edited or the file deleted; call a technician")
+
+
+def _lines(path: Path) -> list[str]:
+    """A trail file's lines (compressed or not), without their newlines."""
+    with open_lines(path, errors="replace") as f:
+        return f.read().splitlines()

@@ -1,12 +1,20 @@
 """The audit trail: every structlog entry as a JSON line chained to the line before it.
 
-Owns the trail's files and their integrity. Each line is one JSON object
-(the log entry) with ``prev``: the SHA-256 of the previous line's text, so
-changing, removing or reordering any line breaks the chain at that point.
-The current file is ``audit.jsonl``; past the size limit it is renamed
-``audit.jsonl.1`` (older ones shift to ``.2``, ``.3`` ...; none is deleted:
-archiving them is the operator's decision) and the chain continues into the
-new file. ``verify`` walks all files oldest first and names the first bad line.
+Owns the trail's files, their rotation, compression and retention, and their integrity.
+Each line is one JSON object (the log entry) with ``prev``: the SHA-256 of the previous
+line's text, so changing, removing or reordering any line breaks the chain at that point.
+The current file is ``audit.jsonl``; past the size limit it is renamed ``audit.jsonl.1``
+(older ones shift to ``.2``, ``.3`` ...), compressed to ``audit.jsonl.1.gz`` (written
+whole and made durable before the plain file goes), and the chain continues into the new
+file. ``verify`` walks all files oldest first, compressed or not, and names the first bad line.
+
+Retention (``Retention``, the configuration's ``log.audit_keep_files`` and
+``log.audit_keep_days``; by default every file is kept: removing the regulator's records
+is the casino's decision) removes the oldest rotated files beyond the count or older than
+the age, and then writes an ``audit.retention`` entry naming the files removed and the
+hash the oldest kept file continues from. ``verify`` accepts a trail whose first line does
+not start the chain only when such an entry, on the chain, accounts for it: a trail whose
+beginning was deleted by hand is still refused.
 
 A power cut can leave a final line half written. At start such a tail is set
 aside in ``audit.jsonl.torn-N`` and an entry saying so starts the chain again
@@ -15,19 +23,33 @@ from the last whole line: nothing is dropped silently.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import os
 import re
 import threading
-from collections.abc import Mapping, MutableMapping
+import time
+from collections.abc import Iterator, Mapping, MutableMapping
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, TextIO
 
 from controller.errors import IntegrityError
 
 GENESIS = "0" * 64
 CURRENT = "audit.jsonl"
+RETENTION = "audit.retention"
+ROTATED = re.compile(re.escape(CURRENT) + r"\.(\d+)(\.gz)?")
+
+
+@dataclass(frozen=True)
+class Retention:
+    """How much of the trail is kept and how: 0 keeps every rotated file (by count, by age)."""
+    max_bytes: int = 10_000_000         # the current file is rotated past this size
+    keep_files: int = 0                 # rotated files kept, the newest; 0: all
+    keep_days: float = 0                # rotated files last written longer ago are removed; 0: never
 
 
 class AuditError(IntegrityError, RuntimeError):
@@ -38,27 +60,65 @@ def line_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def rotation_number(path: Path) -> int | None:
+    match = ROTATED.fullmatch(path.name)
+    return int(match[1]) if match else None
+
+
 def files_in_order(directory: Path) -> list[Path]:
-    """Oldest first: audit.jsonl.N ... audit.jsonl.1, audit.jsonl."""
-    rotated = sorted((p for p in directory.glob(f"{CURRENT}.*") if re.fullmatch(r"\d+", p.suffix[1:])),
-                     key=lambda p: -int(p.suffix[1:]))
+    """Oldest first: audit.jsonl.N[.gz] ... audit.jsonl.1[.gz], audit.jsonl."""
+    found = {}
+    for p in directory.glob(f"{CURRENT}.*"):
+        n = rotation_number(p)
+        # both forms of one file exist only between its compression and the plain one's removal
+        if n is not None and (n not in found or p.suffix == ".gz"):
+            found[n] = p
+    rotated = [found[n] for n in sorted(found, reverse=True)]
     current = directory / CURRENT
     return rotated + ([current] if current.exists() else [])
 
 
+@contextmanager
+def open_lines(path: Path, errors: str = "strict") -> Iterator[TextIO]:
+    """A trail file's lines as text, newline kept, whether it is compressed or not."""
+    if path.suffix == ".gz":
+        with gzip.open(path, "rt", encoding="utf-8", errors=errors, newline="\n") as f:
+            yield f
+    else:
+        with open(path, encoding="utf-8", errors=errors, newline="\n") as f:
+            yield f
+
+
 def verify(directory: str | Path) -> tuple[int, int]:
-    """(lines, files) when the whole trail chains from its first line; raises AuditError otherwise."""
-    previous, lines = GENESIS, 0
+    """(lines, files) when the whole trail chains from its first line, or from where an
+    ``audit.retention`` entry on the chain says the kept files continue; raises AuditError otherwise."""
+    lines, continues = 0, set[str]()
     files = files_in_order(Path(directory))
+    previous: str | None = GENESIS
+    start = _first_prev(files[0]) if files else None
+    if start not in (None, GENESIS):
+        previous = start
     for path in files:
-        previous, count = _verify_file(path, previous)
+        previous, count = _verify_file(path, previous, continues)
         lines += count
+    if start not in (None, GENESIS) and start not in continues:
+        raise AuditError(f"{files[0]}, line 1: the trail does not begin here and no {RETENTION} entry accounts "
+                         "for the files before it (files were removed outside the retention policy)")
     return lines, len(files)
 
 
-def _verify_file(path: Path, previous: str | None) -> tuple[str, int]:
+def _first_prev(path: Path) -> str | None:
+    with open_lines(path) as f:
+        first = f.readline()
+    try:
+        return str(json.loads(first).get("prev")) if first.endswith("\n") else None
+    except (json.JSONDecodeError, AttributeError):
+        return None
+
+
+def _verify_file(path: Path, previous: str | None, continues: set[str] | None = None) -> tuple[str, int]:
     count = 0
-    with open(path, encoding="utf-8", newline="\n") as f:
+    with open_lines(path) as f:
         for number, raw in enumerate(f, 1):
             if not raw.endswith("\n"):
                 raise AuditError(f"{path}, line {number}: incomplete last line (a torn write)")
@@ -71,6 +131,8 @@ def _verify_file(path: Path, previous: str | None) -> tuple[str, int]:
                 before = f"line {number - 1}" if number > 1 else "the last line of the file before"
                 raise AuditError(f"{path}, line {number}: does not follow {before} (that line was "
                                  "altered, or lines were removed or reordered here)")
+            if continues is not None and entry.get("event") == RETENTION and "continues_from" in entry:
+                continues.add(str(entry["continues_from"]))
             previous = line_hash(text)
             count += 1
     return previous or GENESIS, count
@@ -79,12 +141,18 @@ def _verify_file(path: Path, previous: str | None) -> tuple[str, int]:
 class AuditTrail:
     """A structlog processor: writes the entry to the trail, passes it on unchanged."""
 
-    def __init__(self, directory: str | Path, max_bytes: int = 10_000_000):
+    def __init__(self, directory: str | Path, max_bytes: int | None = None, *, retention: Retention | None = None,
+                 clock=time.time):
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
-        self.max_bytes = max_bytes
+        self.retention = retention or Retention()
+        self.max_bytes = max_bytes or self.retention.max_bytes
+        self.clock = clock
         self._lock = threading.Lock()
+        self._files = threading.Lock()          # renames and removals of the rotated files
+        self._workers: list[threading.Thread] = []
         self.path = self.directory / CURRENT
+        self._finish_compression()
         torn = self._set_aside_torn_tail()
         self.last = self._last_hash()
         self._file = open(self.path, "a", encoding="utf-8", newline="\n")
@@ -107,9 +175,12 @@ class AuditTrail:
             if self._file.tell() + len(text) + 1 > self.max_bytes and self._file.tell() > 0:
                 self._rotate()
                 text = json.dumps({**entry, "prev": self.last}, default=str, separators=(",", ":"))
-            self._file.write(text + "\n")
-            self._file.flush()
-            self.last = line_hash(text)
+            self._append(text)
+
+    def _append(self, text: str) -> None:
+        self._file.write(text + "\n")
+        self._file.flush()
+        self.last = line_hash(text)
 
     def head(self) -> str:
         """The hash of the last line written, made durable first: the journal keeps it with each
@@ -124,20 +195,97 @@ class AuditTrail:
         return last
 
     def close(self) -> None:
+        for worker in self._workers:            # a compression under way is finished first
+            worker.join()
         with self._lock:
             self._file.close()
 
     def _rotate(self) -> None:
+        """Shift the rotated files and start a new current file (under the loggers' lock: no line
+        can be written between the rename and the chain's next line); compressing the file just
+        closed and applying the retention policy happen on a thread of their own, so the engine's
+        logging never waits for gzip (a tenth of a second or more for 10 MB)."""
+        self._file.flush()
+        os.fsync(self._file.fileno())
         self._file.close()
-        for path in files_in_order(self.directory)[:-1]:           # the oldest (highest number) first
-            n = int(path.suffix[1:])
-            path.rename(self.directory / f"{CURRENT}.{n + 1}")
-        self.path.rename(self.directory / f"{CURRENT}.1")
+        with self._files:
+            for path in files_in_order(self.directory)[:-1]:           # the oldest (highest number) first
+                n = rotation_number(path) or 0
+                path.rename(self.directory / path.name.replace(f"{CURRENT}.{n}", f"{CURRENT}.{n + 1}", 1))
+            rotated = self.directory / f"{CURRENT}.1"
+            self.path.rename(rotated)
+            _fsync_dir(self.directory)
         self._file = open(self.path, "a", encoding="utf-8", newline="\n")
+        worker = threading.Thread(target=self._compress_and_retain, args=(rotated.stat().st_ino,),
+                                  name="audit-compress", daemon=True)
+        self._workers = [w for w in self._workers if w.is_alive()] + [worker]
+        worker.start()
+
+    def _compress_and_retain(self, inode: int) -> None:
+        """Compress the rotated file with this inode (a later rotation may have shifted its name
+        meanwhile), then apply the retention policy and say on the chain what it removed."""
+        with self._files:
+            source = next((p for p in files_in_order(self.directory)[:-1]
+                           if p.suffix != ".gz" and p.stat().st_ino == inode), None)
+            if source is None:
+                return
+            # opened under the lock: a later rotation may give its name to another file
+            plain = open(source, "rb")
+        tmp = self.directory / f"{CURRENT}.compressing-{inode}.tmp"
+        with plain:
+            _gzip(plain, tmp)
+        with self._files:
+            source = next((p for p in files_in_order(self.directory)[:-1]
+                           if p.suffix != ".gz" and p.stat().st_ino == inode), None)
+            if source is None:                  # removed by the retention policy meanwhile
+                tmp.unlink()
+                return
+            tmp.rename(source.with_name(source.name + ".gz"))
+            _fsync_dir(self.directory)
+            source.unlink()                     # the compressed file is durable: the plain one goes
+        with self._lock, self._files:
+            removed, continues_from = self._apply_retention()
+            if removed and not self._file.closed:
+                self._append(json.dumps({"event": RETENTION, "level": "info", "removed": removed,
+                                         "continues_from": continues_from, "keep_files": self.retention.keep_files,
+                                         "keep_days": self.retention.keep_days, "prev": self.last},
+                                        separators=(",", ":")))
+
+    def _finish_compression(self) -> None:
+        """A rotation cut short by a crash: a rotated file left plain is compressed now; one whose
+        compressed copy was already made durable goes (both would be read as two files)."""
+        for tmp in self.directory.glob(f"{CURRENT}.compressing-*.tmp"):
+            tmp.unlink()
+        for path in files_in_order(self.directory)[:-1]:
+            if path.suffix != ".gz":
+                if path.with_name(path.name + ".gz").exists():
+                    path.unlink()
+                else:
+                    _compress(path)
+
+    def _apply_retention(self) -> tuple[list[str], str | None]:
+        """Remove the oldest rotated files past the count or the age; their names and the hash the
+        oldest kept file continues from."""
+        keep, days = self.retention.keep_files, self.retention.keep_days
+        rotated = files_in_order(self.directory)[:-1]               # oldest first
+        doomed = set(rotated[:-keep] if keep and len(rotated) > keep else [])
+        if days:
+            cutoff = self.clock() - days * 86400
+            doomed |= {p for p in rotated if p.stat().st_mtime < cutoff}
+        kept = [p for p in rotated if p not in doomed]
+        oldest_removed = [p for p in rotated if p in doomed]
+        if not oldest_removed:
+            return [], None
+        self._file.flush()
+        continues_from = _first_prev(kept[0] if kept else self.path) or self.last
+        for path in oldest_removed:
+            path.unlink()
+        _fsync_dir(self.directory)
+        return [p.name for p in oldest_removed], continues_from
 
     def _last_hash(self) -> str:
         for path in reversed(files_in_order(self.directory)):
-            last = _last_line(path)
+            last = _last_line(path) if path.suffix != ".gz" else _last_compressed_line(path)
             if last is not None:
                 return line_hash(last)
         return GENESIS
@@ -175,3 +323,40 @@ def _last_line(path: Path) -> str | None:
             if len(lines) > 1 or block == size:
                 return lines[-1].decode("utf-8")
             block = min(size, block * 4)
+
+
+def _last_compressed_line(path: Path) -> str | None:
+    last = None
+    with open_lines(path) as f:
+        for raw in f:
+            last = raw
+    return last.rstrip("\n") if last else None
+
+
+def _compress(path: Path) -> None:
+    """``path`` -> ``path.gz``, durable before the plain file is removed (a power cut leaves the
+    plain file, or both, which the next start sorts out)."""
+    tmp = path.with_name(f"{CURRENT}.compressing-{path.stat().st_ino}.tmp")
+    with open(path, "rb") as plain:
+        _gzip(plain, tmp)
+    tmp.rename(path.with_name(path.name + ".gz"))
+    _fsync_dir(path.parent)
+    path.unlink()
+
+
+def _gzip(src: BinaryIO, target: Path) -> None:
+    # level 3: a quarter of the size, at about a fifth of level 9's time (10 MB of audit in 0.2 s)
+    with open(target, "wb") as raw:
+        with gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=3, mtime=0) as out:
+            while block := src.read(1 << 20):
+                out.write(block)
+        raw.flush()
+        os.fsync(raw.fileno())
+
+
+def _fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -35,16 +35,20 @@ KEY_BYTES = 32
 GENESIS = "0" * 64
 
 
+def key_path(folder: Path, key_file: Path | None = None) -> Path:
+    """Where the table's key is read from: systemd's credential, else ``key_file``, else beside the journal."""
+    credentials = os.environ.get("CREDENTIALS_DIRECTORY")
+    if credentials and (Path(credentials) / CREDENTIAL).exists():
+        return Path(credentials) / CREDENTIAL
+    return key_file or folder / KEY_FILE
+
+
 def load_key(folder: Path, key_file: Path | None = None, *, create: bool) -> tuple[bytes, bool]:
     """The table's chain key: the systemd credential when there is one, else ``key_file`` (the
     configuration's ``data.key_file``), else ``folder/journal.key``. Made (32 random bytes, mode
     0600) only for a new journal (``create``): an existing journal without its key could neither
     be verified nor extended, and a new key would only hide that."""
-    credentials = os.environ.get("CREDENTIALS_DIRECTORY")
-    if credentials and (Path(credentials) / CREDENTIAL).exists():
-        path = Path(credentials) / CREDENTIAL
-    else:
-        path = key_file or folder / KEY_FILE
+    path = key_path(folder, key_file)
     if not path.exists():
         if not create:
             raise ValueError(f"the journal's key {path} is missing: its records cannot be verified "

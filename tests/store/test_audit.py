@@ -20,7 +20,7 @@ def _trail(tmp_path, entries=30, max_bytes=2000):
 def test_the_chain_runs_through_rotated_files_and_across_restarts(tmp_path):
     directory = _trail(tmp_path, entries=60)
     files = files_in_order(directory)
-    assert len(files) > 2 and files[-1].name == "audit.jsonl" and files[0].name.endswith(f".{len(files) - 1}")
+    assert len(files) > 2 and files[-1].name == "audit.jsonl" and files[0].name.endswith(f".{len(files) - 1}.gz")
     assert verify(directory) == (60, len(files))
     again = AuditTrail(directory, max_bytes=2000)           # a restart continues the chain
     again.write({"event": "run.started"})

@@ -44,12 +44,16 @@ def test_install_into_a_root_twice_gives_the_same_tree_and_keeps_the_technicians
                        ("etc/systemd/system/table-controller.service", 0o644),
                        ("etc/udev/rules.d/70-table-controller.rules", 0o644),
                        ("etc/xdg/autostart/table-kiosk.desktop", 0o644),
+                       ("etc/systemd/user/table-kiosk.service", 0o644),
+                       ("etc/systemd/system/table-controller-backup.service", 0o644),
+                       ("etc/systemd/system/table-controller-backup.timer", 0o644),
+                       ("opt/table-controller/src/requirements.lock", None),
                        ("opt/table-controller/deploy/kiosk/table-kiosk", 0o755),
                        ("opt/table-controller/src/controller/page/static/page.js", None),
                        ("opt/table-controller/docs/deploy.md", None)]:
         assert path in first, path
         assert mode is None or first[path][1] == mode, (path, oct(first[path][1]))
-    for path in ("var/lib/table-controller", "var/log/table-controller"):
+    for path in ("var/lib/table-controller", "var/log/table-controller", "var/backups/table-controller"):
         assert first[path] == ("dir", 0o750)
     assert not any(p.startswith("opt/table-controller/src/tests") or ".git" in p for p in first)
     _run(INSTALL, "--root", root, "--no-venv")
@@ -71,9 +75,11 @@ def test_install_into_a_root_twice_gives_the_same_tree_and_keeps_the_technicians
         _run(UNINSTALL, "--root", root)
         assert not (root / "opt/table-controller").exists()
         assert not (root / "etc/systemd/system/table-controller.service").exists()
-        assert journal.exists() and config.exists()
+        assert not (root / "etc/systemd/system/table-controller-backup.timer").exists()
+        assert not (root / "etc/systemd/user/table-kiosk.service").exists()
+        assert journal.exists() and config.exists() and (root / "var/backups/table-controller").exists()
     _run(UNINSTALL, "--root", root, "--purge")
-    assert not journal.exists() and not config.exists()
+    assert not journal.exists() and not config.exists() and not (root / "var/backups/table-controller").exists()
 
 
 def test_the_installed_program_runs_from_its_own_virtual_environment(tmp_path):
