@@ -242,6 +242,7 @@ class FramedDriver(DeviceDriver):
         super().__init__(name, transport, post, **kwargs)
         self.link = Link(self.decode_message, retransmit_after=retransmit_after,
                          heartbeat_every=heartbeat_every, silence_after=silence_after)
+        self._hello_at = 0.0            # when we last said Hello (said again while unanswered)
 
     def decode_message(self, type_code: int, payload: bytes) -> Message:
         """A frame's message, or MessageError (the link NAKs it): the catalog's decoder, which a
@@ -264,6 +265,13 @@ class FramedDriver(DeviceDriver):
 
     def on_open(self, now: float) -> bytes:
         self.link.reset(now)
+        return self.say_hello(now)
+
+    def say_hello(self, now: float) -> bytes:
+        """Start a session (docs/protocols/framing.md): after every (re)connection, when a silent
+        device is heard again, and every ``silence_after`` seconds while a Hello goes unanswered (a
+        device that ACKed a Hello but never answered it, or one that says nothing until asked)."""
+        self._hello_at = now
         return self.queue(self.hello, now)
 
     def queue(self, message: Message, now: float) -> bytes:
@@ -280,6 +288,8 @@ class FramedDriver(DeviceDriver):
         events, out = self.link.poll(now)
         self._write(out)
         self._handle(events, now)
+        if not self.online and now - self._hello_at >= self.link.silence_after:
+            self._write(self.say_hello(now))
 
     def _command_name(self, message_type: int) -> str:
         """The message's name in the catalog (what the controller asked for), not its wire code."""
@@ -304,12 +314,15 @@ class FramedDriver(DeviceDriver):
         elif isinstance(event, Refused):
             self.post(CommandFailed(self.name, self._command_name(event.message_type), event.reason))
         elif isinstance(event, SendFailed):
+            if event.message_type == self.hello.TYPE and not self.online:
+                self.log.info("device.hello_unanswered", attempts=event.attempts)   # said again later
+                return
             self.post(CommandFailed(self.name, self._command_name(event.message_type),
                                     f"no acknowledgement after {event.attempts} attempts"))
         elif isinstance(event, PeerSilent):
             self.went_offline(f"silent for {event.seconds:.1f} s (heartbeat timeout)")
         elif isinstance(event, PeerAlive):
-            self._write(self.queue(self.hello, now))               # handshake again
+            self._write(self.say_hello(now))                       # handshake again
 
     def _delivered(self, message: Any, now: float) -> None:
         if isinstance(message, self.hello_reply):

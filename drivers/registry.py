@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from drivers.transport import open_transport
+from drivers.wire.link import ACK_DEADLINE
 
 
 @dataclass(frozen=True)
@@ -88,13 +89,18 @@ def _read_timeout(values: dict[str, Any], given: set[str], timer: str | None) ->
 
 
 def _link_relations(values: dict[str, Any], given: set[str]) -> dict[str, str]:
-    """A device is offline only after two missed heartbeats, and a frame is resent before its
-    device counts as silent (docs/protocols/framing.md: 1 s, 3 s, 250 ms)."""
+    """A device is offline only after two missed heartbeats, a frame is resent before its device
+    counts as silent, and not before the device's ACK could arrive (docs/protocols/framing.md:
+    1 s, 3 s, 250 ms against the device's 100 ms)."""
     problems = {}
     if values["silence_after"] < 2 * values["heartbeat_every"]:
         problems[_blame(given, "silence_after", "heartbeat_every")] = (
             f"{_said(values, given, 'silence_after')} must be at least twice "
             f"{_said(values, given, 'heartbeat_every')}: a device is offline only after two missed heartbeats")
+    if values["retransmit_after"] <= ACK_DEADLINE:
+        problems[_blame(given, "retransmit_after")] = (
+            f"{_said(values, given, 'retransmit_after')} must be above the device's ACK deadline "
+            f"({ACK_DEADLINE:g} s, docs/protocols/framing.md): an ACK on time must not cross a resend")
     if values["retransmit_after"] >= values["silence_after"]:
         problems.setdefault(_blame(given, "retransmit_after", "silence_after"), (
             f"{_said(values, given, 'retransmit_after')} must be below {_said(values, given, 'silence_after')}: "

@@ -26,8 +26,11 @@ from dataclasses import dataclass
 
 VERSION = 1
 MAX_PAYLOAD = 1000
-MAX_BODY = 3 + MAX_PAYLOAD + 2
-MAX_ENCODED = MAX_BODY + MAX_BODY // 254 + 2
+MAX_BODY = 3 + MAX_PAYLOAD + 2                     # 1,005: VER SEQ TYPE, the payload, the CRC
+# COBS adds one code byte per group: a group ends at each 0x00 and after 254 non-zero bytes, so n
+# bytes encode to at most n + 1 + n // 254 (all non-zero, the worst case): 1,009 for the largest
+# body, 1,011 on the wire with its two delimiters (docs/protocols/framing.md, tests/wire/test_framing.py).
+MAX_ENCODED = MAX_BODY + 1 + MAX_BODY // 254
 
 
 class FrameEncodeError(ValueError):
@@ -57,6 +60,9 @@ def crc16(data: bytes) -> int:
 
 
 def cobs_encode(data: bytes) -> bytes:
+    """Cheshire and Baker's COBS. A run of 254 non-zero bytes is one 0xFF group with no zero after
+    it; the encoding always ends with a group, so data that ends with such a run ends ``FF <254
+    bytes> 01`` (the reference encoder's form; ``cobs_decode`` also takes it without the ``01``)."""
     out = bytearray()
     blocks = data.split(b"\0")
     for block in blocks:
@@ -135,6 +141,8 @@ class FrameDecoder:
             return BadFrame("bad COBS encoding", chunk)
         if len(body) < 5:
             return BadFrame(f"frame of {len(body)} bytes is shorter than 5", chunk)
+        if len(body) > MAX_BODY:
+            return BadFrame(f"frame of {len(body)} bytes exceeds {MAX_BODY}", chunk)
         if crc16(body[:-2]) != int.from_bytes(body[-2:], "big"):
             return BadFrame("CRC mismatch", chunk)
         if body[0] != VERSION:

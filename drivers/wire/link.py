@@ -23,9 +23,19 @@ Rules (docs/protocols/framing.md):
   whatever their SEQ, and sending our own Hello forgets the peer's last SEQ. A
   device that rebooted begins again at SEQ 0, which may be the SEQ the host
   accepted last; without this its HelloReply was ACKed as a repeat, never
-  delivered, and the device stayed offline. A received Hello also drops what
-  we still had queued for the old session. Both take effect only for a frame
+  delivered, and the device stayed offline. Both take effect only for a frame
   that decodes: a hostile or garbled frame of those types changes nothing.
+- Numbering restarts with each session: a Hello is sent at SEQ 0, and a
+  received Hello makes our next message (the HelloReply) SEQ 0 too; the first
+  message after either is SEQ 1.
+- A received Hello never loses what we had not delivered: the message in
+  flight and those queued are parked, and sent again (under new SEQs, in
+  order) right after our HelloReply. A shoe's hand formed while the host was
+  away still reaches it, and is never formed twice.
+- ``keep_undelivered`` (devices): a message not acknowledged after
+  ``max_attempts`` sends is not dropped but sent again every
+  ``heartbeat_every`` seconds until the host acknowledges it or says Hello; a
+  device's events survive a link loss of any length.
 - The decode function's ``MessageError`` is NAKed with reason 2 (3 for an
   unknown type); any other exception from it is a decoder's bug, NAKed with
   reason 2 and reported, and the frames after it are still read.
@@ -50,6 +60,10 @@ NAK_UNREADABLE, NAK_BAD_MESSAGE, NAK_UNKNOWN_TYPE = 1, 2, 3
 NAK_REASONS = {NAK_UNREADABLE: "unreadable frame", NAK_BAD_MESSAGE: "bad message",
                NAK_UNKNOWN_TYPE: "unknown message type"}
 UNKNOWN_SEQ = 0xFF
+# A receiver acknowledges a frame within this many seconds of its last byte; a sender's retransmit
+# timer (0.25 s by default) must be longer, so that an ACK on time never crosses a retransmission
+# (docs/protocols/framing.md; drivers/registry.py refuses a shorter one).
+ACK_DEADLINE = 0.1
 
 
 class MessageError(ValueError):
@@ -101,10 +115,12 @@ LinkEvent: TypeAlias = Delivered | LinkFault | Refused | SendFailed | PeerSilent
 class Link:
     def __init__(self, decode: Callable[[int, bytes], Any], *, hello_type: int = HELLO,
                  hello_reply_type: int = HELLO_REPLY, retransmit_after: float = 0.25, max_attempts: int = 4,
-                 heartbeat_every: float = 1.0, silence_after: float = 3.0):
+                 heartbeat_every: float = 1.0, silence_after: float = 3.0, keep_undelivered: bool = False):
         self._decode = decode
         self._hello_type = hello_type
+        self._reply_type = hello_reply_type
         self._session_types = (hello_type, hello_reply_type)
+        self.keep_undelivered = keep_undelivered
         self.retransmit_after = retransmit_after
         self.max_attempts = max_attempts
         self.heartbeat_every = heartbeat_every
@@ -117,7 +133,8 @@ class Link:
         self._decoder = FrameDecoder()
         self._next_seq = 0
         self._queue: deque[tuple[int, bytes]] = deque()
-        self._in_flight: tuple[int, int, bytes] | None = None      # seq, type, wire bytes
+        self._in_flight: tuple[int, int, bytes, bytes] | None = None      # seq, type, payload, wire bytes
+        self._parked: list[tuple[int, bytes]] | None = None     # undelivered at the peer's Hello
         self._attempts = 0
         self._sent_at = now
         self._last_tx = now
@@ -132,8 +149,13 @@ class Link:
 
     @property
     def idle(self) -> bool:
-        """Nothing queued or awaiting acknowledgement."""
-        return self._in_flight is None and not self._queue
+        """Nothing queued, parked or awaiting acknowledgement."""
+        return self._in_flight is None and not self._queue and not self._parked
+
+    @property
+    def pending(self) -> int:
+        """Messages not yet acknowledged by the peer: in flight, queued and parked."""
+        return (self._in_flight is not None) + len(self._queue) + len(self._parked or ())
 
     # --- sending -----------------------------------------------------------
 
@@ -141,19 +163,25 @@ class Link:
         if message_type < FIRST_MESSAGE_TYPE:
             raise ValueError(f"message type 0x{message_type:02x} is reserved for the link")
         encode_frame(0, message_type, payload)        # refuse an unsendable frame now, not later
-        self._queue.append((message_type, payload))
+        if message_type == self._reply_type and self._parked is not None:
+            # our answer to the peer's Hello goes first, then what the old session left undelivered
+            self._queue = deque([(message_type, payload), *self._parked, *self._queue])
+            self._parked = None
+        else:
+            self._queue.append((message_type, payload))
         return self._transmit_next(now) if self._in_flight is None else b""
 
     def _transmit_next(self, now: float) -> bytes:
-        if not self._queue:
+        if not self._queue or self._parked is not None:     # parked: nothing before our HelloReply
             self._in_flight = None
             return b""
         message_type, payload = self._queue.popleft()
         if message_type == self._hello_type:
             self._last_seq = None               # our new session: the peer may have restarted its SEQ
+            self._next_seq = 0                  # and it starts at SEQ 0
         seq = self._next_seq
         self._next_seq = (seq + 1) % 256
-        self._in_flight = (seq, message_type, encode_frame(seq, message_type, payload))
+        self._in_flight = (seq, message_type, payload, encode_frame(seq, message_type, payload))
         self._attempts = 0
         return self._resend(now)
 
@@ -161,7 +189,7 @@ class Link:
         assert self._in_flight is not None
         self._attempts += 1
         self._sent_at = now
-        return self._wire(self._in_flight[2], now)
+        return self._wire(self._in_flight[3], now)
 
     def _wire(self, data: bytes, now: float) -> bytes:
         self._last_tx = now
@@ -211,12 +239,20 @@ class Link:
             return self._refuse(frame, f"message could not be decoded: {type(err).__name__}: {err}",
                                 NAK_BAD_MESSAGE, now, events)
         if frame.type == self._hello_type:
-            # The peer (re)started a session: drop what we still had queued for the old one.
-            self._queue.clear()
-            self._in_flight = None
+            self._new_session()
         self._last_seq = frame.seq
         events.append(Delivered(message))
         return self._ack(frame.seq, now)
+
+    def _new_session(self) -> None:
+        """The peer said Hello: our numbering restarts at 0 with our HelloReply, and what we had
+        not delivered waits (parked) to go right after it, never before and never lost."""
+        undelivered = [] if self._in_flight is None else [(self._in_flight[1], self._in_flight[2])]
+        undelivered += self._queue if self._parked is None else [*self._parked, *self._queue]
+        self._parked = [m for m in undelivered if m[0] not in self._session_types]
+        self._queue.clear()
+        self._in_flight = None
+        self._next_seq = 0
 
     def _ack(self, seq: int, now: float) -> bytes:
         return self._wire(encode_frame(seq, ACK, bytes((seq,))), now)
@@ -240,6 +276,9 @@ class Link:
     def _retry(self, now: float, events: list[LinkEvent]) -> bytes:
         assert self._in_flight is not None
         if self._attempts >= self.max_attempts:
+            if self.keep_undelivered:           # a device keeps its event until the host is back
+                self.stats["retransmits"] += 1
+                return self._resend(now)
             events.append(SendFailed(self._in_flight[1], self._attempts))
             return self._transmit_next(now)
         self.stats["retransmits"] += 1
@@ -247,10 +286,17 @@ class Link:
 
     # --- timers ----------------------------------------------------------------
 
+    @property
+    def _retry_after(self) -> float:
+        """A message past its attempts (kept, on a device) is tried at the heartbeat's pace."""
+        if self.keep_undelivered and self._attempts >= self.max_attempts:
+            return max(self.retransmit_after, self.heartbeat_every)
+        return self.retransmit_after
+
     def poll(self, now: float) -> tuple[list[LinkEvent], bytes]:
         events: list[LinkEvent] = []
         out = bytearray()
-        if self._in_flight and now - self._sent_at >= self.retransmit_after:
+        if self._in_flight and now - self._sent_at >= self._retry_after:
             out += self._retry(now, events)
         if now - self._last_tx >= self.heartbeat_every:
             out += self._wire(encode_frame(0, HEARTBEAT), now)

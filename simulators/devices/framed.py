@@ -90,7 +90,9 @@ class FramedDevice(PortDevice):
     def __init__(self, port, *, clock: Callable[[], float] = time.monotonic,
                  heartbeat_every: float = 1.0) -> None:
         super().__init__(port, clock=clock)
-        self.link = Link(type(self).decode, heartbeat_every=heartbeat_every, silence_after=3600)
+        # a device keeps its events through a link loss of any length (docs/protocols/framing.md)
+        self.link = Link(type(self).decode, heartbeat_every=heartbeat_every, silence_after=3600,
+                         keep_undelivered=True)
         self.corrupt_next = 0
         self.delay = 0.0
         self.received: list[Any] = []

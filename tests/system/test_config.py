@@ -169,6 +169,7 @@ def test_the_settings_a_relation_reads_default_as_the_drivers_do():
     ({"silence_after": 1.0, "retransmit_after": 0.5}, {"silence_after": "at least twice heartbeat_every (1 s, its"}),
     ({"retransmit_after": 4.0, "silence_after": 4.0}, {"retransmit_after": "must be below silence_after (4 s)"}),
     ({"timeout": 0}, {"timeout": "is not above 0"}),
+    ({"retransmit_after": 0.1}, {"retransmit_after": "must be above the device's ACK deadline (0.1 s"}),
     ({"heartbeat_every": 0.05, "silence_after": 0.3, "timeout": 0.1}, {"timeout": "must be at most heartbeat_every"}),
 ])
 def test_a_framed_links_timers_hold_together(settings, problems):
