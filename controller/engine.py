@@ -49,13 +49,15 @@ from drivers.events import (
     ShoeCount,
     ShoeDoor,
     ShoeJam,
+    ShoeMiscounted,
     ShuffleDone,
+    ShuffleLate,
     SignShowing,
     SpotChanged,
     SpotFault,
 )
 
-SHOE_FACTS = (ShuffleDone, HandDealt, ShoeCount, ShoeJam, ShoeDoor, DeckChecked)
+SHOE_FACTS = (ShuffleDone, HandDealt, ShoeCount, ShoeJam, ShoeDoor, DeckChecked, ShuffleLate, ShoeMiscounted)
 
 @dataclass
 class DealerAction:

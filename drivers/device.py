@@ -37,6 +37,7 @@ from drivers.wire.messages import Catalog, Message
 
 Post = Callable[[Any], None]
 REPEAT_REPORT_EVERY = 10.0      # seconds between two reports of the same caught exception
+MAX_BEFORE_SESSION = 256        # messages kept while a device is offline, until its HelloReply
 
 
 class HelloReply(Protocol):
@@ -243,6 +244,7 @@ class FramedDriver(DeviceDriver):
         self.link = Link(self.decode_message, retransmit_after=retransmit_after,
                          heartbeat_every=heartbeat_every, silence_after=silence_after)
         self._hello_at = 0.0            # when we last said Hello (said again while unanswered)
+        self._before_session: list[Any] = []    # messages heard while offline, acted on once online
 
     def decode_message(self, type_code: int, payload: bytes) -> Message:
         """A frame's message, or MessageError (the link NAKs it): the catalog's decoder, which a
@@ -265,6 +267,7 @@ class FramedDriver(DeviceDriver):
 
     def on_open(self, now: float) -> bytes:
         self.link.reset(now)
+        self._before_session = []       # a new connection: what the old one held was never ACKed
         return self.say_hello(now)
 
     def say_hello(self, now: float) -> bytes:
@@ -332,6 +335,19 @@ class FramedDriver(DeviceDriver):
                 return
             self.went_online({k: v for k, v in vars(message).items()})
             self.on_handshake(message, now)
+            held, self._before_session = self._before_session, []
+            for earlier in held:
+                self._delivered(earlier, now)
+            return
+        if not self.online:
+            # An event a device kept through a link loss can arrive before our new Hello is answered:
+            # it is acted on after the device is back online, in order, never while the table holds
+            # the round for the device's absence (a hand would be taken for a dead hand).
+            if len(self._before_session) < MAX_BEFORE_SESSION:
+                self._before_session.append(message)
+            else:
+                self.fault(f"more than {MAX_BEFORE_SESSION} messages before the session: "
+                           f"{type(message).__name__} dropped")
             return
         self.log.info("device.event", message=type(message).__name__)
         self.on_message(message, now)

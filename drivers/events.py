@@ -80,10 +80,28 @@ class HandDealt:
 
 @dataclass(frozen=True)
 class ShoeCount:
+    """The shoe's status (asked after every reconnect): its count, and whether it can deal."""
     device: str
     remaining: int          # cards still in the shoe
     deck: int
     ready: bool             # the shoe can deal (not shuffling, jammed or open)
+    door_open: bool = False
+    jammed: bool = False
+
+
+@dataclass(frozen=True)
+class ShuffleLate:
+    """The shoe has not finished the shuffle asked for within the driver's ``shuffle_limit``."""
+    device: str
+    deck: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class ShoeMiscounted:
+    """The shoe reports a count error of its own (its deck is short, long or not the deck in play)."""
+    device: str
+    text: str
 
 
 @dataclass(frozen=True)

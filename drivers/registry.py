@@ -125,7 +125,11 @@ class DriverSpec:
 
 
 DRIVERS = {
-    "shoe-framed": DriverSpec("shoe", "drivers.shoe:ShoeDriver", LINK_SETTINGS, relations=_link_relations),
+    "shoe-framed": DriverSpec("shoe", "drivers.shoe:ShoeDriver", {
+        **LINK_SETTINGS,
+        # past it the table is alerted and held until the shuffle completes (docs/protocols/shoe.md)
+        "shuffle_limit": Setting(SECONDS, 5, 600, meaning="seconds a shuffle may take", default=60.0),
+    }, relations=_link_relations),
     "sensors-framed": DriverSpec("sensors", "drivers.sensors:SensorDriver", LINK_SETTINGS,
                                  from_table=("positions",),     # readings for other positions: NAK
                                  relations=_link_relations),

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 ALERTS_SHOWN = 20
 # alerts that come from what devices report, said once while they stand
 COALESCED = frozenset({"past_posting", "play_amount", "unread_spot", "device_fault", "sensor_fault", "hold",
-                       "shoe_slow",
+                       "shoe_slow", "shuffle_late",
                        "command_failed",
                        "dead_hand", "deck_check", "shoe_error"})
 

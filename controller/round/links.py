@@ -5,7 +5,8 @@ devices a round cannot do without (the shoe and the sensors: a failing sign
 never stops a round, it only closes Super 6), the hold a lost one puts on
 the round, and what a device that comes back is told again (a restarted
 sensor controller its locks, a shoe its shuffle, a sign the journal's posted
-jackpot values).
+jackpot values). A shoe that comes back is always asked for its status: a jam
+or an open door may have come and gone while it was away.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 from controller.round.dealing import DealingDuties
 from controller.round.jackpot_desk import JackpotDesk
-from controller.round.ports import LockSpots, Shuffle
+from controller.round.ports import AskShoeStatus, LockSpots, Shuffle
 from controller.rules.words import device_says
 
 REQUIRED_DEVICES = ("shoe", "sensors")          # the sign failing never stops a round
@@ -35,8 +36,10 @@ class DeviceLinks(DealingDuties, JackpotDesk):
                 self.lock_super6_if_closed()
             elif self.state in ("dealing", "decisions", "held"):
                 self.lock_for_decisions()
-        if role == "shoe" and self.state == "betting" and self.round and not self.round.shuffled:
-            self.emit(Shuffle(self.round.deck))
+        if role == "shoe":
+            self.emit(AskShoeStatus())
+            if self.state == "betting" and self.round and not self.round.shuffled:
+                self.emit(Shuffle(self.round.deck))
         if role == "sign":
             self.show_jackpots_on_sign()              # rewritten from the journal's posted values
 

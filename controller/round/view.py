@@ -25,8 +25,8 @@ from controller.rules.words import no_pair_plus, positions_list, settlement_line
 def _betting(table: Table) -> list[str]:
     lines = ["Place your bets"]
     lines += [f"Position {p} {label(s)}: {why}" for (p, s), why in sorted(table.wager_problems().items())]
-    if not table.open_round.shuffled:
-        lines.append("Shoe shuffling")
+    if not (table.open_round.shuffled and table.open_round.deck_checked):
+        lines.append("Shoe shuffling")      # until its deck check has passed: nothing is dealt before
     return lines
 
 

@@ -21,7 +21,7 @@ EXAMPLES = {
         shoe.HelloReply(1, 2, "TCS-1.4", "SN42"), shoe.ShuffleComplete(1, 52),
         shoe.HandDelivered(3, ((48, 1), (45, 1), (42, 1))),
         shoe.DeckCheckResult(1, 52, (12,), (), ((12, 2),)), shoe.Status(1, 40, 1), shoe.Jam(1),
-        shoe.Door(1), shoe.ShoeFault(2, "reader fault"),
+        shoe.Door(1), shoe.ShoeFault(shoe.FAULT_RECOGNITION, "reader fault"),
     ],
     "sensors": [
         sp.Hello(1), sp.Lock(0, 0x1F, 1), sp.Lamp(2, 2, sp.LAMP_FLASH), sp.SnapshotRequest(),

@@ -84,7 +84,7 @@ VALID: dict[type[Message], Callable[[Rnd], Message]] = {
     shoe.Status: lambda r: shoe.Status(r.randrange(16), r.randrange(256), r.choice(shoe.DECKS)),
     shoe.Jam: lambda r: shoe.Jam(r.choice((0, 1, 2, 3, 4, r.randrange(256)))),
     shoe.Door: lambda r: shoe.Door(r.randrange(2)),
-    shoe.ShoeFault: lambda r: shoe.ShoeFault(r.randrange(256), printable(r)),
+    shoe.ShoeFault: lambda r: shoe.ShoeFault(r.choice(list(shoe.SHOE_FAULTS)), printable(r)),
     sp.Hello: lambda r: sp.Hello(_version(r)),
     sp.Lock: lambda r: sp.Lock(r.randrange(10), r.randrange(32), r.randrange(2)),
     sp.Lamp: lambda r: sp.Lamp(r.randrange(10), r.randrange(5), r.randrange(3)),

@@ -9,7 +9,7 @@ SHOE_MESSAGES = [
     shoe.HelloReply(1, 2, "TCS-1.4.2", "SN0042"), shoe.ShuffleComplete(1, 52),
     shoe.HandDelivered(3, ((51, 1), (0, 1), (shoe.UNREADABLE, 2))),
     shoe.DeckCheckResult(1, 51, (12,), (40,), ((5, 2),)), shoe.Status(5, 40, 1), shoe.Jam(1),
-    shoe.Door(1), shoe.ShoeFault(9, "card reader fault"),
+    shoe.Door(1), shoe.ShoeFault(4, "card reader fault"),
 ]
 SENSOR_MESSAGES = [
     sp.Hello(1), sp.Lock(0, 0x1F, 1), sp.Lamp(3, 2, sp.LAMP_FLASH), sp.SnapshotRequest(),

@@ -1,0 +1,104 @@
+"""The shoe through a reconnect, its fault codes, its deck checks and its shuffle limit: the real
+driver against the simulated shoe (docs/protocols/shoe.md)."""
+
+import pytest
+
+from drivers.events import (
+    DeckChecked,
+    DeviceFault,
+    DeviceOffline,
+    DeviceOnline,
+    DeviceTrouble,
+    HandDealt,
+    ShoeCount,
+    ShoeMiscounted,
+    ShuffleDone,
+    ShuffleLate,
+)
+from drivers.wire import shoe_protocol as shoe
+from drivers.wire.framing import encode_frame
+from simulators.devices.shoe import SimulatedShoe
+from tests.support.devices import running
+
+FAST = dict(heartbeat_every=0.2, silence_after=0.8, backoff=(0.05, 0.2))
+
+
+@pytest.fixture(params=["pty", "tcp"])
+def table_shoe(request):
+    with running(lambda p: SimulatedShoe(p, seed=5, heartbeat_every=0.2), request.param,
+                 "shoe", "shoe-framed", **FAST) as ctx:
+        ctx[2].of(DeviceOnline)
+        yield ctx
+
+
+def test_a_hand_formed_while_the_link_was_lost_is_reported_after_it_and_never_formed_twice(table_shoe):
+    device, drv, events = table_shoe
+    drv.shuffle(1)
+    events.of(ShuffleDone)
+
+    def cut_after_forming(direction, message):      # the hand is formed, its report lost on the line
+        if direction == "sent" and isinstance(message, shoe.HandDelivered):
+            device.listeners.remove(cut_after_forming)
+            device.silent = True
+    device.listeners.append(cut_after_forming)
+    drv.deliver_hand(1)
+    events.of(DeviceOffline)
+    assert list(device.hands) == [1] and not [e for e in events.seen if isinstance(e, HandDealt)]
+    device.silent = False                           # the line is back: the hand, resent, and a Hello
+    events.of(DeviceOnline)
+    first = events.of(HandDealt, hand_no=1)         # acted on once the device is online, not before
+    assert first.cards == device.hands[1]
+    drv.deliver_hand(1)                             # the host asks again, as its recovery does
+    again = events.of(HandDealt, hand_no=1)
+    assert again.cards == first.cards and len(device.dealt) == 3        # one hand formed, reported twice
+    drv.deliver_hand(3)                             # skipping hand 2
+    assert events.of(DeviceTrouble).text == "hand out of sequence: hand 3 asked for; next is 2"
+
+
+def test_a_shoe_fault_code_outside_the_list_is_refused_naming_device_and_field(table_shoe):
+    device, drv, events = table_shoe
+    device.write_raw(encode_frame(200, shoe.ShoeFault.TYPE, b"\x09\x00"))
+    fault = events.of(DeviceFault)
+    assert fault.device == "shoe" and "ShoeFault: fault code 9 is not one of 1 (jammed)" in fault.reason
+    assert not [e for e in events.seen if isinstance(e, DeviceTrouble)]
+
+
+def test_a_count_error_is_its_own_event_and_other_faults_are_in_words(table_shoe):
+    device, drv, events = table_shoe
+    device.emit(shoe.ShoeFault(shoe.FAULT_COUNT, "51 cards"))
+    assert events.of(ShoeMiscounted).text == "count error: 51 cards"
+    device.set_door(True)
+    drv.deliver_hand(1)
+    trouble = events.of(DeviceTrouble)
+    assert (trouble.code, trouble.text) == (shoe.FAULT_DOOR_OPEN, "door open: no hand delivered")
+
+
+def test_a_short_or_mixed_deck_is_found_by_the_check(table_shoe):
+    device, drv, events = table_shoe
+    device.deck_fault = "short"
+    drv.shuffle(1)
+    assert events.of(ShuffleDone).count == 51
+    drv.deck_check()
+    check = events.of(DeckChecked)
+    assert (check.count, len(check.missing), check.ok) == (51, 1, False)
+    device.deck_fault = "foreign"
+    drv.shuffle(1)
+    assert events.of(ShuffleDone).count == 52                 # the count alone cannot tell
+    drv.deck_check()
+    check = events.of(DeckChecked)
+    assert check.count == 52 and not check.ok and check.missing == (check.foreign[0][0],)
+    assert check.foreign[0][1] == 2
+
+
+def test_a_shuffle_past_its_limit_is_reported_once_with_the_shoes_status():
+    with running(lambda p: SimulatedShoe(p, seed=5, heartbeat_every=0.2), "tcp", "shoe", "shoe-framed",
+                 shuffle_limit=0.5, **FAST) as (device, drv, events):
+        events.of(DeviceOnline)
+        device.shuffle_stalls = True
+        drv.shuffle(1)
+        late = events.of(ShuffleLate)
+        assert (late.deck, late.seconds) == (1, 0.5)
+        assert events.of(ShoeCount).ready
+        drv.shuffle(1)
+        events.of(ShuffleDone)
+        assert [e for e in events.seen if isinstance(e, ShuffleLate)] == [late]
