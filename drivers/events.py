@@ -28,11 +28,13 @@ class DeviceOffline:
 
 @dataclass(frozen=True)
 class DeviceFault:
-    """Bytes or a message from the device that could not be used (logged with the bytes)."""
+    """Bytes or a message from the device that could not be used (logged with the bytes);
+    ``security``: a frame that failed authentication (forged, replayed, or a wrong key)."""
     device: str
     url: str
     reason: str
     raw_hex: str = ""
+    security: bool = False
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,7 @@ class HandDealt:
     device: str
     hand_no: int
     cards: tuple[Card, ...]     # in the order the shoe read them
+    device_time: str | None = None      # when the shoe formed it, by its clock (UTC, ISO 8601)
 
 
 @dataclass(frozen=True)

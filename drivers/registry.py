@@ -50,12 +50,14 @@ class Setting:
 
 
 SECONDS = (int, float)
-LINK_SETTINGS = {        # the framed link's timers (drivers/wire/link.py), defaults drivers/device.py's
+LINK_SETTINGS = {        # the framed link's timers (drivers/wire/link.py), defaults drivers/framed.py's
     "heartbeat_every": Setting(SECONDS, 0.05, 60, meaning="seconds between heartbeats", default=1.0),
     "silence_after": Setting(SECONDS, 0.1, 300, meaning="seconds of silence before the device is offline",
                              default=3.0),
     "retransmit_after": Setting(SECONDS, 0.01, 10, meaning="seconds before an unacknowledged frame is resent",
                                 default=0.25),
+    # the device's pairing key: every frame authenticated (docs/protocols/framing.md, Authentication)
+    "key_file": Setting(str, pattern=r".+", meaning="the path of the device's key file (64 hex digits)"),
 }
 SERIAL_SETTINGS = {      # pyserial's, for devices on a serial line
     "baudrate": Setting(int, 50, 4_000_000, meaning="bits per second"),

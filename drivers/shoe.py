@@ -13,9 +13,9 @@ status, which says why when it knows. Wire codes stay here.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
-from drivers.device import FramedDriver
 from drivers.events import (
     Card,
     DeckChecked,
@@ -29,7 +29,18 @@ from drivers.events import (
     ShuffleDone,
     ShuffleLate,
 )
+from drivers.framed import FramedDriver
 from drivers.wire import shoe_protocol as proto
+
+
+def _iso(time_ms: int | None) -> str | None:
+    """A device's stamp (ms since 1970 UTC) as the journal writes times; None when unstamped."""
+    if time_ms is None:
+        return None
+    try:
+        return datetime.fromtimestamp(time_ms / 1000, UTC).isoformat(timespec="milliseconds")
+    except (OverflowError, ValueError, OSError):     # a stamp no calendar holds: kept as a number
+        return f"{time_ms} ms"
 
 
 def _cards(cards: tuple[tuple[int, int], ...]) -> tuple[Card, ...]:
@@ -78,7 +89,7 @@ class ShoeDriver(FramedDriver):
                 self._shuffle_due = None
             self.post(ShuffleDone(name, message.deck, message.count))
         elif isinstance(message, proto.HandDelivered):
-            self.post(HandDealt(name, message.hand_no, _cards(message.cards)))
+            self.post(HandDealt(name, message.hand_no, _cards(message.cards), _iso(self.message_time)))
         elif isinstance(message, proto.Status):
             self.post(ShoeCount(name, message.remaining, message.deck,
                                  bool(message.flags & proto.STATUS_READY),

@@ -167,7 +167,8 @@ class DealingDuties(TableCore):
         self.outstanding_hand = None
         target = rnd.target_of(rnd.hands_received)
         problem = self.card_problem(fact.cards, target, set(rnd.dealt_cards()), rnd.deck)
-        self.fact("hand", hand_no=fact.hand_no, target=target, cards=cards)   # the evidence, even of a misdeal
+        stamp = {"device_time": fact.device_time} if fact.device_time else {}     # the shoe's clock
+        self.fact("hand", hand_no=fact.hand_no, target=target, cards=cards, **stamp)   # the evidence, even of a misdeal
         if problem:
             self.alert("misdeal", f"Misdeal: {problem}. All hands are void; return the wagers.")
             self.trigger("misdeal", reason=problem)

@@ -13,7 +13,7 @@ Record kinds (data fields):
   deck_check deck, ok, count, missing, duplicates, foreign [[card, deck]]   the deck after the shuffle
   override   position, spot, amount, by, reason   a supervisor's reading of a spot during betting
   wagers     positions {pos: {spot: cents}}, linked [[a, b]]   at "No more bets"
-  hand       hand_no, target (position, 0 = dealer, -1 = dead hand), cards [[card, deck]]
+  hand       hand_no, target (position, 0 = dealer, -1 = dead hand), cards [[card, deck]], device_time?
                                               (card 0-51, or 255 where the shoe could not read it)
   decision   position, play (bool), by ("sensor" | "dealer")
   settlement the settlement JSON (controller/rules/roundio.py form)

@@ -6,7 +6,9 @@ never stops a round, it only closes Super 6), the hold a lost one puts on
 the round, and what a device that comes back is told again (a restarted
 sensor controller its locks, a shoe its shuffle, a sign the journal's posted
 jackpot values). A shoe that comes back is always asked for its status: a jam
-or an open door may have come and gone while it was away.
+or an open door may have come and gone while it was away. Each connect's
+identity (manufacturer, model, serial, firmware and its checksum) is journaled
+(a ``device_identity`` table event) and shown to a technician in the snapshot.
 """
 
 from __future__ import annotations
@@ -28,6 +30,12 @@ class DeviceLinks(DealingDuties, JackpotDesk):
     def on_online(self, role: str, info: dict[str, Any]) -> None:
         self.online[role] = True
         self.device_detail[role] = "online"
+        if info.get("identity"):
+            # who answered, journaled at each connect: a swapped device or new firmware is on record
+            identity = {"device": role, **info["identity"], "protocol_version": info.get("protocol_version"),
+                        "capabilities_used": info.get("capabilities_used", [])}
+            self.journal.table_event("device_identity", identity)
+            self.device_identity[role] = identity
         self.log.info("device.online", device=role, state=self.state, round=self.round.id if self.round else None)
         self.set_hold(role, None)
         if role == "sensors" and self.round is not None:

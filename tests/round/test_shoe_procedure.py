@@ -130,3 +130,40 @@ def test_a_shuffle_done_in_any_state_lifts_the_shuffle_hold(tmp_path):
     assert bench.state == "void" and "shoe-shuffle" in bench.table.holds
     bench.post(ShuffleDone("shoe", 1, 52))                               # the void's reshuffle, done
     assert "shoe-shuffle" not in bench.table.holds
+
+
+def test_each_connects_identity_is_journaled_and_shown_to_a_technician(tmp_path):
+    import json
+    bench = ready(tmp_path)
+    identity = {"manufacturer": "Acme", "model": "HFS-3", "serial": "SN42", "firmware_version": "1.4.2",
+                "firmware_checksum": "dead", "capabilities": ["timestamps"]}
+    info = {"protocol_version": 1, "identity": identity, "capabilities_used": ["timestamps"]}
+    bench.post(DeviceOffline("shoe", "fake://shoe", "cable"), DeviceOnline("shoe", "fake://shoe", info))
+    bench.post(DeviceOffline("shoe", "fake://shoe", "cable"),
+               DeviceOnline("shoe", "fake://shoe", {**info, "identity": {**identity, "firmware_version": "1.5"}}))
+    rows = [json.loads(d) for (d,) in bench.journal.db.execute(
+        "SELECT data FROM table_events WHERE kind = 'device_identity' ORDER BY seq")]
+    assert [r["firmware_version"] for r in rows] == ["1.4.2", "1.5"]
+    assert rows[0] == {"device": "shoe", **identity, "protocol_version": 1, "capabilities_used": ["timestamps"]}
+    assert bench.snap["devices"]["shoe"]["identity"]["firmware_version"] == "1.5"
+    assert bench.snap["devices"]["sign"]["identity"] is None
+
+
+def test_a_refused_frame_is_alerted_as_such_and_changes_nothing(tmp_path):
+    from drivers.events import DeviceFault
+    bench = betting(tmp_path)
+    before = len(bench.records())
+    bench.post(DeviceFault("shoe", "fake://shoe", "refused: bad MAC", "00 11", security=True))
+    alert = bench.snap["alerts"][-1]
+    assert alert["kind"] == "device_security" and "failed authentication (refused: bad MAC)" in alert["message"]
+    assert [r.kind for r in bench.records()][before:] == ["alert"] and bench.state == "betting"
+
+
+def test_a_hand_keeps_the_time_the_shoe_stamped_on_it(tmp_path):
+    bench = betting(tmp_path)
+    bench.shuffled()
+    bench.done("no_more_bets")
+    bench.done("deal")
+    bench.post(HandDealt("shoe", 1, tuple((c, 1) for c in parse_cards("As Kd 3c")),
+                         device_time="2026-11-22T03:00:00.123+00:00"))
+    assert bench.records("hand")[0].data["device_time"] == "2026-11-22T03:00:00.123+00:00"

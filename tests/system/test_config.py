@@ -148,7 +148,7 @@ def test_the_settings_a_relation_reads_default_as_the_drivers_do():
     import inspect
 
     from drivers import registry
-    from drivers.device import FramedDriver
+    from drivers.framed import FramedDriver
     from drivers.sign import SignDriver
     from drivers.transport import SerialTransport
 

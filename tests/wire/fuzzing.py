@@ -24,7 +24,19 @@ from drivers.wire import sensor_protocol as sp
 from drivers.wire import shoe_protocol as shoe
 from drivers.wire.framing import encode_frame
 from drivers.wire.link import ACK, HEARTBEAT, NAK
-from drivers.wire.messages import DEVICE, HOST, TEXT, ByteList, Catalog, Int, Message, Text
+from drivers.wire.messages import (
+    DEVICE,
+    HOST,
+    TEXT,
+    ByteList,
+    Catalog,
+    Identity,
+    Int,
+    Message,
+    SetClock,
+    Text,
+    UseCapabilities,
+)
 
 Rnd = random.Random
 BOUNDARIES = (0, 1, 2, 3, 4, 5, 6, 7, 9, 0x0F, 0x10, 0x1F, 0x20, 51, 52, 0x7E, 0x7F, 0x80, 0x90, 0xFE, 0xFF)
@@ -70,6 +82,10 @@ def _snapshot(r: Rnd) -> sp.Snapshot:
 
 
 VALID: dict[type[Message], Callable[[Rnd], Message]] = {
+    UseCapabilities: lambda r: UseCapabilities(r.randrange(2 ** 16)),
+    SetClock: lambda r: SetClock(r.choice((0, 1_795_000_000_000, r.randrange(2 ** 64)))),
+    Identity: lambda r: Identity(printable(r) or "M", printable(r) or "X", printable(r) or "S", printable(r) or "1",
+                                 tuple(r.randrange(256) for _ in range(r.randrange(1, 65))), r.randrange(2 ** 16)),
     shoe.Hello: lambda r: shoe.Hello(_version(r)),
     shoe.Shuffle: lambda r: shoe.Shuffle(r.choice(shoe.DECKS)),
     shoe.DeliverHand: lambda r: shoe.DeliverHand(_small(r)),

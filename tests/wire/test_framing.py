@@ -6,6 +6,7 @@ from drivers.wire.framing import (
     MAX_BODY,
     MAX_ENCODED,
     MAX_PAYLOAD,
+    PLAIN_MAX_BODY,
     BadFrame,
     Frame,
     FrameDecoder,
@@ -132,7 +133,7 @@ def _largest_nonzero_payload():
 
 
 def test_the_largest_frame_is_1005_bytes_and_1011_on_the_wire():
-    assert (MAX_BODY, MAX_ENCODED) == (1005, 1009)
+    assert (PLAIN_MAX_BODY, MAX_BODY, MAX_ENCODED) == (1005, 1025, 1030)
     wire = encode_frame(1, 0x92, _largest_nonzero_payload())
     assert len(wire) == 1011                        # 00, 1,009 bytes of COBS, 00
     assert FrameDecoder().feed(wire) == [Frame(1, 0x92, _largest_nonzero_payload())]
@@ -144,21 +145,37 @@ def test_one_byte_past_the_largest_frame_is_refused():
     with pytest.raises(FrameEncodeError):
         encode_frame(1, 0x92, bytes(MAX_PAYLOAD + 1))
     (err,) = FrameDecoder().feed(b"\0" + b"\x55" * (MAX_ENCODED + 1) + b"\0")
-    assert err.reason == "frame of 1010 bytes exceeds 1009"
+    assert err.reason == "frame of 1031 bytes exceeds 1030"
     decoder = FrameDecoder()
     assert decoder.feed(b"\x55" * MAX_ENCODED) == []                     # could still be a frame
     (err,) = decoder.feed(b"\x55")
-    assert err.reason == "no delimiter within 1009 bytes"
+    assert err.reason == "no delimiter within 1030 bytes"
+
+
+def test_the_largest_stamped_and_sealed_frame_is_1032_bytes_on_the_wire():
+    payload = _largest_nonzero_payload()
+    for filler in range(1, 256):            # a TIME and a trailer without a zero byte: the worst case
+        wire = encode_frame(1, 0x92, payload, time_ms=int.from_bytes(bytes((filler,)) * 8, "big"),
+                            seal=lambda body, f=filler: bytes((f,)) * 12)
+        if wire.count(0) == 2 and len(wire) == 1032:
+            break
+    assert len(wire) == 1032 and wire.count(0) == 2
+    (frame,) = FrameDecoder().feed(wire)
+    assert frame.payload == payload and frame.counter is not None and len(frame.mac) == 8
 
 
 def test_a_body_that_decodes_past_the_largest_is_refused():
-    """COBS of 1,009 bytes can decode to more than 1,005 (zeros cost nothing): still too long."""
+    """COBS within the limit can decode to more than 1,000 bytes of payload (zeros cost nothing):
+    still too long."""
     body = bytes((1, 1, 0x92)) + bytes(1002)
     body += crc16(body).to_bytes(2, "big")
     chunk = cobs_encode(body)
     assert len(chunk) <= MAX_ENCODED
     (err,) = FrameDecoder().feed(b"\0" + chunk + b"\0")
-    assert err.reason == "frame of 1007 bytes exceeds 1005"
+    assert err.reason == "payload of 1002 bytes exceeds 1000"
+    body = bytes((1, 1, 0x92)) + bytes(1020)
+    (err,) = FrameDecoder().feed(b"\0" + cobs_encode(body + crc16(body).to_bytes(2, "big")) + b"\0")
+    assert err.reason == "payload of 1020 bytes exceeds 1000"
 
 
 # --- COBS at runs of 254 non-zero bytes ----------------------------------------------------------

@@ -86,8 +86,7 @@ def test_corrupted_frame_gets_nak_and_is_resent_at_once():
 
 def test_unknown_message_is_refused_not_retried():
     host, device = pair()
-    host.send(0x7A, b"", 0.0)
-    wire = host._in_flight[3]
+    wire = host.send(0x7A, b"", 0.0)
     events, nak = device.receive(wire, 0.0)
     assert isinstance(events[0], LinkFault) and "unknown message type" in events[0].reason
     events, out = host.receive(nak, 0.0)
