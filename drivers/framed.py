@@ -110,7 +110,7 @@ class FramedDriver(DeviceDriver):
         events, out = self.link.poll(now)
         self._write(out)
         self._handle(events, now)
-        if not self.online and now - self._hello_at >= self.link.silence_after:
+        if not self.online and now - self._hello_at >= self.link.silence_after and self.link.idle:
             self._write(self.say_hello(now))
         elif self.online and now - self._clock_at >= CLOCK_EVERY:
             self._set_clock(now)
