@@ -111,6 +111,10 @@ class FramedDriver(DeviceDriver):
         self._write(out)
         self._handle(events, now)
         if not self.online and now - self._hello_at >= self.link.silence_after and self.link.idle:
+            if self._reply is not None:         # a device built without the session's second half
+                self._reply = None
+                self.fault("the device answered Hello but sent no Identity after its HelloReply "
+                           "(docs/protocols/framing.md, Session): it stays offline")
             self._write(self.say_hello(now))
         elif self.online and now - self._clock_at >= CLOCK_EVERY:
             self._set_clock(now)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from drivers.transport import open_transport
+from drivers.wire.auth import KeyFileError, read_key
 from drivers.wire.link import ACK_DEADLINE
 
 
@@ -109,6 +110,11 @@ def _link_relations(values: dict[str, Any], given: set[str]) -> dict[str, str]:
             "a frame is resent before its device counts as silent"))
     for name, problem in _read_timeout(values, given, "heartbeat_every").items():
         problems.setdefault(name, problem)
+    if values.get("key_file"):              # a pairing key that cannot be used is found by config check
+        try:
+            read_key(values["key_file"])
+        except KeyFileError as err:
+            problems["key_file"] = str(err)
     return problems
 
 

@@ -184,3 +184,15 @@ def test_a_key_file_that_cannot_be_used_is_refused_naming_it(tmp_path):
     for path, words in ((tmp_path / "none.key", "cannot be read"), (bad, "2 bytes, not 32")):
         with pytest.raises(KeyFileError, match=f"key file {path}: {words}"):
             registry.build("shoe", "shoe-framed", "loop://", print, key_file=str(path))
+
+
+def test_a_device_that_sends_no_identity_stays_offline_and_is_reported():
+    class OldShoe(SimulatedShoe):           # built to the protocol before Identity existed
+        def _session(self, message):
+            if isinstance(message, shoe.Hello):
+                self.handle(message, self.clock())
+                return True
+            return super()._session(message)
+    with running(lambda p: OldShoe(p, heartbeat_every=0.2), "tcp", "shoe", "shoe-framed", **FAST) as (_, drv, events):
+        fault = events.of(DeviceFault)
+        assert "sent no Identity after its HelloReply" in fault.reason and not drv.online

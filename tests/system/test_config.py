@@ -162,6 +162,17 @@ def test_the_settings_a_relation_reads_default_as_the_drivers_do():
         assert declared and declared.items() <= defaults(fn).items(), (declared, defaults(fn))
 
 
+def test_a_pairing_key_file_is_checked_with_the_configuration(tmp_path):
+    from drivers import registry
+    good, short = tmp_path / "good.key", tmp_path / "short.key"
+    good.write_text("ab" * 32 + "\n")
+    short.write_text("ab" * 31)
+    assert registry.relation_problems("shoe-framed", {"key_file": str(good)}) == {}
+    assert registry.relation_problems("sensors-framed", {"key_file": str(short)}) == {
+        "key_file": f"key file {short}: 31 bytes, not 32 (64 hexadecimal digits)"}
+    assert "cannot be read" in registry.relation_problems("shoe-framed", {"key_file": str(tmp_path / "x")})["key_file"]
+
+
 @pytest.mark.parametrize("settings, problems", [
     ({}, {}),
     ({"heartbeat_every": 0.1, "silence_after": 0.6}, {}),                # the test rig's fast devices
