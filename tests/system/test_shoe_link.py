@@ -34,3 +34,28 @@ def test_a_shoe_lost_mid_deal_comes_back_with_the_hand_it_formed_and_the_round_g
         assert {i["device"] for i in identities} == {"shoe", "sensors"}
         assert sum(i["device"] == "shoe" for i in identities) == 2       # at start and after the return
         assert rig.snap["devices"]["shoe"]["identity"]["model"] == "SimulatedShoe"
+
+
+def test_a_technician_reads_each_devices_identity_from_the_journal(tmp_path):
+    import subprocess
+    import sys
+    with table(tmp_path, "sheet-002") as rig:
+        rig.wait(lambda s: s["devices"]["sensors"]["identity"] and s["devices"]["shoe"]["identity"],
+                 what="both devices identified")
+    data = str(tmp_path / "data")
+    out = subprocess.run([sys.executable, "-m", "controller.cli", "devices", "--json", "--data-dir", data],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert sorted(doc["devices"]) == ["sensors", "shoe"]
+    shoe_id = doc["devices"]["shoe"]
+    assert (shoe_id["manufacturer"], shoe_id["model"], shoe_id["firmware_version"], shoe_id["protocol_version"]) == \
+        ("Table simulators", "SimulatedShoe", "1.0", 1)
+    assert len(shoe_id["firmware_checksum"]) == 64 and shoe_id["at"]
+    assert {c["device"] for c in doc["connects"]} == {"shoe", "sensors"}
+    text = subprocess.run([sys.executable, "-m", "controller.cli", "devices", "--data-dir", data],
+                          capture_output=True, text=True, timeout=60).stdout
+    assert "shoe: Table simulators SimulatedShoe, serial SIM-SimulatedShoe, firmware 1.0" in text
+    bad = subprocess.run([sys.executable, "-m", "controller.cli", "devices", "--last", "0", "--data-dir", data],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "--last 0: give 1 to 1000 connects" in bad.stderr
