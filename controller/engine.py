@@ -61,14 +61,16 @@ from drivers.events import (
     ShoeCount,
     ShoeDoor,
     ShoeJam,
+    ShoeMiscounted,
     ShuffleDone,
+    ShuffleLate,
     SignShowing,
     SpotChanged,
     SpotFault,
 )
 
 PUBLISH_AT_LEAST_EVERY = 0.02   # seconds: a long burst of device events is still drawn this often
-SHOE_FACTS = (ShuffleDone, HandDealt, ShoeCount, ShoeJam, ShoeDoor, DeckChecked)
+SHOE_FACTS = (ShuffleDone, HandDealt, ShoeCount, ShoeJam, ShoeDoor, DeckChecked, ShuffleLate, ShoeMiscounted)
 
 class Engine:
     def __init__(self, config, journal, ports: Ports, *, clock: Callable[[], float] = time.monotonic):
@@ -262,9 +264,13 @@ class Engine:
             table.on_offline(event.device, event.reason)
         elif isinstance(event, DeviceFault):
             self.log.warning("device.fault", device=event.device, url=event.url, reason=event.reason,
-                             raw=event.raw_hex, state=table.state)
-            table.alert("device_fault", device_says(event.device, "sending what the table cannot use (refused; "
-                                                    "the log has the bytes): call a technician if it repeats"))
+                             raw=event.raw_hex, state=table.state, security=event.security)
+            if event.security:          # a forged or replayed frame, or a wrong key: never a fact
+                table.alert("device_security", device_says(event.device, f"link: a frame failed authentication "
+                                                           f"({event.reason}); it was refused. Call a technician"))
+            else:
+                table.alert("device_fault", device_says(event.device, "sending what the table cannot use (refused; "
+                                                        "the log has the bytes): call a technician if it repeats"))
         elif isinstance(event, (DeviceMessage, DeviceTrouble)):
             self.log.info("device.message", device=event.device, message=repr(event),
                           state=table.state, round=table.round.id if table.round else None)

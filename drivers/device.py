@@ -6,6 +6,8 @@ take the same lock, so protocol state has one writer at a time. Everything the
 controller learns arrives through ``post`` (the controller's queue), never by
 callbacks into game state.
 
+The framed devices' link and session are drivers/framed.py's.
+
 Failure handling: a port that will not open, vanishes or errors is closed
 and reopened with exponential backoff; one ``DeviceOffline`` is posted per
 outage (naming device, URL and reason), and ``DeviceOnline`` when the device
@@ -26,14 +28,12 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, ClassVar, Protocol
+from typing import Any, Protocol
 
 import structlog
 
-from drivers.events import CommandFailed, DeviceFault, DeviceMessage, DeviceOffline, DeviceOnline
+from drivers.events import DeviceFault, DeviceOffline, DeviceOnline
 from drivers.transport import Transport, TransportError
-from drivers.wire.link import Delivered, Link, LinkEvent, LinkFault, PeerAlive, PeerSilent, Refused, SendFailed
-from drivers.wire.messages import Catalog, Message
 
 Post = Callable[[Any], None]
 REPEAT_REPORT_EVERY = 10.0      # seconds between two reports of the same caught exception
@@ -206,10 +206,10 @@ class DeviceDriver:
             self.log.warning("device.offline", reason=reason)
             self._post(DeviceOffline(self.name, self.url, reason))
 
-    def fault(self, reason: str, raw: bytes = b"") -> None:
+    def fault(self, reason: str, raw: bytes = b"", *, security: bool = False) -> None:
         raw_hex = raw[:64].hex(" ")
-        self.log.warning("device.bad_input", reason=reason, bytes=raw_hex)
-        self._post(DeviceFault(self.name, self.url, reason, raw_hex))
+        self.log.warning("device.bad_input", reason=reason, bytes=raw_hex, security=security)
+        self._post(DeviceFault(self.name, self.url, reason, raw_hex, security))
 
     def _write(self, data: bytes) -> None:
         if data:
@@ -225,109 +225,6 @@ class DeviceDriver:
 
     def on_tick(self, now: float) -> None:
         pass
-
-
-class FramedDriver(DeviceDriver):
-    """A device speaking the shared framed protocol (shoe, sensors)."""
-
-    catalog: Catalog
-    decode: ClassVar[Callable[[int, bytes], Message]]      # called on the class: type(self).decode
-    hello: Message
-    hello_reply: type[HelloReply]
-    protocol_version: int
-
-    def __init__(self, name: str, transport: Transport, post: Post, *,
-                 heartbeat_every: float = 1.0, silence_after: float = 3.0,
-                 retransmit_after: float = 0.25, **kwargs):
-        super().__init__(name, transport, post, **kwargs)
-        self.link = Link(self.decode_message, retransmit_after=retransmit_after,
-                         heartbeat_every=heartbeat_every, silence_after=silence_after)
-
-    def decode_message(self, type_code: int, payload: bytes) -> Message:
-        """A frame's message, or MessageError (the link NAKs it): the catalog's decoder, which a
-        driver narrows where its configuration knows more than the protocol (a table's positions)."""
-        return type(self).decode(type_code, payload)
-
-    def send(self, message: Message) -> bool:
-        """Queue a command for the device; False (and CommandFailed) while disconnected."""
-        with self._lock:
-            if not self.connected:
-                self.post(CommandFailed(self.name, type(message).__name__, "device not connected"))
-                return False
-            self.log.debug("device.command", command=type(message).__name__)
-            try:
-                self._write(self.queue(message, self.clock()))
-            except TransportError as err:
-                self.post(CommandFailed(self.name, type(message).__name__, str(err)))
-                return False
-            return True
-
-    def on_open(self, now: float) -> bytes:
-        self.link.reset(now)
-        return self.queue(self.hello, now)
-
-    def queue(self, message: Message, now: float) -> bytes:
-        """Hand a message to the link; returns the bytes to write now (lock held)."""
-        type_code, payload = self.catalog.encode(message)
-        return self.link.send(type_code, payload, now)
-
-    def on_bytes(self, data: bytes, now: float) -> None:
-        events, out = self.link.receive(data, now)
-        self._write(out)
-        self._handle(events, now, data)
-
-    def on_tick(self, now: float) -> None:
-        events, out = self.link.poll(now)
-        self._write(out)
-        self._handle(events, now)
-
-    def _command_name(self, message_type: int) -> str:
-        """The message's name in the catalog (what the controller asked for), not its wire code."""
-        cls = self.catalog.types().get(message_type)
-        return cls.__name__ if cls is not None else f"message 0x{message_type:02x}"
-
-    def _handle(self, events: list[LinkEvent], now: float, raw: bytes = b"") -> None:
-        for event in events:
-            try:
-                self._handle_one(event, now)
-            except TransportError:
-                raise                                   # the port failed: the I/O thread reconnects
-            except Exception as err:                    # one handler's bug: the other events still count
-                what = type(event.message).__name__ if isinstance(event, Delivered) else type(event).__name__
-                self.survived(err, f"handling {what}", raw)
-
-    def _handle_one(self, event: LinkEvent, now: float) -> None:
-        if isinstance(event, Delivered):
-            self._delivered(event.message, now)
-        elif isinstance(event, LinkFault):
-            self.fault(event.reason, event.raw)
-        elif isinstance(event, Refused):
-            self.post(CommandFailed(self.name, self._command_name(event.message_type), event.reason))
-        elif isinstance(event, SendFailed):
-            self.post(CommandFailed(self.name, self._command_name(event.message_type),
-                                    f"no acknowledgement after {event.attempts} attempts"))
-        elif isinstance(event, PeerSilent):
-            self.went_offline(f"silent for {event.seconds:.1f} s (heartbeat timeout)")
-        elif isinstance(event, PeerAlive):
-            self._write(self.queue(self.hello, now))               # handshake again
-
-    def _delivered(self, message: Any, now: float) -> None:
-        if isinstance(message, self.hello_reply):
-            if message.protocol_version != self.protocol_version:
-                self.fault(f"protocol version {message.protocol_version} unsupported "
-                           f"(expected {self.protocol_version})")
-                return
-            self.went_online({k: v for k, v in vars(message).items()})
-            self.on_handshake(message, now)
-            return
-        self.log.debug("device.event", message=type(message).__name__)     # the engine journals what it means
-        self.on_message(message, now)
-
-    def on_handshake(self, reply: Any, now: float) -> None:
-        pass
-
-    def on_message(self, message: Any, now: float) -> None:
-        self.post(DeviceMessage(self.name, message))
 
 
 def _why(err: BaseException) -> str:

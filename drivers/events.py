@@ -28,11 +28,13 @@ class DeviceOffline:
 
 @dataclass(frozen=True)
 class DeviceFault:
-    """Bytes or a message from the device that could not be used (logged with the bytes)."""
+    """Bytes or a message from the device that could not be used (logged with the bytes);
+    ``security``: a frame that failed authentication (forged, replayed, or a wrong key)."""
     device: str
     url: str
     reason: str
     raw_hex: str = ""
+    security: bool = False
 
 
 @dataclass(frozen=True)
@@ -76,14 +78,33 @@ class HandDealt:
     device: str
     hand_no: int
     cards: tuple[Card, ...]     # in the order the shoe read them
+    device_time: str | None = None      # when the shoe formed it, by its clock (UTC, ISO 8601)
 
 
 @dataclass(frozen=True)
 class ShoeCount:
+    """The shoe's status (asked after every reconnect): its count, and whether it can deal."""
     device: str
     remaining: int          # cards still in the shoe
     deck: int
     ready: bool             # the shoe can deal (not shuffling, jammed or open)
+    door_open: bool = False
+    jammed: bool = False
+
+
+@dataclass(frozen=True)
+class ShuffleLate:
+    """The shoe has not finished the shuffle asked for within the driver's ``shuffle_limit``."""
+    device: str
+    deck: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class ShoeMiscounted:
+    """The shoe reports a count error of its own (its deck is short, long or not the deck in play)."""
+    device: str
+    text: str
 
 
 @dataclass(frozen=True)

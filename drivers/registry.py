@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from drivers.transport import open_transport
+from drivers.wire.auth import KeyFileError, read_key
+from drivers.wire.link import ACK_DEADLINE
 
 
 @dataclass(frozen=True)
@@ -52,12 +54,14 @@ SECONDS = (int, float)
 BROADCAST = "00"                # the Alpha protocol's address of every sign (drivers/wire/alpha.py)
 # The Alpha protocol's serial line (docs/protocols/alpha-sign.md): the sign's default unless configured.
 ALPHA_SERIAL = {"baudrate": 9600, "bytesize": 7, "parity": "E", "stopbits": 1}
-LINK_SETTINGS = {        # the framed link's timers (drivers/wire/link.py), defaults drivers/device.py's
+LINK_SETTINGS = {        # the framed link's timers (drivers/wire/link.py), defaults drivers/framed.py's
     "heartbeat_every": Setting(SECONDS, 0.05, 60, meaning="seconds between heartbeats", default=1.0),
     "silence_after": Setting(SECONDS, 0.1, 300, meaning="seconds of silence before the device is offline",
                              default=3.0),
     "retransmit_after": Setting(SECONDS, 0.01, 10, meaning="seconds before an unacknowledged frame is resent",
                                 default=0.25),
+    # the device's pairing key: every frame authenticated (docs/protocols/framing.md, Authentication)
+    "key_file": Setting(str, pattern=r".+", meaning="the path of the device's key file (64 hex digits)"),
 }
 SERIAL_SETTINGS = {      # pyserial's, for devices on a serial line
     "baudrate": Setting(int, 50, 4_000_000, meaning="bits per second"),
@@ -91,19 +95,29 @@ def _read_timeout(values: dict[str, Any], given: set[str], timer: str | None) ->
 
 
 def _link_relations(values: dict[str, Any], given: set[str]) -> dict[str, str]:
-    """A device is offline only after two missed heartbeats, and a frame is resent before its
-    device counts as silent (docs/protocols/framing.md: 1 s, 3 s, 250 ms)."""
+    """A device is offline only after two missed heartbeats, a frame is resent before its device
+    counts as silent, and not before the device's ACK could arrive (docs/protocols/framing.md:
+    1 s, 3 s, 250 ms against the device's 100 ms)."""
     problems = {}
     if values["silence_after"] < 2 * values["heartbeat_every"]:
         problems[_blame(given, "silence_after", "heartbeat_every")] = (
             f"{_said(values, given, 'silence_after')} must be at least twice "
             f"{_said(values, given, 'heartbeat_every')}: a device is offline only after two missed heartbeats")
+    if values["retransmit_after"] <= ACK_DEADLINE:
+        problems[_blame(given, "retransmit_after")] = (
+            f"{_said(values, given, 'retransmit_after')} must be above the device's ACK deadline "
+            f"({ACK_DEADLINE:g} s, docs/protocols/framing.md): an ACK on time must not cross a resend")
     if values["retransmit_after"] >= values["silence_after"]:
         problems.setdefault(_blame(given, "retransmit_after", "silence_after"), (
             f"{_said(values, given, 'retransmit_after')} must be below {_said(values, given, 'silence_after')}: "
             "a frame is resent before its device counts as silent"))
     for name, problem in _read_timeout(values, given, "heartbeat_every").items():
         problems.setdefault(name, problem)
+    if values.get("key_file"):              # a pairing key that cannot be used is found by config check
+        try:
+            read_key(values["key_file"])
+        except KeyFileError as err:
+            problems["key_file"] = str(err)
     return problems
 
 
@@ -130,7 +144,11 @@ class DriverSpec:
 
 
 DRIVERS = {
-    "shoe-framed": DriverSpec("shoe", "drivers.shoe:ShoeDriver", LINK_SETTINGS, relations=_link_relations),
+    "shoe-framed": DriverSpec("shoe", "drivers.shoe:ShoeDriver", {
+        **LINK_SETTINGS,
+        # past it the table is alerted and held until the shuffle completes (docs/protocols/shoe.md)
+        "shuffle_limit": Setting(SECONDS, 5, 600, meaning="seconds a shuffle may take", default=60.0),
+    }, relations=_link_relations),
     "sensors-framed": DriverSpec("sensors", "drivers.sensors:SensorDriver", LINK_SETTINGS,
                                  from_table=("positions",),     # readings for other positions: NAK
                                  relations=_link_relations),

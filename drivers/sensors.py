@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from drivers.device import FramedDriver
 from drivers.events import DeviceMessage, SpotChanged, SpotFault
+from drivers.framed import FramedDriver
 from drivers.wire import sensor_protocol as proto
 from drivers.wire.link import MessageError
 from drivers.wire.messages import Message

@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     print(json.dumps({"devices": sim.urls(), "config": sim.config_toml(data_dir=args.data_dir),
-                      "commands": sim.FAULTS}), flush=True)
+                      "key_files": sim.key_files, "commands": sim.FAULTS}), flush=True)
     threading.Thread(target=_read_commands, args=(sim, stop), daemon=True).start()
     try:
         stop.wait()

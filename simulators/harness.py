@@ -3,11 +3,12 @@
 Owns the only wiring between the simulators and a controller: it starts
 nothing itself, but builds the simulated table for a configuration, gives
 back that configuration with every device's URL pointing at its simulated
-device (and, for a shoe on the simulated USB bus, the pyusb backend the
-transport must use), and attaches the scripted dealer to an engine's
-snapshots. The controller reaches the devices only through those URLs, as
-it reaches real ones; ``controller/app/run.py`` is the one controller module
-that imports this one, and only when simulation is asked for.
+device and every framed device paired with its simulated device's key (and,
+for a shoe on the simulated USB bus, the pyusb backend the transport must
+use), and attaches the scripted dealer to an engine's snapshots. The
+controller reaches the devices only through those URLs, as it reaches real
+ones; ``controller/app/run.py`` is the one controller module that imports
+this one, and only when simulation is asked for.
 """
 
 from __future__ import annotations
@@ -44,8 +45,16 @@ def simulate(config: Configurable, *, transport: str = "pty", shoe_usb: bool = F
                          preset=config.preset)
     urls = sim.urls()
     line = sim.line_settings()
-    return sim, config.with_devices({role: replace(dev, url=urls[role], transport={**dev.transport, **line[role]})
+    return sim, config.with_devices({role: replace(dev, url=urls[role], transport={**dev.transport, **line[role]},
+                                                   settings=_paired(dev, sim.key_files.get(role)))
                                      for role, dev in config.devices.items()})
+
+
+def _paired(device: Any, key_file: str | None) -> dict[str, Any]:
+    """A framed device's settings with the simulated device's key file: authenticated links by default."""
+    if key_file is None or not str(device.driver).endswith("-framed"):
+        return dict(device.settings)
+    return {**device.settings, "key_file": key_file}
 
 
 def scripted_dealer(sim: SimulatedTable, submit: Submit, observers: list[Callable[[dict[str, Any]], None]],

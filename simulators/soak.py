@@ -237,8 +237,12 @@ class Soak:
                     self.proc.wait(30)
                 except subprocess.TimeoutExpired:
                     self.proc.kill()
-            self.sim.stop()
         return {"elapsed_s": round(self._elapsed(), 1)}
+
+    def close(self) -> None:
+        """Stops the simulated devices; after the check: their key files, which the table's
+        configuration names, go with them."""
+        self.sim.stop()
 
     def _unstick(self) -> None:
         """No round finished for a long while: say what the table showed, then undo every fault."""

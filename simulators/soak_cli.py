@@ -43,8 +43,11 @@ def main(argv: list[str]) -> int:
     soak = Soak(SoakOptions(rounds=args.rounds, seed=args.seed, faults=args.faults, fault_rate=args.fault_rate,
                             kill_rate=args.kill_rate, preset=args.preset, work_dir=args.work_dir))
     began = time.monotonic()
-    soak.run()
-    checked = check(soak.config, journal_path(soak.work))
+    try:
+        soak.run()
+        checked = check(soak.config, journal_path(soak.work))
+    finally:
+        soak.close()
     doc = summary(soak, checked, round(time.monotonic() - began, 1))
     text = json.dumps(doc, indent=1)
     print(text, flush=True)

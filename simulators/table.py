@@ -19,13 +19,17 @@ import errno
 import math
 import re
 import shlex
+import shutil
+import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from controller.rules.cards import CardError, parse_cards
 from controller.rules.paytable import Preset, load_preset
 from drivers.wire import sensor_protocol as sensor_proto
+from drivers.wire.auth import new_key
 from simulators.devices.ports import PtyPort, TcpPort
 from simulators.devices.sensors import SimulatedSensors
 from simulators.devices.shoe import SimulatedShoe
@@ -54,6 +58,7 @@ class SimOptions:
     heartbeat_every: float = 1.0
     base_port: int | None = None    # TCP: shoe on this port, sensors the next, sign the one after
     sign_address: str = "01"        # the sign's own address, as set in its set-up menu
+    authenticate: bool = True       # pair the framed devices with fresh keys (docs/protocols/framing.md)
 
 
 class SimulatedTable:
@@ -61,10 +66,13 @@ class SimulatedTable:
         self.options = o = options or SimOptions()
         self.preset = preset or load_preset(o.preset)
         ports = _open_ports(o)
+        self.key_files = _pair(("shoe", "sensors")) if o.authenticate else {}
+        keys = {role: bytes.fromhex(Path(path).read_text()) for role, path in self.key_files.items()}
         self.shoe_port = ports["shoe"]
         self.shoe = SimulatedShoe(self.shoe_port, seed=o.seed, decks=self.preset.decks,
-                                  heartbeat_every=o.heartbeat_every)
-        self.sensors = SimulatedSensors(ports["sensors"], positions=o.positions, heartbeat_every=o.heartbeat_every)
+                                  heartbeat_every=o.heartbeat_every, key=keys.get("shoe"))
+        self.sensors = SimulatedSensors(ports["sensors"], positions=o.positions, heartbeat_every=o.heartbeat_every,
+                                        key=keys.get("sensors"))
         self.sign = SimulatedSign(ports["sign"], address=o.sign_address)
         self.players = Players(self.preset, self.sensors, self.shoe, positions=o.positions,
                                seed=o.seed + 1, strategy=o.strategy, script=o.script)
@@ -81,6 +89,8 @@ class SimulatedTable:
     def stop(self) -> None:
         for device in (self.shoe, self.sensors, self.sign):
             device.stop()
+        if self.key_files:
+            shutil.rmtree(Path(next(iter(self.key_files.values()))).parent, ignore_errors=True)
 
     def line_settings(self) -> dict[str, dict[str, Any]]:
         """Serial settings a controller must use for each device here: a pty's own framing
@@ -96,12 +106,14 @@ class SimulatedTable:
         urls = self.urls()
         beat = "" if heartbeat_every is None else \
             f"heartbeat_every = {heartbeat_every}\nsilence_after = {heartbeat_every * 4}\n"
+        keys = {role: f'key_file = "{path}"\n' for role, path in self.key_files.items()}
         jackpots = "[jackpot]\nmega = 10000000\nmajor = 2500000\nminor = 250000\n\n" if self.preset.super6 else ""
         return (f'[table]\nid = "{table_id}"\npreset = "{self.preset.name}"\n'
                 f"positions = {self.options.positions}\n\n{jackpots}"
                 f'[data]\ndir = "{data_dir}"\n\n[log]\nformat = "{log_format}"\n\n'
-                f'[devices.shoe]\ndriver = "shoe-framed"\nurl = "{urls["shoe"]}"\n{beat}\n'
-                f'[devices.sensors]\ndriver = "sensors-framed"\nurl = "{urls["sensors"]}"\n{beat}\n'
+                f'[devices.shoe]\ndriver = "shoe-framed"\nurl = "{urls["shoe"]}"\n{keys.get("shoe", "")}{beat}\n'
+                f'[devices.sensors]\ndriver = "sensors-framed"\nurl = "{urls["sensors"]}"\n'
+                f'{keys.get("sensors", "")}{beat}\n'
                 f'[devices.sign]\ndriver = "sign-alpha"\nurl = "{urls["sign"]}"\n'
                 f'address = "{self.sign.address}"\n' + "".join(
                     f"{key} = {value!r}\n".replace("'", '"') for key, value in self.line_settings()["sign"].items()))
@@ -231,6 +243,19 @@ class SimulatedTable:
 
 
 # --- ports -----------------------------------------------------------------------------------
+
+def _pair(roles: Sequence[str]) -> dict[str, str]:
+    """A fresh pairing key per framed device, each in its own key file (mode 0600) in a folder of
+    its own, as a technician's pairing would leave them: the controller's configuration names them."""
+    folder = Path(tempfile.mkdtemp(prefix="table-sim-keys-"))
+    files = {}
+    for role in roles:
+        path = folder / f"{role}.key"
+        path.touch(mode=0o600)
+        path.write_text(new_key().hex() + "\n")
+        files[role] = str(path)
+    return files
+
 
 def _open_ports(o: SimOptions) -> dict[str, Any]:
     """The three devices' ports; on a refusal none is left open."""

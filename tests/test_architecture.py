@@ -59,7 +59,7 @@ def test_the_controller_reaches_the_simulators_in_one_wiring_module_only():
 
 def test_the_rules_are_pure_and_the_round_core_does_no_io():
     io = ("serial", "usb", "socket", "select", "aiohttp", "sqlite3", "psycopg", "subprocess", "drivers.wire",
-          "drivers.device", "drivers.transport", "drivers.shoe", "drivers.sensors", "drivers.sign")
+          "drivers.device", "drivers.framed", "drivers.transport", "drivers.shoe", "drivers.sensors", "drivers.sign")
     assert offending("controller/rules", lambda f, m: not m.startswith(io + ("controller.round",
                      "controller.store", "controller.app", "controller.page", "controller.floor",
                      "drivers."))) == []

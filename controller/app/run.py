@@ -35,6 +35,7 @@ from controller.store.journal import Journal
 from controller.store.lock import DataFolderLock
 from controller.store.pins import PIN_FILE, PinStore
 from controller.store.recall import rounds_summary
+from drivers.wire.auth import KeyFileError
 
 JOURNAL_FILE = "journal.sqlite"
 AUDIT_DIR = "audit"
@@ -107,8 +108,12 @@ class TableRun:
             raise
         self.journal.audit_head = self.audit.head
         # the drivers post through the engine (made next, started before them), which stamps each event
-        self.devices = Devices(config, lambda event: self.engine.post(event),
-                               usb_backend=self.sim.usb_backend if self.sim else None)
+        try:
+            self.devices = Devices(config, lambda event: self.engine.post(event),
+                                   usb_backend=self.sim.usb_backend if self.sim else None)
+        except KeyFileError as err:             # a device's pairing key that cannot be used
+            self.journal.close()
+            raise SystemExit(f"table-controller: {err}") from None
         self.engine = Engine(config, self.journal, self.devices)
         self.pins = PinStore(self.data_dir / PIN_FILE, attempts=config.pin_attempts,
                              lockout=config.pin_lockout)

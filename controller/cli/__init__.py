@@ -10,6 +10,7 @@ presentation; the work itself lives in the modules each command calls.
     records.py   recall, meters
     config.py    config check
     jackpot.py   jackpot
+    devices.py   devices: each device's identity at each connect
     pins.py      pin set, pin remove, pin list
     audit.py     audit verify
     verify.py    verify: the journal, the audit trail and their anchors, all of them
@@ -31,11 +32,11 @@ from __future__ import annotations
 
 import argparse
 
-from controller.cli import audit, backup, config, jackpot, pins, program, records, rules, table, verify
+from controller.cli import audit, backup, config, devices, jackpot, pins, program, records, rules, table, verify
 from controller.cli.common import STATUS_INPUT, STATUS_INTEGRITY, Command, refuse
 from controller.errors import IntegrityError, TableError
 
-GROUPS = (rules, table, records, config, jackpot, pins, audit, verify, backup, program)     # the order of --help
+GROUPS = (rules, table, records, config, jackpot, devices, pins, audit, verify, backup, program)  # the order of --help
 
 __all__ = ["build_parser", "main"]
 

@@ -44,12 +44,16 @@ class Conditions(DeviceLinks):
 
     def deck_ready(self, event: EventData | None = None) -> bool:
         rnd = self.open_round
+        problem = self.shoe_problem()               # a jam, the door, a lost shoe, a shuffle past its limit
+        if problem:
+            return self.refuse(problem)
         if not rnd.shuffled:
             return self.refuse("the shoe has not finished shuffling")
         if rnd.shoe_count != 52:
             return self.refuse(f"the shoe counted {rnd.shoe_count} cards after the shuffle, not 52")
-        problem = self.shoe_problem()
-        return not problem or self.refuse(problem)
+        if not rnd.deck_checked:
+            return self.refuse("the shoe has not yet checked the deck (52 cards, all of the deck in play)")
+        return True
 
     def has_wagers(self, event: EventData | None = None) -> bool:
         return bool(self.felt_wagers()) or self.refuse("no wagers on the table")

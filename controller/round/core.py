@@ -36,8 +36,9 @@ if TYPE_CHECKING:
 
 ALERTS_SHOWN = 20
 # alerts that come from what devices report, said once while they stand
-COALESCED = frozenset({"past_posting", "play_amount", "unread_spot", "device_fault", "sensor_fault", "hold",
-                       "shoe_slow",
+COALESCED = frozenset({"past_posting", "play_amount", "unread_spot", "device_fault", "device_security",
+                       "sensor_fault", "hold",
+                       "shoe_slow", "shuffle_late",
                        "command_failed",
                        "dead_hand", "deck_check", "shoe_error"})
 
@@ -61,6 +62,7 @@ class TableCore:
         self.refusal = ""
         self.online: dict[str, bool] = {}
         self.device_detail: dict[str, str] = {}
+        self.device_identity: dict[str, dict[str, Any]] = {}    # role -> its last connect's Identity
         self.holds: dict[str, str] = {}              # what holds the round: key -> the dealer's words
 
     # --- the primitives -------------------------------------------------------------------

@@ -1,12 +1,17 @@
 """Dealing: the shoe's facts, hands asked for one at a time, and the cards checked as they come.
 
-Owns the round's side of the shoe: the shuffle for this round's deck, one
+Owns the round's side of the shoe: the shuffle for this round's deck and its
+deck check (52 cards, all of the deck in play: anything else, or a count
+error the shoe reports, is a misdeal before any card reaches a player), a
+shuffle past the shoe's time limit (alert and hold until it completes), one
 hand asked for at a time (positions from the dealer's left, then the
 dealer's), every dealt card checked (three cards, readable, of the deck in
 play, none seen twice; anything else is a misdeal that voids the round), a
-shoe that is slow to deliver asked again, the count after a restart (cards
-that left the shoe unrecorded void the round), and the holds a jam or an
-open door puts on the round. Which state takes which shoe fact is
+hand reported again after a reconnect (the same hand: ignored; another under
+its number: a dead hand), a shoe that is slow to deliver asked again, the
+shoe's status after every reconnect (its door and jam; after a restart its
+count: cards that left the shoe unrecorded void the round), and the holds a
+jam or an open door puts on the round. Which state takes which shoe fact is
 ``machine.SHOE_FACTS``.
 """
 
@@ -15,13 +20,26 @@ from __future__ import annotations
 from controller.round import machine as procedure
 from controller.round.core import TableCore
 from controller.round.facts import DEAD_HAND, DEALER, UNREADABLE
-from controller.round.ports import DealHand
+from controller.round.ports import CheckDeck, DealHand
 from controller.rules.cards import card_text
-from drivers.events import Card, DeckChecked, DeviceTrouble, HandDealt, ShoeCount, ShoeDoor, ShoeJam, ShuffleDone
+from drivers.events import (
+    Card,
+    DeckChecked,
+    DeviceTrouble,
+    HandDealt,
+    ShoeCount,
+    ShoeDoor,
+    ShoeJam,
+    ShoeMiscounted,
+    ShuffleDone,
+    ShuffleLate,
+)
 
 HAND_TIMER = "hand"
+JAM_ADVICE = "clear the jam and close the shoe's door"
 
-ShoeFact = ShuffleDone | HandDealt | ShoeCount | ShoeJam | ShoeDoor | DeckChecked | DeviceTrouble
+ShoeFact = (ShuffleDone | HandDealt | ShoeCount | ShoeJam | ShoeDoor | DeckChecked | DeviceTrouble | ShuffleLate
+            | ShoeMiscounted)
 
 
 class DealingDuties(TableCore):
@@ -38,17 +56,19 @@ class DealingDuties(TableCore):
         elif isinstance(fact, ShoeJam):
             if fact.jammed:
                 self.journal.table_event("jam", {"code": fact.code, "description": fact.description})
-            self.set_hold("shoe-jam", f"Shoe jammed ({fact.description}): clear the jam and close the shoe's door"
-                          if fact.jammed else None)
+            self.set_hold("shoe-jam", f"Shoe jammed ({fact.description}): {JAM_ADVICE}" if fact.jammed else None)
         elif isinstance(fact, ShoeDoor):
             if fact.open:
                 self.journal.table_event("door", {"open": True})
             self.set_hold("shoe-door", "Shoe door open: close the shoe's door" if fact.open else None)
         elif isinstance(fact, DeviceTrouble):
             self.alert("shoe_error", f"The shoe reports a fault: {fact.text} (its code {fact.code})")
-        elif isinstance(fact, DeckChecked) and not fact.ok:
-            self.alert("deck_check", f"Deck check failed: count {fact.count}, missing {len(fact.missing)}, "
-                       f"duplicated {len(fact.duplicates)}, foreign {len(fact.foreign)}")
+        elif isinstance(fact, DeckChecked):
+            self._deck_checked(fact)
+        elif isinstance(fact, ShuffleLate):
+            self._shuffle_late(fact)
+        elif isinstance(fact, ShoeMiscounted):
+            self._miscounted(fact.text)
 
     def _accepts(self, fact: str) -> bool:
         return self.round is not None and self.state in procedure.SHOE_FACTS[fact]
@@ -56,16 +76,65 @@ class DealingDuties(TableCore):
     # --- the shuffle ------------------------------------------------------------------------
 
     def _shuffled(self, fact: ShuffleDone) -> None:
+        self.set_hold("shoe-shuffle", None)          # whatever shuffle it was, the shoe is not stuck
         rnd = self.round
         if not self._accepts("shuffled") or rnd is None or rnd.shuffled or fact.deck != rnd.deck:
             return                                   # the reshuffle after a void, or the other deck
         self.fact("shuffled", deck=fact.deck, count=fact.count)
         if fact.count != 52:
-            self.alert("deck_count", f"The shoe counted {fact.count} cards after the shuffle, not 52; "
-                       "check the deck before dealing")
+            self.void_for_deck(f"the shoe counted {fact.count} cards after the shuffle, not 52")
+            return
+        self.emit(CheckDeck())                       # its composition, before any card is dealt
+
+    def _deck_checked(self, fact: DeckChecked) -> None:
+        rnd = self.round
+        problem = None if fact.ok else (
+            f"the deck check found {fact.count} cards" + "".join(
+                f", {what} {', '.join(card_text(c) for c in cards)}" for what, cards in (
+                    ("missing", fact.missing), ("read twice", fact.duplicates),
+                    ("of another deck", [c for c, _ in fact.foreign if c is not None])) if cards)
+            + (f", {sum(c is None for c, _ in fact.foreign)} unreadable" if any(c is None for c, _ in fact.foreign)
+               else ""))
+        if (not self._accepts("deck_check") or rnd is None or not rnd.shuffled or rnd.deck_checked
+                or fact.deck != rnd.deck):
+            if problem:                              # a check nobody asked for, or of another deck
+                self.alert("deck_check", f"Deck check failed: {problem}")
+            return
+        self.fact("deck_check", deck=fact.deck, ok=fact.ok, count=fact.count, missing=list(fact.missing),
+                  duplicates=list(fact.duplicates),
+                  foreign=[[UNREADABLE if c is None else c, d] for c, d in fact.foreign])
+        if problem:
+            self.void_for_deck(problem)
+
+    def void_for_deck(self, problem: str) -> None:
+        """The deck is not 52 cards of the deck in play: a misdeal before any card reaches a player."""
+        self.alert("misdeal", f"Misdeal: {problem}. No card is dealt; return the wagers and have the deck "
+                   "checked and completed before the next round.")
+        self.trigger("deck_failed", reason=problem)
+
+    def _miscounted(self, text: str) -> None:
+        """The shoe's own count error: before the deal a failed deck, during it a misdeal."""
+        if self.state in ("betting", "closed") and self.round is not None:
+            self.void_for_deck(f"the shoe reports a count error ({text})")
+        elif self.state == "dealing":
+            reason = f"the shoe reports a count error ({text})"
+            self.alert("misdeal", f"Misdeal: {reason}. All hands are void; return the wagers.")
+            self.trigger("misdeal", reason=reason)
+        else:
+            self.alert("shoe_error", f"The shoe reports a fault: {text}")
+
+    def _shuffle_late(self, fact: ShuffleLate) -> None:
+        """Past the shoe's shuffle limit: the dealer is told, and nothing is dealt until it completes
+        (the hold lifts by itself then) or the round is voided."""
+        rnd = self.round
+        if not self._accepts("shuffled") or rnd is None or rnd.shuffled or fact.deck != rnd.deck:
+            return
+        why = f"The shoe has not finished shuffling within {fact.seconds:g} s"
+        self.alert("shuffle_late", f"{why}: check the shoe (door, jam, cards) or call a technician")
+        self.set_hold("shoe-shuffle", f"{why}: check the shoe or call a technician")
 
     def shoe_problem(self) -> str | None:
-        for key in ("shoe-jam", "shoe-door", "shoe"):
+        for key in ("shoe-jam", "shoe-door", "shoe", "shoe-shuffle"):
             if key in self.holds:
                 return self.holds[key]
         return None
@@ -82,6 +151,11 @@ class DealingDuties(TableCore):
 
     def _hand(self, fact: HandDealt) -> None:
         cards = [[UNREADABLE if card is None else card, deck] for card, deck in fact.cards]
+        rnd = self.round
+        if rnd is not None and rnd.hand_cards.get(fact.hand_no) == tuple(map(tuple, cards)):
+            # the same hand reported again (a reconnect lost its ACK, or we asked again): no new fact
+            self.log.info("shoe.hand_repeated", round=rnd.id, state=self.state, hand=fact.hand_no)
+            return
         if not self._accepts("hand") or fact.hand_no != self.outstanding_hand:
             if self.round is not None and self.state in procedure.DEAD_HAND_STATES:
                 self.fact("hand", hand_no=fact.hand_no, target=DEAD_HAND, cards=cards)
@@ -93,7 +167,8 @@ class DealingDuties(TableCore):
         self.outstanding_hand = None
         target = rnd.target_of(rnd.hands_received)
         problem = self.card_problem(fact.cards, target, set(rnd.dealt_cards()), rnd.deck)
-        self.fact("hand", hand_no=fact.hand_no, target=target, cards=cards)   # the evidence, even of a misdeal
+        stamp = {"device_time": fact.device_time} if fact.device_time else {}     # the shoe's clock
+        self.fact("hand", hand_no=fact.hand_no, target=target, cards=cards, **stamp)   # the evidence, even of a misdeal
         if problem:
             self.alert("misdeal", f"Misdeal: {problem}. All hands are void; return the wagers.")
             self.trigger("misdeal", reason=problem)
@@ -133,6 +208,9 @@ class DealingDuties(TableCore):
     # --- the count after a restart ---------------------------------------------------------
 
     def _counted(self, fact: ShoeCount) -> None:
+        # the shoe's own word on its door and jam: what a reconnect may have kept us from hearing
+        self.set_hold("shoe-door", "Shoe door open: close the shoe's door" if fact.door_open else None)
+        self.set_hold("shoe-jam", f"Shoe jammed: {JAM_ADVICE}" if fact.jammed else None)
         if not self.counting_after_recovery or not self._accepts("count"):
             return
         self.counting_after_recovery = False

@@ -10,9 +10,10 @@ Record kinds (data fields):
   opened     round, preset, deck, config_digest, jackpots
   shuffle    deck                            a shuffle was asked for (again, after a restart)
   shuffled   deck, count                     the shoe's shuffle for this round
+  deck_check deck, ok, count, missing, duplicates, foreign [[card, deck]]   the deck after the shuffle
   override   position, spot, amount, by, reason   a supervisor's reading of a spot during betting
   wagers     positions {pos: {spot: cents}}, linked [[a, b]]   at "No more bets"
-  hand       hand_no, target (position, 0 = dealer, -1 = dead hand), cards [[card, deck]]
+  hand       hand_no, target (position, 0 = dealer, -1 = dead hand), cards [[card, deck]], device_time?
                                               (card 0-51, or 255 where the shoe could not read it)
   decision   position, play (bool), by ("sensor" | "dealer")
   settlement the settlement JSON (controller/rules/roundio.py form)
@@ -44,12 +45,14 @@ class Round:
     jackpots: dict[str, int] = field(default_factory=dict)
     shuffled: bool = False
     shoe_count: int = 0
+    deck_checked: bool = False          # the shoe's deck check after this round's shuffle passed
     overrides: dict[tuple[int, str], int] = field(default_factory=dict)   # supervisor readings, betting
     wagers: dict[int, dict[str, int]] = field(default_factory=dict)   # accepted at "No more bets"
     linked: list[tuple[int, int]] = field(default_factory=list)
     hands: dict[int, tuple[int, ...]] = field(default_factory=dict)   # position (0 dealer) -> cards
     dead_hands: list[tuple[int, ...]] = field(default_factory=list)
     hands_received: int = 0
+    hand_cards: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)  # hand number -> cards
     cards_dealt: int = 0
     decisions: dict[int, bool] = field(default_factory=dict)          # position -> played
     decided_by: dict[int, str] = field(default_factory=dict)
@@ -131,8 +134,11 @@ class Round:
         self.jackpots = dict(d.get("jackpots", {}))
 
     def _on_shuffle(self, d):
-        self.shuffled = False
+        self.shuffled = self.deck_checked = False
         self.deck = d["deck"]
+
+    def _on_deck_check(self, d):
+        self.deck_checked = bool(d["ok"])
 
     def _on_shuffled(self, d):
         self.shuffled = True
@@ -153,6 +159,7 @@ class Round:
         if d["target"] == DEAD_HAND:
             self.dead_hands.append(cards)
         else:
+            self.hand_cards[int(d["hand_no"])] = tuple((c, deck) for c, deck in d["cards"])
             self.hands[d["target"]] = cards
             self.hands_received += 1
 

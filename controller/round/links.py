@@ -5,7 +5,10 @@ devices a round cannot do without (the shoe and the sensors: a failing sign
 never stops a round, it only closes Super 6), the hold a lost one puts on
 the round, and what a device that comes back is told again (a restarted
 sensor controller its locks, a shoe its shuffle, a sign the journal's posted
-jackpot values).
+jackpot values). A shoe that comes back is always asked for its status: a jam
+or an open door may have come and gone while it was away. Each connect's
+identity (manufacturer, model, serial, firmware and its checksum) is journaled
+(a ``device_identity`` table event) and shown to a technician in the snapshot.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from typing import Any
 
 from controller.round.dealing import DealingDuties
 from controller.round.jackpot_desk import JackpotDesk
-from controller.round.ports import SetLamp, Shuffle
+from controller.round.ports import AskShoeStatus, CheckDeck, SetLamp, Shuffle
 from controller.rules.spots import Spot
 from controller.rules.words import device_says
 
@@ -28,6 +31,12 @@ class DeviceLinks(DealingDuties, JackpotDesk):
     def on_online(self, role: str, info: dict[str, Any]) -> None:
         self.online[role] = True
         self.device_detail[role] = "online"
+        if info.get("identity"):
+            # who answered, journaled at each connect: a swapped device or new firmware is on record
+            identity = {"device": role, **info["identity"], "protocol_version": info.get("protocol_version"),
+                        "capabilities_used": info.get("capabilities_used", [])}
+            self.journal.table_event("device_identity", identity)
+            self.device_identity[role] = identity
         self.log.info("device.online", device=role, state=self.state, round=self.round.id if self.round else None)
         self.set_hold(role, None)
         if role == "sensors":
@@ -42,8 +51,12 @@ class DeviceLinks(DealingDuties, JackpotDesk):
                     self.lock_all()
             for (position, spot), lamp in sorted(self.lamps.items()):
                 self.emit(SetLamp(position, Spot(spot), lamp))
-        if role == "shoe" and self.state == "betting" and self.round and not self.round.shuffled:
-            self.emit(Shuffle(self.round.deck))
+        if role == "shoe":
+            self.emit(AskShoeStatus())          # a reconnect: its door and jam flags set or lift the holds
+            if self.state == "betting" and self.round and not self.round.shuffled:
+                self.emit(Shuffle(self.round.deck))
+            elif self.state in ("betting", "closed") and self.round and not self.round.deck_checked:
+                self.emit(CheckDeck())          # the check asked before the link was lost: ask again
         if role == "sign":
             self.show_jackpots_on_sign()              # rewritten from the journal's posted values
 

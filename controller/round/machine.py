@@ -74,6 +74,9 @@ TRANSITIONS: list[dict[str, Any]] = [
 
     # irregularities
     {"trigger": "misdeal", "source": ["dealing", "decisions", "collecting", "held"], "dest": "void"},
+    # the shoe's deck is short, long or mixed (its check after the shuffle, or its own count): a
+    # misdeal before any card reaches a player
+    {"trigger": "deck_failed", "source": ["betting", "closed"], "dest": "void"},
     {"trigger": "void_round", "source": ["betting", "closed", "dealing", "decisions", "collecting", "held"],
      "dest": "void",
      "conditions": ["reason_given", "nothing_paid"]},
@@ -92,6 +95,7 @@ JOURNALS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "no_more_bets": (("wagers",), ()),      # the wagers accepted, as they lay on the felt
     "reveal": (("settlement",), ("folds_collected",)),   # every position's result; the folds' forfeits
     "misdeal": (("void",), ()),
+    "deck_failed": (("void",), ()),
     "void_round": (("void",), ()),
     "all_paid": ((), ("complete",)),
 }
@@ -110,7 +114,8 @@ DECIDING_STATES = ("decisions",)
 
 # The states in which each of the shoe's facts belongs to the round; elsewhere it is ignored
 # (a reshuffle after a void, a count nobody asked for) or, for a hand, a dead hand.
-SHOE_FACTS = {"shuffled": ("betting",), "hand": ("dealing",), "count": ("dealing",)}
+SHOE_FACTS = {"shuffled": ("betting",), "deck_check": ("betting", "closed"), "hand": ("dealing",),
+              "count": ("dealing",)}
 DEAD_HAND_STATES = ("dealing", "decisions", "held")     # a stray hand is journaled as a dead hand
 
 # triggers the dealer (or supervisor) may touch; the rest come from devices and the engine

@@ -28,6 +28,7 @@ class Lamp(StrEnum):
 
 class ShoePort(Protocol):
     def shuffle(self, deck: int) -> object: ...
+    def deck_check(self) -> object: ...
     def deliver_hand(self, hand_no: int) -> object: ...
     def request_status(self) -> object: ...
 
@@ -73,8 +74,18 @@ class DealHand:
 
 
 @dataclass(frozen=True)
+class CheckDeck:
+    """The deck's composition after every shuffle: 52 cards, all of the deck in play."""
+    device = "shoe"
+
+    def send(self, ports: Ports) -> None:
+        ports.shoe.deck_check()
+
+
+@dataclass(frozen=True)
 class AskShoeStatus:
-    """How many cards the shoe holds: after a restart, cards may have left it unrecorded."""
+    """The shoe's count and state, after every reconnect: after a restart cards may have left it
+    unrecorded, and a jam or an open door may have come and gone unheard."""
     device = "shoe"
 
     def send(self, ports: Ports) -> None:
@@ -127,4 +138,4 @@ class ShowMessage:
         ports.sign.show_message(self.text)
 
 
-Command = Shuffle | DealHand | AskShoeStatus | LockSpots | SetLamp | ShowJackpots | ShowMessage
+Command = Shuffle | CheckDeck | DealHand | AskShoeStatus | LockSpots | SetLamp | ShowJackpots | ShowMessage

@@ -32,7 +32,7 @@ from controller.round.conditions import Conditions
 from controller.round.dealing import HAND_TIMER
 from controller.round.facts import DEAD_HAND, DEALER, UNREADABLE, Round
 from controller.round.felt import REMOVED_TIMER
-from controller.round.ports import AskShoeStatus, Shuffle
+from controller.round.ports import AskShoeStatus, CheckDeck, Shuffle
 from controller.rules.roundio import settlement_json
 from controller.rules.settlement import SeatHand, SettlementError, Wagers, settle_round
 from controller.rules.spots import Spot
@@ -171,7 +171,8 @@ class Table(Conditions):
 
     def journal_void(self, event: EventData) -> None:
         name = event.event.name if event.event else ""
-        by = event.kwargs.get("by", "controller" if name in ("misdeal", "replay_failed") else "supervisor")
+        by = event.kwargs.get("by", "controller" if name in ("misdeal", "replay_failed", "deck_failed")
+                              else "supervisor")
         reason = event.kwargs.get("reason") or (self.replay_problem if name == "replay_failed" else None) \
             or "misdeal declared"
         if name == "replay_failed":
@@ -243,11 +244,14 @@ class Table(Conditions):
         if not rnd.shuffled or (event.event and event.event.name == "recover"):
             # After a restart the shoe may have restarted too: shuffle again; no card is out yet.
             self.fact("shuffle", deck=rnd.deck)
+            self.set_hold("shoe-shuffle", None)     # a new shuffle: its own time limit
             self.emit(Shuffle(rnd.deck))
         self.show_flags()
 
     def on_enter_closed(self, event: EventData) -> None:
         self.lock_all()                             # "No more bets": every spot locked
+        if event.event and event.event.name == "recover" and not self.open_round.deck_checked:
+            self.emit(CheckDeck())                  # the check was lost with the restart: ask again
 
     def on_enter_dealing(self, event: EventData) -> None:
         self.lock_for_decisions()

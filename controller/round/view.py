@@ -25,8 +25,8 @@ from controller.rules.words import no_pair_plus, positions_list, settlement_line
 def _betting(table: Table) -> list[str]:
     lines = ["Place your bets"]
     lines += [f"Position {p} {label(s)}: {why}" for (p, s), why in sorted(table.wager_problems().items())]
-    if not table.open_round.shuffled:
-        lines.append("Shoe shuffling")
+    if not (table.open_round.shuffled and table.open_round.deck_checked):
+        lines.append("Shoe shuffling")      # until its deck check has passed: nothing is dealt before
     return lines
 
 
@@ -141,7 +141,8 @@ def build_snapshot(table: Table) -> dict[str, Any]:
         "next_to_pay": rnd.next_to_pay if rnd and state == "settling" else None,
         "void_reason": rnd.void_reason if rnd else None,
         "devices": {role: {"online": table.online[role], "detail": table.device_detail[role],
-                           "status": _device_status(table, role)} for role in table.online},
+                           "status": _device_status(table, role),
+                           "identity": table.device_identity.get(role)} for role in table.online},
         "holds": list(table.holds.values()),
         "jackpots": dict(table.jackpot.values),
         "jackpot": table.jackpot.view(),

@@ -2,9 +2,12 @@
 
 Wire format (docs/protocols/framing.md)::
 
-    00 | COBS( VER | SEQ | TYPE | PAYLOAD... | CRC16 ) | 00
+    00 | COBS( VER | SEQ | TYPE | [TIME] | PAYLOAD... | [COUNTER MAC] | CRC16 ) | 00
 
-- ``VER`` protocol version (1 byte, currently 1); ``SEQ`` sequence number
+- ``VER``: bits 0-5 the frame layout's version (1); bit 6 (0x40) set: an
+  8-byte ``TIME`` follows ``TYPE`` (the sender's clock, ms since 1970 UTC);
+  bit 7 (0x80) set: a 12-byte authentication trailer (``COUNTER`` u32, ``MAC``
+  8 bytes, drivers/wire/auth.py) precedes the CRC. ``SEQ`` sequence number
   (1 byte, 0-255, wrapping); ``TYPE`` message type (1 byte); ``PAYLOAD``
   0-1000 bytes, multi-byte integers big-endian.
 - ``CRC16`` is CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection,
@@ -22,12 +25,20 @@ misuse (a payload too long, a field out of range).
 from __future__ import annotations
 
 from binascii import crc_hqx
+from collections.abc import Callable
 from dataclasses import dataclass
 
 VERSION = 1
+FLAG_TIME, FLAG_AUTH, FLAGS = 0x40, 0x80, 0xC0
+TIME_SIZE, TRAILER_SIZE = 8, 12                     # TIME; COUNTER (4) and MAC (8)
 MAX_PAYLOAD = 1000
-MAX_BODY = 3 + MAX_PAYLOAD + 2
-MAX_ENCODED = MAX_BODY + MAX_BODY // 254 + 2
+PLAIN_MAX_BODY = 3 + MAX_PAYLOAD + 2               # 1,005: VER SEQ TYPE, the payload, the CRC
+MAX_BODY = PLAIN_MAX_BODY + TIME_SIZE + TRAILER_SIZE   # 1,025: with TIME and the trailer
+# COBS adds one code byte per group: a group ends at each 0x00 and after 254 non-zero bytes, so n
+# bytes encode to at most n + 1 + n // 254 (all non-zero, the worst case): 1,009 for the largest
+# plain body (1,011 on the wire with its two delimiters), 1,030 for the largest of all (1,032 on the
+# wire) (docs/protocols/framing.md, tests/wire/test_framing.py).
+MAX_ENCODED = MAX_BODY + 1 + MAX_BODY // 254
 
 
 class FrameEncodeError(ValueError):
@@ -39,6 +50,17 @@ class Frame:
     seq: int
     type: int
     payload: bytes = b""
+    time_ms: int | None = None          # the sender's TIME, when it stamped the frame
+    counter: int | None = None          # the authentication trailer, when there is one
+    mac: bytes = b""
+    signed: bytes = b""                 # VER..COUNTER: what the MAC covers
+
+    @property
+    def authenticated(self) -> bool:
+        return self.counter is not None
+
+
+Seal = Callable[[bytes], bytes]         # VER..PAYLOAD in, the 12-byte trailer out (drivers/wire/auth.py)
 
 
 @dataclass(frozen=True)
@@ -57,6 +79,9 @@ def crc16(data: bytes) -> int:
 
 
 def cobs_encode(data: bytes) -> bytes:
+    """Cheshire and Baker's COBS. A run of 254 non-zero bytes is one 0xFF group with no zero after
+    it; the encoding always ends with a group, so data that ends with such a run ends ``FF <254
+    bytes> 01`` (the reference encoder's form; ``cobs_decode`` also takes it without the ``01``)."""
     out = bytearray()
     blocks = data.split(b"\0")
     for block in blocks:
@@ -85,12 +110,20 @@ def cobs_decode(data: bytes) -> bytes | None:
     return bytes(out)
 
 
-def encode_frame(seq: int, type_: int, payload: bytes = b"") -> bytes:
+def encode_frame(seq: int, type_: int, payload: bytes = b"", *, time_ms: int | None = None,
+                 seal: Seal | None = None) -> bytes:
+    """A frame's bytes; with ``time_ms`` the TIME field, with ``seal`` the authentication trailer."""
     if not 0 <= seq <= 255 or not 0 <= type_ <= 255:
         raise FrameEncodeError(f"seq {seq} / type {type_} must be 0..255")
     if len(payload) > MAX_PAYLOAD:
         raise FrameEncodeError(f"payload of {len(payload)} bytes exceeds {MAX_PAYLOAD}")
-    body = bytes((VERSION, seq, type_)) + payload
+    if time_ms is not None and not 0 <= time_ms < 2 ** 64:
+        raise FrameEncodeError(f"time {time_ms} is not a u64")
+    ver = VERSION | (FLAG_TIME if time_ms is not None else 0) | (FLAG_AUTH if seal is not None else 0)
+    body = bytes((ver, seq, type_)) + (time_ms.to_bytes(TIME_SIZE, "big") if time_ms is not None else b"")
+    body += payload
+    if seal is not None:
+        body += seal(body)
     body += crc16(body).to_bytes(2, "big")
     return b"\0" + cobs_encode(body) + b"\0"
 
@@ -135,8 +168,23 @@ class FrameDecoder:
             return BadFrame("bad COBS encoding", chunk)
         if len(body) < 5:
             return BadFrame(f"frame of {len(body)} bytes is shorter than 5", chunk)
+        if len(body) > MAX_BODY:
+            return BadFrame(f"frame of {len(body)} bytes exceeds {MAX_BODY}", chunk)
         if crc16(body[:-2]) != int.from_bytes(body[-2:], "big"):
             return BadFrame("CRC mismatch", chunk)
-        if body[0] != VERSION:
-            return BadFrame(f"protocol version {body[0]} unsupported (expected {VERSION})", chunk)
-        return Frame(body[1], body[2], body[3:-2])
+        ver = body[0]
+        if ver & ~FLAGS != VERSION:
+            return BadFrame(f"protocol version {ver & ~FLAGS} unsupported (expected {VERSION})", chunk)
+        start, end = 3, len(body) - 2
+        time_ms = counter = None
+        mac = signed = b""
+        if ver & FLAG_TIME:
+            time_ms, start = int.from_bytes(body[3:3 + TIME_SIZE], "big"), 3 + TIME_SIZE
+        if ver & FLAG_AUTH:
+            end -= TRAILER_SIZE
+            counter, mac, signed = int.from_bytes(body[end:end + 4], "big"), body[end + 4:end + 12], body[:end + 4]
+        if end < start:
+            return BadFrame(f"frame of {len(body)} bytes is too short for its TIME and trailer", chunk)
+        if end - start > MAX_PAYLOAD:
+            return BadFrame(f"payload of {end - start} bytes exceeds {MAX_PAYLOAD}", chunk)
+        return Frame(body[1], body[2], body[start:end], time_ms, counter, mac, signed)

@@ -23,9 +23,19 @@ Rules (docs/protocols/framing.md):
   whatever their SEQ, and sending our own Hello forgets the peer's last SEQ. A
   device that rebooted begins again at SEQ 0, which may be the SEQ the host
   accepted last; without this its HelloReply was ACKed as a repeat, never
-  delivered, and the device stayed offline. A received Hello also drops what
-  we still had queued for the old session. Both take effect only for a frame
+  delivered, and the device stayed offline. Both take effect only for a frame
   that decodes: a hostile or garbled frame of those types changes nothing.
+- Numbering restarts with each session: a Hello is sent at SEQ 0, and a
+  received Hello makes our next message (the HelloReply) SEQ 0 too; the first
+  message after either is SEQ 1.
+- A received Hello never loses what we had not delivered: the message in
+  flight and those queued are parked, and sent again (under new SEQs, in
+  order) right after our HelloReply. A shoe's hand formed while the host was
+  away still reaches it, and is never formed twice.
+- ``keep_undelivered`` (devices): a message not acknowledged after
+  ``max_attempts`` sends is not dropped but sent again every
+  ``heartbeat_every`` seconds until the host acknowledges it or says Hello; a
+  device's events survive a link loss of any length.
 - The decode function's ``MessageError`` is NAKed with reason 2 (3 for an
   unknown type); any other exception from it is a decoder's bug, NAKed with
   reason 2 and reported, and the frames after it are still read.
@@ -41,6 +51,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
+from drivers.wire.auth import HOST, Authenticator
 from drivers.wire.framing import BadFrame, Frame, FrameDecoder, encode_frame
 
 ACK, NAK, HEARTBEAT = 0x00, 0x01, 0x02
@@ -50,6 +61,10 @@ NAK_UNREADABLE, NAK_BAD_MESSAGE, NAK_UNKNOWN_TYPE = 1, 2, 3
 NAK_REASONS = {NAK_UNREADABLE: "unreadable frame", NAK_BAD_MESSAGE: "bad message",
                NAK_UNKNOWN_TYPE: "unknown message type"}
 UNKNOWN_SEQ = 0xFF
+# A receiver acknowledges a frame within this many seconds of its last byte; a sender's retransmit
+# timer (0.25 s by default) must be longer, so that an ACK on time never crosses a retransmission
+# (docs/protocols/framing.md; drivers/registry.py refuses a shorter one).
+ACK_DEADLINE = 0.1
 
 
 class MessageError(ValueError):
@@ -63,13 +78,18 @@ class MessageError(ValueError):
 @dataclass(frozen=True)
 class Delivered:
     message: Any
+    time_ms: int | None = None      # when the peer stamped it (the frame's TIME), ms since 1970 UTC
 
 
 @dataclass(frozen=True)
 class LinkFault:
-    """Peer bytes we could not use; counted, logged with their bytes, answered with NAK."""
+    """Peer bytes we could not use; counted, logged with their bytes, answered with NAK (a frame
+    refused by authentication, ``security``, is never answered: it is reported, and ``quiet`` when
+    it is only a frame of a session that has just ended)."""
     reason: str
     raw: bytes
+    security: bool = False
+    quiet: bool = False
 
 
 @dataclass(frozen=True)
@@ -98,26 +118,37 @@ class PeerAlive:
 LinkEvent: TypeAlias = Delivered | LinkFault | Refused | SendFailed | PeerSilent | PeerAlive
 
 
+Pending: TypeAlias = tuple[int, bytes, int | None]      # type, payload, TIME
+
+
 class Link:
     def __init__(self, decode: Callable[[int, bytes], Any], *, hello_type: int = HELLO,
                  hello_reply_type: int = HELLO_REPLY, retransmit_after: float = 0.25, max_attempts: int = 4,
-                 heartbeat_every: float = 1.0, silence_after: float = 3.0):
+                 heartbeat_every: float = 1.0, silence_after: float = 3.0, keep_undelivered: bool = False,
+                 auth: Authenticator | None = None):
         self._decode = decode
+        self.auth = auth                # frames sealed and checked (drivers/wire/auth.py); None: plain
         self._hello_type = hello_type
+        self._reply_type = hello_reply_type
         self._session_types = (hello_type, hello_reply_type)
+        self.keep_undelivered = keep_undelivered
         self.retransmit_after = retransmit_after
         self.max_attempts = max_attempts
         self.heartbeat_every = heartbeat_every
         self.silence_after = silence_after
-        self.stats = {"frames_in": 0, "frames_out": 0, "faults": 0, "retransmits": 0}
+        self.stats = {"frames_in": 0, "frames_out": 0, "faults": 0, "retransmits": 0, "refused": 0}
         self.reset(0.0)
 
     def reset(self, now: float) -> None:
         """Forget all link state (a new connection)."""
         self._decoder = FrameDecoder()
         self._next_seq = 0
-        self._queue: deque[tuple[int, bytes]] = deque()
-        self._in_flight: tuple[int, int, bytes] | None = None      # seq, type, wire bytes
+        self._queue: deque[Pending] = deque()
+        self._in_flight: tuple[int, int, bytes, int | None] | None = None      # seq, type, payload, TIME
+        self._parked: list[Pending] | None = None     # undelivered at the peer's Hello
+        self._hello_ack_nonce: int | None = None      # a device's nonce for the ACK of a Hello just checked
+        if self.auth is not None:
+            self.auth.reset()
         self._attempts = 0
         self._sent_at = now
         self._last_tx = now
@@ -132,28 +163,40 @@ class Link:
 
     @property
     def idle(self) -> bool:
-        """Nothing queued or awaiting acknowledgement."""
-        return self._in_flight is None and not self._queue
+        """Nothing queued, parked or awaiting acknowledgement."""
+        return self._in_flight is None and not self._queue and not self._parked
+
+    @property
+    def pending(self) -> int:
+        """Messages not yet acknowledged by the peer: in flight, queued and parked."""
+        return (self._in_flight is not None) + len(self._queue) + len(self._parked or ())
 
     # --- sending -----------------------------------------------------------
 
-    def send(self, message_type: int, payload: bytes, now: float) -> bytes:
+    def send(self, message_type: int, payload: bytes, now: float, *, time_ms: int | None = None) -> bytes:
+        """Queue a message (``time_ms``: stamp it with the time it happened); the bytes to write now."""
         if message_type < FIRST_MESSAGE_TYPE:
             raise ValueError(f"message type 0x{message_type:02x} is reserved for the link")
-        encode_frame(0, message_type, payload)        # refuse an unsendable frame now, not later
-        self._queue.append((message_type, payload))
+        encode_frame(0, message_type, payload, time_ms=time_ms)    # refuse an unsendable frame now
+        if message_type == self._reply_type and self._parked is not None:
+            # our answer to the peer's Hello goes first, then what the old session left undelivered
+            self._queue = deque([(message_type, payload, time_ms), *self._parked, *self._queue])
+            self._parked = None
+        else:
+            self._queue.append((message_type, payload, time_ms))
         return self._transmit_next(now) if self._in_flight is None else b""
 
     def _transmit_next(self, now: float) -> bytes:
-        if not self._queue:
+        if not self._queue or self._parked is not None:     # parked: nothing before our HelloReply
             self._in_flight = None
             return b""
-        message_type, payload = self._queue.popleft()
+        message_type, payload, time_ms = self._queue.popleft()
         if message_type == self._hello_type:
             self._last_seq = None               # our new session: the peer may have restarted its SEQ
+            self._next_seq = 0                  # and it starts at SEQ 0
         seq = self._next_seq
         self._next_seq = (seq + 1) % 256
-        self._in_flight = (seq, message_type, encode_frame(seq, message_type, payload))
+        self._in_flight = (seq, message_type, payload, time_ms)
         self._attempts = 0
         return self._resend(now)
 
@@ -161,9 +204,24 @@ class Link:
         assert self._in_flight is not None
         self._attempts += 1
         self._sent_at = now
-        return self._wire(self._in_flight[2], now)
+        seq, message_type, payload, time_ms = self._in_flight
+        return self._wire(seq, message_type, payload, now, time_ms=time_ms)     # sealed afresh each time
 
-    def _wire(self, data: bytes, now: float) -> bytes:
+    def _wire(self, seq: int, type_: int, payload: bytes, now: float, *, time_ms: int | None = None) -> bytes:
+        """A frame's bytes, sealed when the link is authenticated; nothing when it may not be sent
+        (no session yet: only the host's Hello goes out before one)."""
+        auth = self.auth
+        if auth is None:
+            data = encode_frame(seq, type_, payload, time_ms=time_ms)
+        elif type_ == self._hello_type and auth.role == HOST:
+            data = encode_frame(seq, type_, payload, time_ms=time_ms, seal=auth.seal_hello)
+        elif type_ == ACK and self._hello_ack_nonce is not None:
+            nonce, self._hello_ack_nonce = self._hello_ack_nonce, None
+            data = encode_frame(seq, type_, payload, seal=lambda body: auth.seal_hello_ack(body, nonce))
+        elif not auth.ready:
+            return b""
+        else:
+            data = encode_frame(seq, type_, payload, time_ms=time_ms, seal=lambda body: auth.seal(body) or b"")
         self._last_tx = now
         self.stats["frames_out"] += 1
         return data
@@ -177,7 +235,12 @@ class Link:
             if isinstance(item, BadFrame):
                 self.stats["faults"] += 1
                 events.append(LinkFault(item.reason, item.raw))
-                out += self._wire(encode_frame(UNKNOWN_SEQ, NAK, bytes((UNKNOWN_SEQ, NAK_UNREADABLE))), now)
+                out += self._wire(UNKNOWN_SEQ, NAK, bytes((UNKNOWN_SEQ, NAK_UNREADABLE)), now)
+                continue
+            refused = self._unauthentic(item)
+            if refused is not None:
+                self.stats["refused"] += 1
+                events.append(refused)
                 continue
             self.stats["frames_in"] += 1
             self._last_rx = now
@@ -186,6 +249,33 @@ class Link:
                 events.append(PeerAlive())
             out += self._on_frame(item, now, events)
         return events, bytes(out)
+
+    def _unauthentic(self, frame: Frame) -> LinkFault | None:
+        """Why an authenticated link refuses ``frame`` (never NAKed, never acted on); None: it is
+        authentic. A device's accepted Hello, and the host's accepted ACK of its Hello, start the
+        session's keys."""
+        auth = self.auth
+        if auth is None:
+            return None
+        if auth.role == HOST:
+            hello = self._in_flight is not None and self._in_flight[1] == self._hello_type
+            if (hello and frame.type == ACK and self._in_flight is not None
+                    and frame.payload[:1] == bytes((self._in_flight[0],)) and auth.check_hello_ack(frame)):
+                return None
+            reason = auth.check(frame)
+            # between our Hello and its ACK, the old session's frames are expected: counted, not alarming
+            quiet = hello and reason == "no session yet"
+        elif frame.type == self._hello_type:
+            reason = auth.check_hello(frame)
+            if reason is None:
+                self._hello_ack_nonce = auth.pending_ack_nonce
+            quiet = False
+        else:
+            reason = auth.check(frame)
+            quiet = reason == "no session yet"      # a device not yet paired to this host's session
+        if reason is None:
+            return None
+        return LinkFault(f"refused: {reason}", frame.signed or frame.payload, security=True, quiet=quiet)
 
     def _on_frame(self, frame: Frame, now: float, events: list[LinkEvent]) -> bytes:
         if frame.type == HEARTBEAT:
@@ -211,20 +301,28 @@ class Link:
             return self._refuse(frame, f"message could not be decoded: {type(err).__name__}: {err}",
                                 NAK_BAD_MESSAGE, now, events)
         if frame.type == self._hello_type:
-            # The peer (re)started a session: drop what we still had queued for the old one.
-            self._queue.clear()
-            self._in_flight = None
+            self._new_session()
         self._last_seq = frame.seq
-        events.append(Delivered(message))
+        events.append(Delivered(message, frame.time_ms))
         return self._ack(frame.seq, now)
 
+    def _new_session(self) -> None:
+        """The peer said Hello: our numbering restarts at 0 with our HelloReply, and what we had
+        not delivered waits (parked) to go right after it, never before and never lost."""
+        undelivered: list[Pending] = [] if self._in_flight is None else [self._in_flight[1:]]
+        undelivered += self._queue if self._parked is None else [*self._parked, *self._queue]
+        self._parked = [m for m in undelivered if m[0] not in self._session_types]
+        self._queue.clear()
+        self._in_flight = None
+        self._next_seq = 0
+
     def _ack(self, seq: int, now: float) -> bytes:
-        return self._wire(encode_frame(seq, ACK, bytes((seq,))), now)
+        return self._wire(seq, ACK, bytes((seq,)), now)
 
     def _refuse(self, frame: Frame, reason: str, code: int, now: float, events: list[LinkEvent]) -> bytes:
         self.stats["faults"] += 1
         events.append(LinkFault(reason, frame.payload))
-        return self._wire(encode_frame(frame.seq, NAK, bytes((frame.seq, code))), now)
+        return self._wire(frame.seq, NAK, bytes((frame.seq, code)), now)
 
     def _on_nak(self, frame: Frame, now: float, events: list[LinkEvent]) -> bytes:
         if not self._in_flight or len(frame.payload) < 2:
@@ -240,6 +338,9 @@ class Link:
     def _retry(self, now: float, events: list[LinkEvent]) -> bytes:
         assert self._in_flight is not None
         if self._attempts >= self.max_attempts:
+            if self.keep_undelivered:           # a device keeps its event until the host is back
+                self.stats["retransmits"] += 1
+                return self._resend(now)
             events.append(SendFailed(self._in_flight[1], self._attempts))
             return self._transmit_next(now)
         self.stats["retransmits"] += 1
@@ -247,13 +348,20 @@ class Link:
 
     # --- timers ----------------------------------------------------------------
 
+    @property
+    def _retry_after(self) -> float:
+        """A message past its attempts (kept, on a device) is tried at the heartbeat's pace."""
+        if self.keep_undelivered and self._attempts >= self.max_attempts:
+            return max(self.retransmit_after, self.heartbeat_every)
+        return self.retransmit_after
+
     def poll(self, now: float) -> tuple[list[LinkEvent], bytes]:
         events: list[LinkEvent] = []
         out = bytearray()
-        if self._in_flight and now - self._sent_at >= self.retransmit_after:
+        if self._in_flight and now - self._sent_at >= self._retry_after:
             out += self._retry(now, events)
         if now - self._last_tx >= self.heartbeat_every:
-            out += self._wire(encode_frame(0, HEARTBEAT), now)
+            out += self._wire(0, HEARTBEAT, b"", now)
         if not self._silent and now - self._last_rx >= self.silence_after:
             self._silent = True
             events.append(PeerSilent(round(now - self._last_rx, 3)))

@@ -11,6 +11,11 @@ order. Field encodings (all integers big-endian):
 - ``CARDS``: a count byte then per card two bytes: card code (rank*4+suit,
   0-51, or 0xFF unreadable) and deck id.
 
+Every catalog also holds the session messages common to all framed devices
+(``SESSION``, types 0x70-0x7F from the host and 0xF0-0xFF from a device,
+docs/protocols/framing.md): the device's Identity with its capabilities, and
+the host's choice of capabilities and its clock.
+
 A payload with bytes left over, too few bytes or a value out of range is a
 ``MessageError``: the link NAKs it and the driver logs it. Every field is
 checked here, when the message is decoded (a message class checks its own
@@ -111,7 +116,7 @@ class ByteList(Field):
         return tuple(tuple(body[i:i + self.width]) for i in range(0, len(body), self.width)), end
 
 
-U8, U16, U32, TEXT, U8_LIST, CARDS = Int(1), Int(2), Int(4), Text(), ByteList(1), ByteList(2)
+U8, U16, U32, U64, TEXT, U8_LIST, CARDS = Int(1), Int(2), Int(4), Int(8), Text(), ByteList(1), ByteList(2)
 
 
 @dataclass_transform(frozen_default=True)
@@ -130,10 +135,13 @@ M = TypeVar("M", bound=Message)
 class Catalog:
     """One protocol's messages: type codes, senders and field layouts."""
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, *, session: bool = True):
         self.name = name
         self._by_type: dict[int, tuple[type[Message], str, list[Field]]] = {}
         self._by_class: dict[type[Message], tuple[int, list[Field]]] = {}
+        if session:                     # every framed protocol speaks the common session messages
+            self._by_type.update(SESSION._by_type)
+            self._by_class.update(SESSION._by_class)
 
     def message(self, type_code: int, sender: str, *fields: Field) -> Callable[[type[M]], type[M]]:
         """Class decorator registering a dataclass whose fields match ``fields`` in order."""
@@ -184,3 +192,58 @@ class Catalog:
             except (ValueError, TypeError) as err:        # a field out of range (``__post_init__``)
                 raise MessageError(f"{self.name} {cls.__name__}: {err}") from None
         return decode
+
+
+# --- the session messages every framed device speaks (docs/protocols/framing.md, Session) ----------
+
+SESSION = Catalog("session", session=False)
+# Capability bits (Identity.capabilities: what the device can do; UseCapabilities: what the host
+# turns on, never a bit the device did not offer)
+CAP_TIMESTAMPS = 1 << 0         # the device stamps its messages with its clock (the frame's TIME)
+CAP_KEEPS_EVENTS = 1 << 1       # the device keeps undelivered events through a link loss
+CAP_AUTHENTICATION = 1 << 2     # the device can authenticate frames (used when paired with a key)
+CAPABILITIES = {CAP_TIMESTAMPS: "timestamps", CAP_KEEPS_EVENTS: "keeps events",
+                CAP_AUTHENTICATION: "authentication"}
+MAX_CHECKSUM = 64               # bytes of a firmware checksum (a SHA-512 at most)
+
+
+def capability_names(bits: int) -> list[str]:
+    """The capabilities a bit set names, in words; an unknown bit by its number."""
+    return [CAPABILITIES.get(1 << bit, f"bit {bit}") for bit in range(16) if bits >> bit & 1]
+
+
+@SESSION.message(0x70, HOST, U16)
+class UseCapabilities(Message):
+    capabilities: int           # the bits of the device's Identity the host turns on
+
+
+@SESSION.message(0x71, HOST, U64)
+class SetClock(Message):
+    utc_ms: int                 # milliseconds since 1970-01-01 00:00 UTC
+
+
+@SESSION.message(0xF0, DEVICE, TEXT, TEXT, TEXT, TEXT, U8_LIST, U16)
+class Identity(Message):
+    manufacturer: str
+    model: str
+    serial: str
+    firmware_version: str
+    firmware_checksum: tuple[int, ...]      # its bytes (a CRC-32 is 4, a SHA-256 32)
+    capabilities: int                       # bit set: CAPABILITIES
+
+    def __post_init__(self) -> None:
+        for name in ("manufacturer", "model", "serial", "firmware_version"):
+            if not getattr(self, name):
+                raise ValueError(f"{name} is empty")
+        if not 1 <= len(self.firmware_checksum) <= MAX_CHECKSUM:
+            raise ValueError(f"firmware checksum of {len(self.firmware_checksum)} bytes is not 1-{MAX_CHECKSUM}")
+
+    @property
+    def checksum_hex(self) -> str:
+        return bytes(self.firmware_checksum).hex()
+
+    def record(self) -> dict[str, Any]:
+        """What is journaled and shown to a technician."""
+        return {"manufacturer": self.manufacturer, "model": self.model, "serial": self.serial,
+                "firmware_version": self.firmware_version, "firmware_checksum": self.checksum_hex,
+                "capabilities": capability_names(self.capabilities)}

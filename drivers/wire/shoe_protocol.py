@@ -15,8 +15,10 @@ read, followed by a deck-id byte (the back design it read; 1 or 2 on a
 two-deck table, any other number a back the table does not use).
 
 Every field is range-checked when a message is built, so when it is decoded
-(a bad one is NAKed with reason 2). Codes that report trouble (Jam, ShoeFault)
-take any number: an unknown jam is still a jam, reported by its number.
+(a bad one is NAKed with reason 2). A Jam takes any code (an unknown jam is
+still a jam, reported by its number); a ShoeFault's code is one of
+``SHOE_FAULTS`` and any other is refused: the host acts on the code (a count
+error is a misdeal), so it must know what it means.
 """
 
 from __future__ import annotations
@@ -31,6 +33,19 @@ DECKS = (1, 2)
 JAM_CLEARED = 0
 JAM_CODES = {0: "cleared", 1: "card stuck in the feed", 2: "elevator blocked",
              3: "delivery tray blocked", 4: "card reader fault"}
+# ShoeFault codes (docs/protocols/shoe.md): what the shoe could not do, and why
+FAULT_JAMMED, FAULT_DOOR_OPEN, FAULT_NO_DECK, FAULT_RECOGNITION, FAULT_COUNT = 1, 2, 3, 4, 5
+FAULT_HAND_SEQUENCE, FAULT_SHUFFLE, FAULT_HARDWARE = 6, 7, 8
+SHOE_FAULTS = {
+    FAULT_JAMMED: "jammed",                             # a command it cannot carry out while jammed
+    FAULT_DOOR_OPEN: "door open",
+    FAULT_NO_DECK: "no deck loaded",
+    FAULT_RECOGNITION: "card recognition failure",      # the reader cannot identify cards at all
+    FAULT_COUNT: "count error",                         # the shoe's own count of the deck is wrong
+    FAULT_HAND_SEQUENCE: "hand out of sequence",        # DeliverHand skipping a hand number
+    FAULT_SHUFFLE: "shuffle failed",
+    FAULT_HARDWARE: "hardware fault",
+}
 
 catalog = Catalog("shoe")
 
@@ -161,8 +176,17 @@ class Door(Message):
 
 @catalog.message(0x97, DEVICE, U8, TEXT)
 class ShoeFault(Message):
-    code: int
-    text: str
+    code: int               # one of SHOE_FAULTS
+    text: str               # the shoe's own words, for the log and the dealer
+
+    def __post_init__(self) -> None:
+        if self.code not in SHOE_FAULTS:
+            raise ValueError(f"fault code {self.code} is not one of "
+                             f"{', '.join(f'{c} ({w})' for c, w in SHOE_FAULTS.items())}")
+
+    @property
+    def description(self) -> str:
+        return SHOE_FAULTS[self.code]
 
 
 host_decode = catalog.decoder(HOST)       # what the host accepts: shoe messages

@@ -18,15 +18,28 @@ thread keeps running.
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import pathlib
+import sys
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from drivers.wire.auth import DEVICE, Authenticator
+from drivers.wire.framing import encode_frame
 from drivers.wire.link import Delivered, Link
-from drivers.wire.messages import Catalog
+from drivers.wire.messages import (
+    CAP_AUTHENTICATION,
+    CAP_KEEPS_EVENTS,
+    CAP_TIMESTAMPS,
+    Catalog,
+    Identity,
+    SetClock,
+    UseCapabilities,
+)
 
 log = logging.getLogger("simulators.devices")
 RECEIVED_KEPT = 256            # messages a simulated device keeps for tests to look at
@@ -85,18 +98,39 @@ class PortDevice:
         raise NotImplementedError
 
 
+def _firmware_checksum(cls: type) -> tuple[int, ...]:
+    """A simulated device's firmware is its source: its SHA-256, as a real one reports its image's."""
+    source = sys.modules[cls.__module__].__file__ or ""
+    return tuple(hashlib.sha256(pathlib.Path(source).read_bytes()).digest())
+
+
 class FramedDevice(PortDevice):
     catalog: Catalog
     decode: Callable
+    manufacturer = "Table simulators"
+    firmware_version = "1.0"
+    capabilities = CAP_TIMESTAMPS | CAP_KEEPS_EVENTS | CAP_AUTHENTICATION
+
+    def decode_message(self, type_code: int, payload: bytes) -> Any:
+        """A frame's message, or MessageError (the link NAKs it): the catalog's decoder, which a device
+        narrows where it knows more than the protocol (the sensors' own positions)."""
+        return type(self).decode(type_code, payload)
 
     def __init__(self, port, *, clock: Callable[[], float] = time.monotonic,
-                 heartbeat_every: float = 1.0) -> None:
+                 heartbeat_every: float = 1.0, key: bytes | None = None) -> None:
         super().__init__(port, clock=clock)
-        self.link = Link(type(self).decode, heartbeat_every=heartbeat_every, silence_after=3600)
+        # a device keeps its events through a link loss of any length (docs/protocols/framing.md)
+        self.link = Link(self.decode_message, heartbeat_every=heartbeat_every, silence_after=3600,
+                         keep_undelivered=True)
+        if key is not None:
+            self.pair(key)
         self.corrupt_next = 0
         self.delay = 0.0
         # the last messages received, for tests to look at: bounded, so a long run's memory is flat
         self.received: deque[Any] = deque(maxlen=RECEIVED_KEPT)
+        self.capabilities_used = 0          # what the host turned on (UseCapabilities)
+        self.clock_offset: float | None = None      # host's UTC minus our time.time(), once set
+        self.serial = f"SIM-{type(self).__name__}"
         self._delayed: list[tuple[float, bytes]] = []
         # Callbacks (direction, message) for what the device took and sent: how scripted
         # players "see" the felt and the shoe. Called on the device's thread.
@@ -110,7 +144,8 @@ class FramedDevice(PortDevice):
                 if isinstance(event, Delivered):
                     self.received.append(event.message)
                     try:
-                        self.handle(event.message, now)
+                        if not self._session(event.message):
+                            self.handle(event.message, now)
                     except Exception as err:     # one bad message must not stop the device
                         self.survived(err, f"handling {type(event.message).__name__}")
                     self._tell("received", event.message)
@@ -119,13 +154,48 @@ class FramedDevice(PortDevice):
             self._send(out, now)
         self._flush_delayed(now)
 
+    def pair(self, key: bytes) -> None:
+        """Give the device its pairing key: from now on every frame is authenticated."""
+        with self.lock:
+            self.link.auth = Authenticator(key, DEVICE)
+
+    def frame(self, seq: int, type_: int, payload: bytes) -> bytes:
+        """A hand-made frame sealed as this device seals its own (for ``write_raw``): what a
+        device with our key, but a bug, would send."""
+        auth = self.link.auth
+        return encode_frame(seq, type_, payload, seal=None if auth is None else lambda b: auth.seal(b) or b"")
+
+    @property
+    def device_time_ms(self) -> int | None:
+        """Our clock as the host set it (ms since 1970 UTC), when the host uses our timestamps."""
+        if self.clock_offset is None or not self.capabilities_used & CAP_TIMESTAMPS:
+            return None
+        return int((time.time() + self.clock_offset) * 1000)
+
+    def _session(self, message: Any) -> bool:
+        """The session messages every framed device answers alike; True when ``message`` was one.
+        A Hello is the subclass's to answer (its HelloReply); our Identity follows it."""
+        if isinstance(message, UseCapabilities):
+            self.capabilities_used = message.capabilities & self.capabilities
+            return True
+        if isinstance(message, SetClock):
+            self.clock_offset = message.utc_ms / 1000 - time.time()
+            return True
+        if type(message).TYPE == 0x10:                  # Hello: the reply, then who we are
+            self.handle(message, self.clock())
+            self.emit(Identity(self.manufacturer, type(self).__name__, self.serial, self.firmware_version,
+                               _firmware_checksum(type(self)), self.capabilities))
+            return True
+        return False
+
     def emit(self, message: Any) -> None:
         """Send a message to the host (reliably, through the link)."""
         self._tell("sent", message)          # before the bytes leave: what the table sees next
         with self.lock:                      # is never ahead of what the players saw
             now = self.clock()
             type_code, payload = self.catalog.encode(message)
-            self._send(self.link.send(type_code, payload, now), now)
+            # stamped with the time it happened: kept through a link loss, it still says when
+            self._send(self.link.send(type_code, payload, now, time_ms=self.device_time_ms), now)
 
     def _tell(self, direction: str, message: Any) -> None:
         for listener in list(self.listeners):

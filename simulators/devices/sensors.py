@@ -13,7 +13,7 @@ requires. ``fault`` makes a spot's sensor report a fault, until it reads again.
 from __future__ import annotations
 
 from drivers.wire import sensor_protocol as proto
-from drivers.wire.link import Link, MessageError
+from drivers.wire.link import MessageError
 from drivers.wire.messages import Message
 from simulators.devices.framed import FramedDevice
 
@@ -29,10 +29,8 @@ class SimulatedSensors(FramedDevice):
         self.spots: dict[tuple[int, int], int] = {}
         self.locked: set[tuple[int, int]] = set()
         self.lamps: dict[tuple[int, int], int] = {}
-        # the device's own decoder, narrowed to its positions (as the host's is to the table's)
-        self.link = Link(self._decode, heartbeat_every=self.link.heartbeat_every, silence_after=3600)
-
-    def _decode(self, type_code: int, payload: bytes) -> Message:
+    def decode_message(self, type_code: int, payload: bytes) -> Message:
+        """Narrowed to these sensors' positions (as the host's decoder is to the table's)."""
         message = proto.device_decode(type_code, payload)
         if isinstance(message, (proto.Lock, proto.Lamp)) and message.position > self.positions:
             raise MessageError(f"position {message.position} is not a position of these sensors "

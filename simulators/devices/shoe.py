@@ -2,9 +2,13 @@
 
 Owns a seeded deck (one, or two distinguishable decks used alternately as on
 sheet 000), shuffling, forming hands of three in order, reading the cards and
-answering deck checks. Faults for tests and the CLI: the next hand short or
-long, a card read twice, a card from the other deck while the count still
-reads 52, an unreadable card, a jam, the door opening.
+answering deck checks. As a real hand-forming shuffler must (docs/protocols/shoe.md),
+it forms each hand of a shuffle once: asked again for a hand it has formed
+(the host lost the report in a reconnect), it reports that same hand again.
+Faults for tests and the CLI: the next hand short or long, a card read twice,
+a card from the other deck while the count still reads 52, an unreadable
+card, a jam, the door opening, the next shuffle short a card or with a card of
+the other deck in it, a shuffle that never completes.
 """
 
 from __future__ import annotations
@@ -33,6 +37,10 @@ class SimulatedShoe(FramedDevice):
         self.foreign_next_card = False
         self.unreadable_next_card = False
         self.planned: list[int] = []       # cards the next shuffle puts on top, in dealing order
+        self.hands: dict[int, tuple[tuple[int, int], ...]] = {}     # formed since the shuffle, by number
+        self.deck_fault: str | None = None   # the next shuffle's deck: "short" (51 cards) or "foreign"
+        self.shuffle_stalls = False          # the next shuffle never completes (a stuck elevator)
+        self.foreign_in_deck: list[tuple[int, int]] = []     # cards in the stack of another deck
 
     # --- the host's commands ---------------------------------------------------------
 
@@ -41,16 +49,30 @@ class SimulatedShoe(FramedDevice):
             self.emit(proto.HelloReply(proto.PROTOCOL_VERSION, self.decks, "SIM-SHOE-1.0", "SIM0001"))
         elif isinstance(message, proto.Shuffle):
             self.shuffle(message.deck)
+            if self.shuffle_stalls:
+                self.shuffle_stalls = False
+                return
             self.emit(proto.ShuffleComplete(self.deck, len(self.stack)))
         elif isinstance(message, proto.DeliverHand):
-            if self.jammed or self.door_open:
-                self.emit(proto.ShoeFault(1, "jammed" if self.jammed else "door open"))
-                return
-            self.emit(proto.HandDelivered(message.hand_no, self._form_hand()))
+            self.deliver(message.hand_no)
         elif isinstance(message, proto.DeckCheck):
             self.emit(self.deck_check())
         elif isinstance(message, proto.StatusRequest):
             self.emit(proto.Status(self.flags, len(self.stack), self.deck))
+
+    def deliver(self, hand_no: int) -> None:
+        """A hand formed once per number: asked again, the same hand is reported again."""
+        if hand_no in self.hands:
+            self.emit(proto.HandDelivered(hand_no, self.hands[hand_no]))
+        elif self.jammed or self.door_open:
+            self.emit(proto.ShoeFault(proto.FAULT_JAMMED if self.jammed else proto.FAULT_DOOR_OPEN,
+                                      "no hand delivered"))
+        elif hand_no != len(self.hands) + 1:
+            self.emit(proto.ShoeFault(proto.FAULT_HAND_SEQUENCE,
+                                      f"hand {hand_no} asked for; next is {len(self.hands) + 1}"))
+        else:
+            self.hands[hand_no] = self._form_hand()
+            self.emit(proto.HandDelivered(hand_no, self.hands[hand_no]))
 
     @property
     def flags(self) -> int:
@@ -67,6 +89,13 @@ class SimulatedShoe(FramedDevice):
                 rest = [c for c in self.stack if c not in self.planned]
                 self.stack, self.planned = rest + self.planned[::-1], []
             self.dealt = []
+            self.hands = {}
+            self.foreign_in_deck = []
+            if self.deck_fault == "short":
+                self.stack.pop(0)                        # a card missing from the deck loaded
+            elif self.deck_fault == "foreign":           # one card is the other deck's: still 52
+                self.foreign_in_deck = [(self.stack[0], 2 if self.deck == 1 else 1)]
+            self.deck_fault = None
 
     def _form_hand(self) -> tuple[tuple[int, int], ...]:
         size = self.next_hand_size or 3
@@ -91,10 +120,11 @@ class SimulatedShoe(FramedDevice):
 
     def deck_check(self) -> proto.DeckCheckResult:
         seen = [c for c, d in self.dealt if d == self.deck and c != proto.UNREADABLE]
-        seen += self.stack
+        foreign_cards = {c for c, _ in self.foreign_in_deck}
+        seen += [c for c in self.stack if c not in foreign_cards]
         duplicates = tuple(sorted({c for c in seen if seen.count(c) > 1}))
         missing = tuple(sorted(set(range(52)) - set(seen)))
-        foreign = tuple((c, d) for c, d in self.dealt if d != self.deck)
+        foreign = tuple((c, d) for c, d in self.dealt if d != self.deck) + tuple(self.foreign_in_deck)
         return proto.DeckCheckResult(self.deck, min(255, len(seen) + len(foreign)), missing,
                                      duplicates, foreign)
 

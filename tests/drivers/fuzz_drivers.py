@@ -25,7 +25,7 @@ from drivers.wire import alpha
 from drivers.wire import sensor_protocol as sp
 from drivers.wire import shoe_protocol as shoe
 from drivers.wire.framing import encode_frame
-from drivers.wire.messages import DEVICE
+from drivers.wire.messages import DEVICE, Identity
 from tests.wire.fuzz_codecs import AlphaResponses
 from tests.wire.fuzzing import Broken, Rnd, Target, chunks, wire_case
 
@@ -101,7 +101,11 @@ class DriverTarget(Target):
         return " + ".join(sorted({_kind(e) for e in new})) or "no event"
 
 
+IDENTITY = Identity("Lab", "fuzz", "SN1", "1.0", (1, 2, 3, 4), 0)
+
+
 class FramedDriverTarget(DriverTarget):
+    hello_reply: Any
     def __init__(self, driver: Any, protocol: str) -> None:
         driver.post = self.post
         self.protocol = protocol
@@ -118,9 +122,12 @@ class FramedDriverTarget(DriverTarget):
         message, event, fields = self.good(r)
         with drv._lock:
             drv.on_bytes(b"\0", self.now)           # what was pending ends (it may be a frame after all)
-            last = drv.link.last_seq
-            seq = ((last if last is not None else 0) + 1) % 256
-            drv.on_bytes(encode_frame(seq, *drv.catalog.encode(message)), self.now)
+            # a device's messages are acted on in a session: when the input knocked the driver offline,
+            # the device answers its Hello first (a HelloReply then its Identity), as a real one does
+            for step in ([] if drv.online else [self.hello_reply, IDENTITY]) + [message]:
+                last = drv.link.last_seq
+                seq = ((last if last is not None else 0) + 1) % 256
+                drv.on_bytes(encode_frame(seq, *drv.catalog.encode(step)), self.now)
         if not any(isinstance(e, event) and all(getattr(e, k) == v for k, v in fields.items())
                    for e in self.events[start:]):
             raise Broken(f"a good {message!r} (SEQ {seq}) after the input posted {self.events[start:]!r}")
@@ -130,6 +137,7 @@ class ShoeTarget(FramedDriverTarget):
     name = "ShoeDriver.on_bytes"
 
     def __init__(self) -> None:
+        self.hello_reply = shoe.HelloReply(1, 1, "LAB", "SN1")
         super().__init__(ShoeDriver("shoe", Loopback(), print), "shoe")
 
     def good(self, r: Rnd) -> tuple[Any, type, dict[str, Any]]:
@@ -141,6 +149,7 @@ class SensorsTarget(FramedDriverTarget):
     def __init__(self, positions: int | None) -> None:
         self.name = f"SensorDriver.on_bytes (positions={positions})"
         self.positions = positions or 9
+        self.hello_reply = sp.HelloReply(1, self.positions, 1, "LAB", "SN1")
         super().__init__(SensorDriver("sensors", Loopback(), print, positions=positions), "sensors")
 
     def good(self, r: Rnd) -> tuple[Any, type, dict[str, Any]]:

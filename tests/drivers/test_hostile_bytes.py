@@ -19,6 +19,7 @@ from drivers.sign import SignDriver
 from drivers.wire import sensor_protocol as sp
 from drivers.wire.framing import encode_frame
 from drivers.wire.link import ACK
+from drivers.wire.messages import Identity
 from simulators.devices.shoe import SimulatedShoe
 from tests.drivers.fuzz_drivers import Loopback, SensorsTarget, ShoeTarget, SignTarget
 from tests.support.devices import Events, running
@@ -46,6 +47,7 @@ def bad_snapshot_frame(seq):
 
 
 HELLO_REPLY = sp.HelloReply(1, 6, 1, "LAB", "SN1")
+IDENTITY = Identity("Lab", "scripted", "SN1", "1.0", (1, 2, 3, 4), 0)
 
 
 class Scripted:
@@ -85,7 +87,9 @@ def sensors():
     with structlog.testing.capture_logs() as logs:
         drv.log = structlog.get_logger("drivers").bind(device="sensors")
         drv.start()
-        port.inbox.put(encode_frame(0, ACK, b"\0") + frame(0, HELLO_REPLY))
+        # the Hello ACKed and answered: HelloReply, then Identity (SEQ 0xFF, so that the tests' own
+        # frames can go on from SEQ 1)
+        port.inbox.put(encode_frame(0, ACK, b"\0") + frame(0, HELLO_REPLY) + frame(0xFF, IDENTITY))
         events.of(DeviceOnline)
         try:
             yield drv, port, events, logs
@@ -155,7 +159,7 @@ def test_a_port_failing_in_an_unforeseen_way_is_a_lost_connection(sensors):
     drv, port, events, _ = sensors
     port.fail_read = TypeError("pyserial tripped over itself")
     assert "TypeError: pyserial tripped over itself" in events.of(DeviceOffline).reason
-    port.inbox.put(frame(0, HELLO_REPLY))                   # reopened: it answers the Hello again
+    port.inbox.put(frame(0, HELLO_REPLY) + frame(1, IDENTITY))   # reopened: it answers the Hello again
     events.of(DeviceOnline)
     assert drv.running
 
@@ -177,7 +181,9 @@ def test_a_rebooted_shoe_that_reuses_the_last_seq_comes_back_online():
     with running(lambda p: SimulatedShoe(p, heartbeat_every=0.2), "pty", "shoe", "shoe-framed",
                  **fast) as (device, drv, events):
         events.of(DeviceOnline)
-        assert drv.link.last_seq == 0                   # the HelloReply, the shoe's only message so far
+        # the HelloReply (SEQ 0) and the Identity (SEQ 1), the shoe's only messages so far: after the
+        # reboot its Identity is SEQ 1 again, the very SEQ the host accepted last
+        assert drv.link.last_seq == 1
         device.silent = True                            # power off ...
         events.of(DeviceOffline)
         with device.lock:                               # ... and on: its link starts again at SEQ 0

@@ -21,7 +21,7 @@ from controller.engine import Engine
 from controller.engine_events import DealerAction, Verdict
 from controller.rules.cards import parse_cards
 from controller.store.journal import Journal
-from drivers.events import DeviceOnline, HandDealt, ShuffleDone, SpotChanged
+from drivers.events import DeckChecked, DeviceOnline, HandDealt, ShuffleDone, SpotChanged
 from tests.support.rig import config_text
 
 
@@ -117,9 +117,13 @@ class Bench:
     def remove(self, position: int, spot: str) -> None:
         self.post(SpotChanged("sensors", position, spot, "removed", None, self.table.felt.get((position, spot))))
 
-    def shuffled(self, count: int = 52) -> None:
+    def shuffled(self, count: int = 52, *, checked: bool = True) -> None:
+        """The shoe's shuffle done and (``checked``) its answer to the deck check the table asks for."""
         deck = self.ports.shoe.asked("shuffle")[-1][0]
         self.post(ShuffleDone("shoe", deck, count))
+        if checked and count == 52:
+            assert self.ports.shoe.calls[-1][0] == "deck_check", "the table did not ask for the deck check"
+            self.post(DeckChecked("shoe", deck, 52, (), (), ()))
 
     def deliver(self, text: str, *, deck: int | None = None) -> None:
         """The hand the shoe was last asked for, with these cards ("As Kd 10h")."""

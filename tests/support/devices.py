@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import queue
+import shutil
+import tempfile
 import time
 from contextlib import contextmanager
+from pathlib import Path
 
 from drivers import registry
 from drivers.events import DeviceMessage
+from drivers.wire.auth import new_key
+from simulators.devices.framed import FramedDevice
 from simulators.devices.ports import PtyPort
 from simulators.devices.usb import UsbPort
 from simulators.table import PORTS as SERIAL_PORTS
@@ -60,9 +65,19 @@ def driver_alone(name: str, driver: str, url: str, **settings):
 
 
 @contextmanager
-def running(device_factory, transport: str, name: str, driver: str, **driver_settings):
+def running(device_factory, transport: str, name: str, driver: str, *, paired: bool = True, **driver_settings):
+    """A simulated device on a port and a real driver for it; a framed pair shares a fresh key
+    (``paired``), so that every driver test runs over authenticated frames as the simulators do."""
     port = PORTS[transport]()
-    device = device_factory(port).start()
+    device = device_factory(port)
+    key_dir = None
+    if paired and isinstance(device, FramedDevice) and "key_file" not in driver_settings:
+        key_dir = tempfile.mkdtemp(prefix="test-keys-")
+        key = new_key()
+        device.pair(key)
+        driver_settings["key_file"] = f"{key_dir}/{name}.key"
+        Path(driver_settings["key_file"]).write_text(key.hex())
+    device.start()
     events = Events()
     # a USB gadget is reached through its bus, handed to pyusb as the backend (as libusb would be)
     transport_settings = {"backend": port.backend} if isinstance(port, UsbPort) else \
@@ -75,3 +90,5 @@ def running(device_factory, transport: str, name: str, driver: str, **driver_set
     finally:
         drv.stop()
         device.stop()
+        if key_dir is not None:
+            shutil.rmtree(key_dir, ignore_errors=True)

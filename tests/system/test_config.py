@@ -155,7 +155,7 @@ def test_the_settings_a_relation_reads_default_as_the_drivers_do():
     import inspect
 
     from drivers import registry
-    from drivers.device import FramedDriver
+    from drivers.framed import FramedDriver
     from drivers.sign import SignDriver
     from drivers.transport import SerialTransport
 
@@ -169,6 +169,17 @@ def test_the_settings_a_relation_reads_default_as_the_drivers_do():
         assert declared and declared.items() <= defaults(fn).items(), (declared, defaults(fn))
 
 
+def test_a_pairing_key_file_is_checked_with_the_configuration(tmp_path):
+    from drivers import registry
+    good, short = tmp_path / "good.key", tmp_path / "short.key"
+    good.write_text("ab" * 32 + "\n")
+    short.write_text("ab" * 31)
+    assert registry.relation_problems("shoe-framed", {"key_file": str(good)}) == {}
+    assert registry.relation_problems("sensors-framed", {"key_file": str(short)}) == {
+        "key_file": f"key file {short}: 31 bytes, not 32 (64 hexadecimal digits)"}
+    assert "cannot be read" in registry.relation_problems("shoe-framed", {"key_file": str(tmp_path / "x")})["key_file"]
+
+
 @pytest.mark.parametrize("settings, problems", [
     ({}, {}),
     ({"heartbeat_every": 0.1, "silence_after": 0.6}, {}),                # the test rig's fast devices
@@ -176,6 +187,7 @@ def test_the_settings_a_relation_reads_default_as_the_drivers_do():
     ({"silence_after": 1.0, "retransmit_after": 0.5}, {"silence_after": "at least twice heartbeat_every (1 s, its"}),
     ({"retransmit_after": 4.0, "silence_after": 4.0}, {"retransmit_after": "must be below silence_after (4 s)"}),
     ({"timeout": 0}, {"timeout": "is not above 0"}),
+    ({"retransmit_after": 0.1}, {"retransmit_after": "must be above the device's ACK deadline (0.1 s"}),
     ({"heartbeat_every": 0.05, "silence_after": 0.3, "timeout": 0.1}, {"timeout": "must be at most heartbeat_every"}),
 ])
 def test_a_framed_links_timers_hold_together(settings, problems):

@@ -76,7 +76,9 @@ def test_the_same_seed_gives_the_same_rounds(tmp_path):
             assert rig.run.dealer.done.wait(60)
             out = []
             for rid in rig.journal.round_ids(5):
-                out.append([(r.kind, json.dumps(r.data, sort_keys=True)) for r in rig.journal.records(rid)
+                # the shoe's clock on each hand is the one fact that differs from run to run
+                out.append([(r.kind, json.dumps({k: v for k, v in r.data.items() if k != "device_time"},
+                                                sort_keys=True)) for r in rig.journal.records(rid)
                             if r.kind in ("wagers", "hand", "decision", "settlement")])
             return out
     assert play("a") == play("b")

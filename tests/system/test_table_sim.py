@@ -13,6 +13,11 @@ from tests.support.devices import driver_alone
 FAST = dict(heartbeat_every=0.2, silence_after=3.0, backoff=(0.05, 0.2))
 
 
+def framed(hello, role):
+    """A driver for table-sim's shoe or sensors, paired with the key file table-sim printed."""
+    return driver_alone(role, f"{role}-framed", hello["devices"][role], key_file=hello["key_files"][role], **FAST)
+
+
 def _start(*args):
     proc = subprocess.Popen([sys.executable, "-m", "simulators.cli", *args], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -31,7 +36,7 @@ def test_table_sim_serves_devices_takes_faults_and_stops_on_sigterm():
         config = parse_config(hello["config"], "table-sim output")
         assert config.devices["shoe"].url == hello["devices"]["shoe"]
         assert hello["devices"]["sensors"].startswith("socket://127.0.0.1:")
-        with driver_alone("shoe", "shoe-framed", hello["devices"]["shoe"], **FAST) as (drv, events):
+        with framed(hello, "shoe") as (drv, events):
             events.of(DeviceOnline)
             drv.shuffle(1)
             events.of(ShuffleDone)
@@ -51,7 +56,7 @@ def test_same_seed_same_first_hand():
     for _ in range(2):
         proc, hello = _start("--seed", "9", "--no-players")
         try:
-            with driver_alone("shoe", "shoe-framed", hello["devices"]["shoe"], **FAST) as (drv, events):
+            with framed(hello, "shoe") as (drv, events):
                 events.of(DeviceOnline)
                 drv.shuffle(1)
                 events.of(ShuffleDone)
@@ -98,8 +103,8 @@ def test_repeat_card_while_players_play_does_not_kill_the_shoe():
     the shoe answered nothing more and its driver saw it fall silent."""
     proc, hello = _start("--transport", "tcp", "--seed", "5")
     try:
-        with driver_alone("sensors", "sensors-framed", hello["devices"]["sensors"], **FAST) as (sensors, seen), \
-                driver_alone("shoe", "shoe-framed", hello["devices"]["shoe"], **FAST) as (shoe, events):
+        with framed(hello, "sensors") as (sensors, seen), \
+                framed(hello, "shoe") as (shoe, events):
             events.of(DeviceOnline)
             seen.of(DeviceOnline)
             sensors.lock(False)                         # betting opens: the players put chips out
@@ -149,7 +154,7 @@ def test_bad_fault_commands_answer_one_line_in_words_and_change_nothing():
                 assert word in answer["error"], (line, answer["error"], word)
             assert "tuple" not in answer["error"] and "invalid literal" not in answer["error"]
         # nothing was changed: the next hand has three cards and the spots are empty
-        with driver_alone("shoe", "shoe-framed", hello["devices"]["shoe"], **FAST) as (drv, events):
+        with framed(hello, "shoe") as (drv, events):
             events.of(DeviceOnline)
             drv.shuffle(1)
             events.of(ShuffleDone)
@@ -207,7 +212,7 @@ def test_a_stacked_shoe_deals_the_chosen_hands_first_in_order():
     try:
         done = _command(proc, "shoe stack As,Ks,Qs,Jh,Th,9h,2c")
         assert done == {"ok": True, "done": "shoe stack As,Ks,Qs,Jh,Th,9h,2c"}
-        with driver_alone("shoe", "shoe-framed", hello["devices"]["shoe"], **FAST) as (drv, events):
+        with framed(hello, "shoe") as (drv, events):
             events.of(DeviceOnline)
             drv.shuffle(1)
             assert events.of(ShuffleDone).count == 52

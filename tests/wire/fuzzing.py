@@ -24,7 +24,19 @@ from drivers.wire import sensor_protocol as sp
 from drivers.wire import shoe_protocol as shoe
 from drivers.wire.framing import encode_frame
 from drivers.wire.link import ACK, HEARTBEAT, NAK
-from drivers.wire.messages import DEVICE, HOST, TEXT, ByteList, Catalog, Int, Message, Text
+from drivers.wire.messages import (
+    DEVICE,
+    HOST,
+    TEXT,
+    ByteList,
+    Catalog,
+    Identity,
+    Int,
+    Message,
+    SetClock,
+    Text,
+    UseCapabilities,
+)
 
 Rnd = random.Random
 BOUNDARIES = (0, 1, 2, 3, 4, 5, 6, 7, 9, 0x0F, 0x10, 0x1F, 0x20, 51, 52, 0x7E, 0x7F, 0x80, 0x90, 0xFE, 0xFF)
@@ -70,6 +82,10 @@ def _snapshot(r: Rnd) -> sp.Snapshot:
 
 
 VALID: dict[type[Message], Callable[[Rnd], Message]] = {
+    UseCapabilities: lambda r: UseCapabilities(r.randrange(2 ** 16)),
+    SetClock: lambda r: SetClock(r.choice((0, 1_795_000_000_000, r.randrange(2 ** 64)))),
+    Identity: lambda r: Identity(printable(r) or "M", printable(r) or "X", printable(r) or "S", printable(r) or "1",
+                                 tuple(r.randrange(256) for _ in range(r.randrange(1, 65))), r.randrange(2 ** 16)),
     shoe.Hello: lambda r: shoe.Hello(_version(r)),
     shoe.Shuffle: lambda r: shoe.Shuffle(r.choice(shoe.DECKS)),
     shoe.DeliverHand: lambda r: shoe.DeliverHand(_small(r)),
@@ -84,7 +100,7 @@ VALID: dict[type[Message], Callable[[Rnd], Message]] = {
     shoe.Status: lambda r: shoe.Status(r.randrange(16), r.randrange(256), r.choice(shoe.DECKS)),
     shoe.Jam: lambda r: shoe.Jam(r.choice((0, 1, 2, 3, 4, r.randrange(256)))),
     shoe.Door: lambda r: shoe.Door(r.randrange(2)),
-    shoe.ShoeFault: lambda r: shoe.ShoeFault(r.randrange(256), printable(r)),
+    shoe.ShoeFault: lambda r: shoe.ShoeFault(r.choice(list(shoe.SHOE_FAULTS)), printable(r)),
     sp.Hello: lambda r: sp.Hello(_version(r)),
     sp.Lock: lambda r: sp.Lock(r.randrange(10), r.randrange(32), r.randrange(2)),
     sp.Lamp: lambda r: sp.Lamp(r.randrange(10), r.randrange(5), r.randrange(3)),

@@ -3,7 +3,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drivers.wire.framing import (
+    MAX_BODY,
+    MAX_ENCODED,
     MAX_PAYLOAD,
+    PLAIN_MAX_BODY,
     BadFrame,
     Frame,
     FrameDecoder,
@@ -115,3 +118,92 @@ def test_mutated_frames_never_raise_nor_pass_as_other_frames(seq, payload, data)
         assert isinstance(item, (Frame, BadFrame))
         if isinstance(item, Frame):      # a single-byte change must never yield a wrong frame
             assert item == Frame(seq, 0x92, payload)
+
+
+# --- the largest frame, exactly (docs/protocols/framing.md) --------------------------------------
+
+def _largest_nonzero_payload():
+    """1,000 payload bytes, none zero, whose CRC has no zero byte either: the worst case for COBS."""
+    for filler in range(1, 256):
+        payload = bytes((filler,)) * MAX_PAYLOAD
+        body = bytes((1, 1, 0x92)) + payload
+        if 0 not in crc16(body).to_bytes(2, "big"):
+            return payload
+    raise AssertionError("no filler byte gives a CRC without a zero")
+
+
+def test_the_largest_frame_is_1005_bytes_and_1011_on_the_wire():
+    assert (PLAIN_MAX_BODY, MAX_BODY, MAX_ENCODED) == (1005, 1025, 1030)
+    wire = encode_frame(1, 0x92, _largest_nonzero_payload())
+    assert len(wire) == 1011                        # 00, 1,009 bytes of COBS, 00
+    assert FrameDecoder().feed(wire) == [Frame(1, 0x92, _largest_nonzero_payload())]
+    decoder = FrameDecoder()                         # byte by byte: the partial frame is kept whole
+    assert [f for b in wire for f in decoder.feed(bytes((b,)))] == [Frame(1, 0x92, _largest_nonzero_payload())]
+
+
+def test_one_byte_past_the_largest_frame_is_refused():
+    with pytest.raises(FrameEncodeError):
+        encode_frame(1, 0x92, bytes(MAX_PAYLOAD + 1))
+    (err,) = FrameDecoder().feed(b"\0" + b"\x55" * (MAX_ENCODED + 1) + b"\0")
+    assert err.reason == "frame of 1031 bytes exceeds 1030"
+    decoder = FrameDecoder()
+    assert decoder.feed(b"\x55" * MAX_ENCODED) == []                     # could still be a frame
+    (err,) = decoder.feed(b"\x55")
+    assert err.reason == "no delimiter within 1030 bytes"
+
+
+def test_the_largest_stamped_and_sealed_frame_is_1032_bytes_on_the_wire():
+    payload = _largest_nonzero_payload()
+    for filler in range(1, 256):            # a TIME and a trailer without a zero byte: the worst case
+        wire = encode_frame(1, 0x92, payload, time_ms=int.from_bytes(bytes((filler,)) * 8, "big"),
+                            seal=lambda body, f=filler: bytes((f,)) * 12)
+        if wire.count(0) == 2 and len(wire) == 1032:
+            break
+    assert len(wire) == 1032 and wire.count(0) == 2
+    (frame,) = FrameDecoder().feed(wire)
+    assert frame.payload == payload and frame.counter is not None and len(frame.mac) == 8
+
+
+def test_a_body_that_decodes_past_the_largest_is_refused():
+    """COBS within the limit can decode to more than 1,000 bytes of payload (zeros cost nothing):
+    still too long."""
+    body = bytes((1, 1, 0x92)) + bytes(1002)
+    body += crc16(body).to_bytes(2, "big")
+    chunk = cobs_encode(body)
+    assert len(chunk) <= MAX_ENCODED
+    (err,) = FrameDecoder().feed(b"\0" + chunk + b"\0")
+    assert err.reason == "payload of 1002 bytes exceeds 1000"
+    body = bytes((1, 1, 0x92)) + bytes(1020)
+    (err,) = FrameDecoder().feed(b"\0" + cobs_encode(body + crc16(body).to_bytes(2, "big")) + b"\0")
+    assert err.reason == "payload of 1020 bytes exceeds 1000"
+
+
+# --- COBS at runs of 254 non-zero bytes ----------------------------------------------------------
+
+RUN = bytes(range(1, 255))          # 254 non-zero bytes
+
+
+@pytest.mark.parametrize("data, encoded", [
+    (RUN[:253], bytes((254,)) + RUN[:253]),                               # one group, no 0xFF
+    (RUN, b"\xff" + RUN + b"\x01"),                                       # a full group, then the last
+    (RUN + b"\x07", b"\xff" + RUN + b"\x02\x07"),
+    (RUN + b"\0\x07", b"\xff" + RUN + b"\x01\x02\x07"),                   # the zero after a full group
+    (RUN + RUN, b"\xff" + RUN + b"\xff" + RUN + b"\x01"),
+])
+def test_cobs_at_runs_of_254(data, encoded):
+    assert cobs_encode(data) == encoded
+    assert cobs_decode(encoded) == data
+
+
+def test_cobs_takes_a_full_last_group_without_its_closing_01():
+    """Some encoders end data that ends with 254 non-zero bytes at the 0xFF group, without the
+    reference encoder's closing 01: both decode to the same bytes."""
+    assert cobs_decode(b"\xff" + RUN) == RUN == cobs_decode(b"\xff" + RUN + b"\x01")
+    body = next(b for filler in range(1, 256)               # 252 bytes, then 2 CRC bytes: 254, none 0
+                if 0 not in (b := _with_crc(bytes((1, 1, 0x92)) + bytes((filler,)) * 249)))
+    assert cobs_encode(body)[-1:] == b"\x01" and len(body) == 254
+    assert FrameDecoder().feed(b"\0" + cobs_encode(body)[:-1] + b"\0") == [Frame(1, 0x92, body[3:-2])]
+
+
+def _with_crc(body):
+    return body + crc16(body).to_bytes(2, "big")

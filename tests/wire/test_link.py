@@ -86,8 +86,7 @@ def test_corrupted_frame_gets_nak_and_is_resent_at_once():
 
 def test_unknown_message_is_refused_not_retried():
     host, device = pair()
-    host.send(0x7A, b"", 0.0)
-    wire = host._in_flight[2]
+    wire = host.send(0x7A, b"", 0.0)
     events, nak = device.receive(wire, 0.0)
     assert isinstance(events[0], LinkFault) and "unknown message type" in events[0].reason
     events, out = host.receive(nak, 0.0)
@@ -196,3 +195,88 @@ def test_a_decoders_bug_is_refused_and_the_next_frame_still_delivered():
     assert isinstance(events[0], LinkFault) and "IndexError: decoder bug" in events[0].reason
     assert delivered(events) == [shoe.Door(1)]
     assert [(f.type, f.payload) for f in _frames(out)] == [(NAK, bytes((1, NAK_BAD_MESSAGE))), (ACK, b"\x02")]
+
+
+# --- framing.md's link rules, one example each ------------------------------------------------------
+
+def test_an_ack_and_a_nak_carry_in_their_header_the_seq_they_answer():
+    _, device = pair()
+    wire = encode_frame(5, *shoe.catalog.encode(shoe.DeliverHand(3)))
+    (ack,) = _frames(device.receive(wire, 0.1)[1])
+    assert (ack.seq, ack.type, ack.payload) == (5, ACK, b"\x05")
+    bad = encode_frame(6, shoe.Shuffle.TYPE, b"\x03")                       # deck 3: out of range
+    (nak,) = _frames(device.receive(bad, 0.2)[1])
+    assert (nak.seq, nak.type, nak.payload) == (6, NAK, bytes((6, NAK_BAD_MESSAGE)))
+    (nak,) = _frames(device.receive(b"\0\x09\x09\x09\0", 0.3)[1])           # not a frame at all
+    assert (nak.seq, nak.type, nak.payload) == (0xFF, NAK, b"\xff\x01")
+    (beat,) = _frames(device.poll(5.0)[1])
+    assert (beat.seq, beat.type, beat.payload) == (0, 0x02, b"")
+
+
+def test_hello_and_its_reply_are_seq_0_and_the_next_message_is_seq_1():
+    host, device = pair()
+    for n in range(3):                                                    # SEQs 0, 1, 2 ACKed
+        _, ack = device.receive(send(host, shoe.DeliverHand(n + 1), n), n)
+        host.receive(ack, n)
+    hello = send(host, shoe.Hello(1), 10.0)
+    assert _frames(hello)[0].seq == 0
+    _, ack = device.receive(hello, 10.0)
+    host.receive(ack, 10.0)
+    assert _frames(send(host, shoe.Shuffle(1), 10.0))[0].seq == 1
+    send(device, shoe.Door(0), 9.0)                                        # the device had sent SEQ 0..
+    device._in_flight = None
+    reply = send(device, shoe.HelloReply(1, 1, "FW", "SN"), 10.1)
+    assert _frames(reply)[0].seq == 0
+
+
+def test_an_ack_counts_as_sending_for_the_heartbeat():
+    host, device = pair()
+    _, ack = device.receive(send(host, shoe.StatusRequest(), 0.6), 0.6)
+    assert _frames(ack)[0].type == ACK
+    assert device.poll(1.0)[1] == b""                                     # 0.4 s since the ACK
+    assert device.poll(1.59)[1] == b""
+    (beat,) = _frames(device.poll(1.6)[1])                                # 1 s since the ACK
+    assert beat.type == 0x02
+
+
+def test_a_device_refuses_bad_input_as_the_host_does():
+    """A device NAKs what it cannot use, never acts on it, and reads on."""
+    _, device = pair()
+    reply = encode_frame(3, *shoe.catalog.encode(shoe.HelloReply(1, 1, "FW", "SN")))   # a device's message
+    events, out = device.receive(reply, 0.0)
+    assert delivered(events) == [] and _frames(out)[0].payload == bytes((3, 3))
+    events, out = device.receive(encode_frame(4, 0x12, b"\x00"), 0.1)       # hand number 0
+    assert delivered(events) == [] and _frames(out)[0].payload == bytes((4, NAK_BAD_MESSAGE))
+    events, out = device.receive(encode_frame(5, 0x12, b"\x01\x02"), 0.2)   # a byte too many
+    assert delivered(events) == [] and _frames(out)[0].payload == bytes((5, NAK_BAD_MESSAGE))
+    events, _ = device.receive(encode_frame(6, 0x12, b"\x01"), 0.3)
+    assert delivered(events) == [shoe.DeliverHand(1)]
+
+
+def test_a_device_keeps_what_it_had_not_delivered_and_sends_it_after_its_hello_reply():
+    host, device = pair()
+    device.keep_undelivered = True
+    send(device, shoe.HandDelivered(2, ((4, 1), (5, 1), (6, 1))), 0.0)     # lost: the host is away
+    send(device, shoe.Door(1), 0.0)                                       # queued behind it
+    for t in (0.3, 0.6, 0.9, 2.0, 3.1, 4.2):               # past max_attempts: kept, at 1 s pace
+        assert device.poll(t)[1] != b""
+    assert device.pending == 2 and device.poll(4.3)[1] == b""
+    events, ack = device.receive(send(host, shoe.Hello(1), 4.4), 4.4)     # the host is back
+    host.receive(ack, 4.4)
+    assert delivered(events) == [shoe.Hello(1)] and device.poll(4.45)[1] == b""   # nothing before the reply
+    wire = send(device, shoe.HelloReply(1, 1, "FW", "SN"), 4.5)
+    got = []
+    for t in (4.5, 4.6, 4.7):
+        events, ack = host.receive(wire, t)
+        got += delivered(events)
+        _, wire = device.receive(ack, t)
+    assert got == [shoe.HelloReply(1, 1, "FW", "SN"), shoe.HandDelivered(2, ((4, 1), (5, 1), (6, 1))),
+                   shoe.Door(1)]
+    assert device.idle
+
+
+def test_a_host_gives_up_where_a_device_keeps_trying():
+    host, _ = pair()
+    send(host, shoe.DeckCheck(), 0.0)
+    failed = [e for t in (0.3, 0.6, 0.9, 1.2) for e in host.poll(t)[0] if isinstance(e, SendFailed)]
+    assert failed == [SendFailed(shoe.DeckCheck.TYPE, 4)] and host.idle

@@ -9,7 +9,7 @@ SHOE_MESSAGES = [
     shoe.HelloReply(1, 2, "TCS-1.4.2", "SN0042"), shoe.ShuffleComplete(1, 52),
     shoe.HandDelivered(3, ((51, 1), (0, 1), (shoe.UNREADABLE, 2))),
     shoe.DeckCheckResult(1, 51, (12,), (40,), ((5, 2),)), shoe.Status(5, 40, 1), shoe.Jam(1),
-    shoe.Door(1), shoe.ShoeFault(9, "card reader fault"),
+    shoe.Door(1), shoe.ShoeFault(4, "card reader fault"),
 ]
 SENSOR_MESSAGES = [
     sp.Hello(1), sp.Lock(0, 0x1F, 1), sp.Lamp(3, 2, sp.LAMP_FLASH), sp.SnapshotRequest(),
@@ -63,3 +63,26 @@ def test_snapshot_readings():
 def test_deck_check_ok():
     assert shoe.DeckCheckResult(1, 52, (), (), ()).ok
     assert not shoe.DeckCheckResult(1, 52, (), (), ((4, 2),)).ok      # count 52 with a foreign card
+
+
+# --- the session messages every framed device speaks ----------------------------------------------
+
+def test_identity_fields_are_separate_and_checked_when_decoded():
+    from drivers.wire.messages import CAP_TIMESTAMPS, Identity, SetClock, UseCapabilities
+    identity = Identity("Acme", "HFS-3", "SN42", "1.4.2", (0xDE, 0xAD), CAP_TIMESTAMPS)
+    for module in (shoe, sp):                     # in both catalogs, by the same codes
+        assert module.host_decode(*module.catalog.encode(identity)) == identity
+        assert module.device_decode(*module.catalog.encode(SetClock(1_795_000_000_000))).utc_ms == 1_795_000_000_000
+        assert module.device_decode(*module.catalog.encode(UseCapabilities(5))).capabilities == 5
+    assert identity.record() == {"manufacturer": "Acme", "model": "HFS-3", "serial": "SN42",
+                                 "firmware_version": "1.4.2", "firmware_checksum": "dead",
+                                 "capabilities": ["timestamps"]}
+    _, payload = shoe.catalog.encode(identity)
+    empty = payload.replace(b"\x04Acme", b"\x00", 1)
+    with pytest.raises(MessageError, match="manufacturer is empty"):
+        shoe.host_decode(Identity.TYPE, empty)
+    no_checksum = payload.replace(b"\x02\xde\xad", b"\x00", 1)
+    with pytest.raises(MessageError, match="firmware checksum of 0 bytes is not 1-64"):
+        shoe.host_decode(Identity.TYPE, no_checksum)
+    with pytest.raises(MessageError, match="unknown message type 0xf0 for the device"):
+        shoe.device_decode(*shoe.catalog.encode(identity))

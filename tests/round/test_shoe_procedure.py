@@ -1,0 +1,182 @@
+"""The shoe's side of the procedure (docs/protocols/shoe.md): the deck check at every shuffle, a
+count error as a misdeal before any card reaches a player, the shuffle's time limit, the status
+asked after every reconnect, and a hand reported again after a reconnect."""
+
+from __future__ import annotations
+
+from controller.rules.cards import parse_cards
+from drivers.events import (
+    DeckChecked,
+    DeviceOffline,
+    DeviceOnline,
+    HandDealt,
+    ShoeCount,
+    ShoeMiscounted,
+    ShuffleDone,
+    ShuffleLate,
+)
+from tests.round.bench import Bench
+
+
+def ready(tmp_path) -> Bench:
+    bench = Bench(tmp_path, "sheet-004")
+    bench.devices_up()
+    assert bench.state == "ready"
+    return bench
+
+
+def betting(tmp_path) -> Bench:
+    bench = ready(tmp_path)
+    bench.done("open_betting")
+    bench.place(1, "ante", 500)
+    return bench
+
+
+def test_the_deck_is_checked_after_every_shuffle_and_nothing_is_dealt_before(tmp_path):
+    bench = betting(tmp_path)
+    bench.shuffled(checked=False)
+    assert bench.ports.shoe.calls[-1][0] == "deck_check"
+    verdict = bench.act("no_more_bets")
+    assert not verdict.ok and "has not yet checked the deck" in verdict.message
+    bench.post(DeckChecked("shoe", 1, 52, (), (), ()))
+    assert bench.records("deck_check")[0].data == {"deck": 1, "ok": True, "count": 52, "missing": [],
+                                                   "duplicates": [], "foreign": []}
+    bench.done("no_more_bets")
+
+
+def test_a_failed_deck_check_is_a_misdeal_before_any_card_is_dealt(tmp_path):
+    bench = betting(tmp_path)
+    bench.shuffled(checked=False)
+    bench.post(DeckChecked("shoe", 1, 52, (12,), (), ((12, 2),)))
+    assert bench.state == "void"
+    assert bench.records("void")[0].data == {
+        "reason": "the deck check found 52 cards, missing 5c, of another deck 5c", "by": "controller"}
+    assert bench.records("alert")[-1].data["message"].startswith("Misdeal: the deck check found 52 cards")
+    assert bench.ports.shoe.asked("deliver_hand") == []
+    assert bench.ports.shoe.asked("shuffle")[-1] == (1,)                  # reshuffled
+
+
+def test_a_shuffle_of_51_cards_is_a_misdeal_without_a_check(tmp_path):
+    bench = betting(tmp_path)
+    bench.shuffled(51)
+    assert bench.state == "void" and "deck_check" not in [c[0] for c in bench.ports.shoe.calls]
+    assert bench.records("void")[0].data["reason"] == "the shoe counted 51 cards after the shuffle, not 52"
+
+
+def test_the_shoes_own_count_error_is_a_misdeal_before_and_during_the_deal(tmp_path):
+    bench = betting(tmp_path)
+    bench.shuffled()
+    bench.post(ShoeMiscounted("shoe", "count error: 53 cards"))
+    assert bench.state == "void"
+    bench.done("open_betting")
+    bench.shuffled()
+    bench.place(1, "ante", 500)
+    bench.done("no_more_bets")
+    bench.done("deal")
+    bench.post(ShoeMiscounted("shoe", "count error"))
+    assert bench.state == "void" and bench.records("void")[0].data == {
+        "reason": "the shoe reports a count error (count error)", "by": "controller"}
+
+
+def test_a_shuffle_past_its_limit_alerts_and_holds_until_it_completes(tmp_path):
+    bench = betting(tmp_path)
+    bench.post(ShuffleLate("shoe", 1, 60.0))
+    assert bench.snap["alerts"][-1]["kind"] == "shuffle_late"
+    verdict = bench.act("no_more_bets")
+    assert not verdict.ok and verdict.message == ("The shoe has not finished shuffling within 60 s: "
+                                                  "check the shoe or call a technician")
+    bench.shuffled()                                                    # late, but done: the hold lifts
+    bench.done("no_more_bets")
+
+
+def test_the_shoe_is_asked_for_its_status_after_every_reconnect_and_its_door_holds(tmp_path):
+    bench = betting(tmp_path)
+    bench.shuffled()
+    bench.done("no_more_bets")
+    bench.done("deal")
+    asked = len(bench.ports.shoe.asked("request_status"))
+    bench.post(DeviceOffline("shoe", "fake://shoe", "cable"), DeviceOnline("shoe", "fake://shoe"))
+    assert len(bench.ports.shoe.asked("request_status")) == asked + 1
+    bench.post(ShoeCount("shoe", 52, 1, False, door_open=True))
+    assert bench.state == "held" and bench.snap["holds"] == ["Shoe door open: close the shoe's door"]
+    bench.post(ShoeCount("shoe", 52, 1, True))
+    assert bench.state == "dealing"
+
+
+def test_a_deck_check_lost_with_the_link_is_asked_again_when_the_shoe_is_back(tmp_path):
+    """Found by the soak: the check asked while the shoe went silent was never answered, and the
+    round waited on "Shoe shuffling" for ever."""
+    bench = betting(tmp_path)
+    bench.shuffled(checked=False)
+    checks = len(bench.ports.shoe.asked("deck_check"))
+    bench.post(DeviceOffline("shoe", "fake://shoe", "silent"), DeviceOnline("shoe", "fake://shoe"))
+    assert len(bench.ports.shoe.asked("deck_check")) == checks + 1
+    assert bench.ports.shoe.asked("shuffle") == [(1,)]                 # shuffled once: not again
+    bench.post(DeckChecked("shoe", 1, 52, (), (), ()))
+    bench.done("no_more_bets")
+
+
+def test_a_hand_reported_again_after_a_reconnect_is_not_a_second_hand(tmp_path):
+    bench = betting(tmp_path)
+    bench.place(2, "ante", 500)
+    bench.shuffled()
+    bench.done("no_more_bets")
+    bench.done("deal")
+    bench.post(DeviceOffline("shoe", "fake://shoe", "cable"))
+    bench.post(DeviceOnline("shoe", "fake://shoe"))
+    assert bench.ports.shoe.asked("deliver_hand") == [(1,), (1,)]       # asked again after the return
+    hand = tuple((c, 1) for c in parse_cards("As Kd 3c"))
+    bench.post(HandDealt("shoe", 1, hand))                              # the report kept by the shoe
+    bench.post(HandDealt("shoe", 1, hand))                              # its answer to the second ask
+    assert len(bench.records("hand")) == 1 and bench.state == "dealing"
+    assert not [a for a in bench.snap["alerts"] if a["kind"] in ("dead_hand", "misdeal")]
+    assert bench.ports.shoe.asked("deliver_hand")[-1] == (2,)
+    bench.post(HandDealt("shoe", 1, tuple((c, 1) for c in parse_cards("2c 2d 2h"))))   # a second hand 1
+    assert bench.records("hand")[-1].data["target"] == -1                # the shoe broke the rule: dead
+    assert bench.snap["alerts"][-1]["kind"] == "dead_hand"
+
+
+def test_a_shuffle_done_in_any_state_lifts_the_shuffle_hold(tmp_path):
+    bench = betting(tmp_path)
+    bench.post(ShuffleLate("shoe", 1, 60.0))
+    assert bench.act("void_round", role="supervisor", who="supervisor Ana", reason="shoe stuck").ok
+    assert bench.state == "void" and "shoe-shuffle" in bench.table.holds
+    bench.post(ShuffleDone("shoe", 1, 52))                               # the void's reshuffle, done
+    assert "shoe-shuffle" not in bench.table.holds
+
+
+def test_each_connects_identity_is_journaled_and_shown_to_a_technician(tmp_path):
+    import json
+    bench = ready(tmp_path)
+    identity = {"manufacturer": "Acme", "model": "HFS-3", "serial": "SN42", "firmware_version": "1.4.2",
+                "firmware_checksum": "dead", "capabilities": ["timestamps"]}
+    info = {"protocol_version": 1, "identity": identity, "capabilities_used": ["timestamps"]}
+    bench.post(DeviceOffline("shoe", "fake://shoe", "cable"), DeviceOnline("shoe", "fake://shoe", info))
+    bench.post(DeviceOffline("shoe", "fake://shoe", "cable"),
+               DeviceOnline("shoe", "fake://shoe", {**info, "identity": {**identity, "firmware_version": "1.5"}}))
+    rows = [json.loads(d) for (d,) in bench.journal.db.execute(
+        "SELECT data FROM table_events WHERE kind = 'device_identity' ORDER BY seq")]
+    assert [r["firmware_version"] for r in rows] == ["1.4.2", "1.5"]
+    assert rows[0] == {"device": "shoe", **identity, "protocol_version": 1, "capabilities_used": ["timestamps"]}
+    assert bench.snap["devices"]["shoe"]["identity"]["firmware_version"] == "1.5"
+    assert bench.snap["devices"]["sign"]["identity"] is None
+
+
+def test_a_refused_frame_is_alerted_as_such_and_changes_nothing(tmp_path):
+    from drivers.events import DeviceFault
+    bench = betting(tmp_path)
+    before = len(bench.records())
+    bench.post(DeviceFault("shoe", "fake://shoe", "refused: bad MAC", "00 11", security=True))
+    alert = bench.snap["alerts"][-1]
+    assert alert["kind"] == "device_security" and "failed authentication (refused: bad MAC)" in alert["message"]
+    assert [r.kind for r in bench.records()][before:] == ["alert"] and bench.state == "betting"
+
+
+def test_a_hand_keeps_the_time_the_shoe_stamped_on_it(tmp_path):
+    bench = betting(tmp_path)
+    bench.shuffled()
+    bench.done("no_more_bets")
+    bench.done("deal")
+    bench.post(HandDealt("shoe", 1, tuple((c, 1) for c in parse_cards("As Kd 3c")),
+                         device_time="2026-11-22T03:00:00.123+00:00"))
+    assert bench.records("hand")[0].data["device_time"] == "2026-11-22T03:00:00.123+00:00"

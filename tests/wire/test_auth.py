@@ -1,0 +1,137 @@
+"""Authenticated frames (drivers/wire/auth.py) between two ends of the link: the handshake, forged,
+replayed and stale frames refused (never NAKed, never delivered), and the TIME a device stamps."""
+
+from drivers.wire import shoe_protocol as shoe
+from drivers.wire.auth import DEVICE, HOST, Authenticator, new_key
+from drivers.wire.framing import Frame, FrameDecoder, encode_frame
+from drivers.wire.link import ACK, Delivered, Link, LinkFault
+
+
+def pair(key=None, device_key=None):
+    key = key or new_key()
+    host = Link(shoe.host_decode, auth=Authenticator(key, HOST))
+    device = Link(shoe.device_decode, auth=Authenticator(device_key or key, DEVICE), keep_undelivered=True)
+    return host, device
+
+
+def send(link, message, now, **kw):
+    return link.send(*shoe.catalog.encode(message), now, **kw)
+
+
+def delivered(events):
+    return [e.message for e in events if isinstance(e, Delivered)]
+
+
+def frames(data):
+    return [f for f in FrameDecoder().feed(data) if isinstance(f, Frame)]
+
+
+def session(host, device, now=0.0):
+    """Hello and its ACK: both ends hold the session key; returns the device's HelloReply bytes."""
+    events, ack = device.receive(send(host, shoe.Hello(1), now), now)
+    assert delivered(events) == [shoe.Hello(1)] and frames(ack)[0].type == ACK
+    assert host.receive(ack, now) == ([], b"") and host.auth.ready and host.idle
+    return send(device, shoe.HelloReply(1, 1, "FW", "SN"), now)
+
+
+def up(host, device):
+    """The whole handshake, the HelloReply acknowledged: both ends idle in one session."""
+    events, ack = host.receive(session(host, device), 0.1)
+    device.receive(ack, 0.1)
+    assert delivered(events) == [shoe.HelloReply(1, 1, "FW", "SN")] and device.idle
+
+
+def test_every_frame_is_sealed_and_the_session_carries_messages_both_ways():
+    host, device = pair()
+    reply = session(host, device)
+    assert all(f.authenticated for f in frames(reply))
+    events, ack = host.receive(reply, 0.1)
+    assert delivered(events) == [shoe.HelloReply(1, 1, "FW", "SN")]
+    device.receive(ack, 0.1)
+    events, ack = device.receive(send(host, shoe.DeliverHand(1), 0.2), 0.2)
+    assert delivered(events) == [shoe.DeliverHand(1)]
+    host.receive(ack, 0.2)
+    assert host.idle and host.stats["refused"] == device.stats["refused"] == 0
+
+
+def test_a_forged_card_read_is_refused_never_nakked_never_delivered():
+    host, device = pair()
+    up(host, device)
+    hand = shoe.catalog.encode(shoe.HandDelivered(1, ((48, 1), (44, 1), (40, 1))))
+    expected = {encode_frame(7, *hand): "refused: unauthenticated frame",
+                encode_frame(7, *hand, seal=lambda body: bytes((0, 0, 0, 9)) + bytes(8)): "refused: bad MAC"}
+    for forged, reason in expected.items():
+        events, out = host.receive(forged, 1.0)
+        assert out == b"" and delivered(events) == []
+        (fault,) = events
+        assert isinstance(fault, LinkFault) and fault.security and not fault.quiet and fault.reason == reason
+    assert host.stats["refused"] == 2
+
+
+def test_a_replayed_frame_is_refused():
+    host, device = pair()
+    up(host, device)
+    wire = send(device, shoe.Door(1), 0.2)
+    events, ack = host.receive(wire, 0.2)
+    assert delivered(events) == [shoe.Door(1)]
+    device.receive(ack, 0.2)
+    events, out = host.receive(wire, 5.0)                                   # the same bytes again
+    assert delivered(events) == [] and out == b""
+    assert events[0].reason.startswith("refused: replayed frame")
+
+
+def test_a_frame_of_an_old_session_is_refused_after_a_new_hello():
+    host, device = pair()
+    up(host, device)
+    old = send(device, shoe.Door(0), 0.2)                                    # captured, not yet seen
+    device.receive(send(host, shoe.Hello(1), 1.0), 1.0)                     # a new session (ACK lost)
+    events, _ = host.receive(old, 1.1)
+    assert delivered(events) == [] and events[0].security and events[0].quiet   # between Hello and its ACK
+
+
+def test_a_device_with_another_key_never_gets_a_session():
+    host, device = pair(device_key=new_key())
+    events, out = device.receive(send(host, shoe.Hello(1), 0.0), 0.0)
+    assert delivered(events) == [] and out == b""
+    assert events[0].reason == "refused: Hello with a bad MAC" and not device.auth.ready
+    assert device.poll(5.0)[1] == b""                                       # no session: it sends nothing
+
+
+def test_a_device_stamps_its_events_and_the_stamp_survives_a_link_loss():
+    host, device = pair()
+    up(host, device)
+    lost = send(device, shoe.Door(1), 0.2, time_ms=1_795_000_000_123)      # the host is away
+    assert frames(lost)[0].time_ms == 1_795_000_000_123
+    events, ack = device.receive(send(host, shoe.Hello(1), 9.0), 9.0)       # the host is back
+    host.receive(ack, 9.0)
+    wire = send(device, shoe.HelloReply(1, 1, "FW", "SN"), 9.1)
+    got = []
+    for t in (9.1, 9.2):
+        events, ack = host.receive(wire, t)
+        got += [(e.message, e.time_ms) for e in events if isinstance(e, Delivered)]
+        _, wire = device.receive(ack, t)
+    assert got == [(shoe.HelloReply(1, 1, "FW", "SN"), None), (shoe.Door(1), 1_795_000_000_123)]
+
+
+def test_the_documented_authenticated_frames_check_out_with_plain_hmac():
+    """What a vendor does with examples.md: COBS-decode a frame, HMAC-SHA256 it, compare."""
+    import hashlib
+    import hmac
+    import re
+
+    from drivers.wire.framing import cobs_decode
+    from tests.support import ROOT
+    text = (ROOT / "docs" / "protocols" / "examples.md").read_text()
+    key = bytes(range(32))
+    names = r"the host's Hello|the device's ACK of it|the device's `HandDelivered"
+    rows = re.findall(rf"\| ({names})[^|]*\| `([0-9A-F ]+)` \|", text)
+    assert [name for name, _ in rows] == ["the host's Hello", "the device's ACK of it", "the device's `HandDelivered"]
+    bodies = [cobs_decode(bytes.fromhex(wire)[1:-1]) for _, wire in rows]
+    hello, ack, hand = bodies
+    signed = hello[:-10]                                            # VER..COUNTER: all but MAC and CRC
+    assert hello[-10:-2] == hmac.new(key, signed, hashlib.sha256).digest()[:8]
+    n_h, n_d = hello[-14:-10], ack[-14:-10]
+    session = hmac.new(key, b"TCP1 session" + n_h + n_d, hashlib.sha256).digest()
+    for body in (ack, hand):
+        assert body[-10:-2] == hmac.new(session, body[:-10], hashlib.sha256).digest()[:8]
+    assert hand[0] == 0xC1 and hand[-14:-10] == b"\0\0\0\1"
