@@ -21,6 +21,7 @@ so both are measured on the same machine in one run.
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import os
 import sqlite3
@@ -47,7 +48,9 @@ def measure(root: Path, rounds: int, seed: int) -> dict:
         out = proc.stdout.read() if proc.stdout else ""
         summary = json.loads(out.strip().splitlines()[-1])
         times = _close_times(data / "journal.sqlite")
-        audit = sum(p.stat().st_size for p in (data / "audit").iterdir())
+        # as written: rotated files are compressed (audit.jsonl.N.gz), so their bytes are read back
+        audit = sum(len(gzip.decompress(p.read_bytes())) if p.suffix == ".gz" else p.stat().st_size
+                    for p in (data / "audit").iterdir())
     start = min(100, len(times) - 2)
     steady = (len(times) - 1 - start) / (times[-1] - times[start]).total_seconds()
     rss = [kb for n, kb in samples if kb]

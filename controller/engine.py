@@ -85,6 +85,7 @@ class Engine:
         self.latency = Latencies()      # a device event's post to its snapshot's publication
         self._unpublished: list[float] = []     # when each device event handled since then was posted
         self._published_at = 0.0
+        self._dirty = False                     # handled since the last snapshot was drawn
         self._timers: list[tuple[float, int, str]] = []
         self._live_timers: dict[str, int] = {}
         self._tokens = itertools.count(1)
@@ -152,6 +153,8 @@ class Engine:
 
     def step(self, timeout: float | None = 0.0) -> bool:
         """Handle one event (or expired timer); False once stopped."""
+        if self._dirty and self.queue.empty():  # a burst ended on a probe or a stop: draw it now
+            self._publish()
         wait = self._until_next_timer()
         if timeout is not None:
             wait = timeout if wait is None else min(wait, timeout)
@@ -175,7 +178,7 @@ class Engine:
     def idle(self) -> bool:
         """No event waits and no timer is due: ``step`` has nothing to do now."""
         wait = self._until_next_timer()
-        return self.queue.empty() and (wait is None or wait > 0)
+        return self.queue.empty() and (wait is None or wait > 0) and not self._dirty
 
     def handle(self, event: Any) -> None:
         """One event, one transaction: the table decides and journals; the event's records are
@@ -203,15 +206,17 @@ class Engine:
             return
         self._anchor(event)
         verdict, self._verdict = self._verdict, None
-        if isinstance(event, DealerAction) and event.reply is not None:
-            event.reply.put(verdict or Verdict(False, f"{event.action}: not handled"))
         self._send(table.take_commands())
         # A burst of device events (a player's stacks, the sensors' snapshot after a reconnect) is drawn
         # once it has been handled: readers want the newest moment, not each one on the way. A person's
-        # action is always drawn at once (its page looks at the table right after the verdict).
+        # action is always drawn at once, before its verdict (its page looks at the table right after).
         if isinstance(event, DealerAction) or self.queue.empty() or \
                 time.monotonic() - self._published_at >= PUBLISH_AT_LEAST_EVERY:
             self._publish()
+        else:
+            self._dirty = True
+        if isinstance(event, DealerAction) and event.reply is not None:
+            event.reply.put(verdict or Verdict(False, f"{event.action}: not handled"))
 
     def _anchor(self, event: Any) -> None:
         """The audit trail's one line for a committed event: the chain's new head (the anchor the
@@ -375,6 +380,7 @@ class Engine:
 
     def _publish(self, snap: dict | None = None) -> None:
         self._published_at = now = time.monotonic()
+        self._dirty = False
         for posted in self._unpublished:
             self.latency.add(now - posted)
         self._unpublished.clear()

@@ -39,6 +39,8 @@ class Latencies:
         for index, count in enumerate(self.counts):
             seen += count
             if seen >= rank:
+                if index == BUCKETS - 1:    # it holds everything slower: its edge says nothing
+                    return self.worst
                 return min(self.worst, LOWEST * 10 ** ((index + 1) / PER_DECADE))
         return self.worst
 

@@ -46,7 +46,18 @@ def check(config: Path, journal: Path) -> dict[str, Any]:
             discrepancies.append({"round": r["id"], "why": "paid differs from the settlement", "paid": paid,
                                   "journaled": journaled})
     doubled, lost, void_paid = _payments(journal)
+    # a check that read nothing proves nothing: every round recalled, every complete one settled again
+    coverage = []
+    if recalled.returncode != 0 or len(lines) != rounds:
+        coverage.append(f"recall gave {len(lines)} of {rounds} rounds (exit {recalled.returncode}): "
+                        f"{recalled.stderr.strip()[-300:]}")
+    if settled.returncode != 0 or len(again) != len(complete):
+        coverage.append(f"settle answered {len(again)} of {len(complete)} complete rounds (exit {settled.returncode})")
+    stranded = [r["id"] for r in lines[:-1] if r["table"]["status"] == "open"] if lines else []
+    if stranded:
+        coverage.append(f"rounds left open before the last: {stranded[:10]}")
     return {
+        "coverage_problems": coverage,
         "verify": {"ok": verified.returncode == 0, "said": (verified.stdout + verified.stderr).strip()[-600:]},
         "rounds_in_journal": rounds, "rounds_recalled": len(lines), "rounds_settled_again": len(again),
         "resettlement_discrepancies": len(discrepancies), "discrepancy_examples": discrepancies[:5],

@@ -55,7 +55,8 @@ def main(argv: list[str]) -> int:
         Path(args.summary).write_text(text + "\n", encoding="utf-8")
     if args.report:
         Path(args.report).write_text(html_report(doc, soak.samples, soak.restarts), encoding="utf-8")
-    good = (checked["verify"]["ok"] and checked["resettlement_discrepancies"] == 0 and
+    good = (checked["verify"]["ok"] and not checked["coverage_problems"] and
+            checked["resettlement_discrepancies"] == 0 and
             checked["payments_doubled"] == 0 and checked["payments_lost"] == 0 and
             checked["void_rounds_that_paid"] == 0)
     return 0 if good else 1

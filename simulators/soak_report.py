@@ -59,7 +59,8 @@ def html_report(doc: dict[str, Any], samples: list[dict[str, Any]], restarts: li
     faults = sorted(doc["faults_injected"].items(), key=lambda kv: -kv[1])
     recovery = [(f"#{i + 1} {r['state']}", r["recovery_s"]) for i, r in enumerate(restarts)]
     check = doc["check"]
-    verdict = ("PASS" if check["resettlement_discrepancies"] == 0 and check["payments_doubled"] == 0
+    verdict = ("PASS" if not check["coverage_problems"] and check["resettlement_discrepancies"] == 0
+               and check["payments_doubled"] == 0
                and check["payments_lost"] == 0 and check["void_rounds_that_paid"] == 0 and check["verify"]["ok"]
                else "FAIL")
     rows = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(str(v))}</td></tr>" for k, v in [

@@ -162,7 +162,10 @@ class DealerPage:
         self._pending = (snap, time.monotonic())
         if not self._wake_due and self.loop is not None and not self.loop.is_closed():
             self._wake_due = True
-            self.loop.call_soon_threadsafe(self._wake)
+            try:
+                self.loop.call_soon_threadsafe(self._wake)
+            except RuntimeError:                # the loop closed meanwhile (the page stopping)
+                self._wake_due = False
 
     def _wake(self) -> None:
         self._wake_due = False              # cleared before reading: a later snapshot wakes again

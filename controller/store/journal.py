@@ -28,6 +28,7 @@ Schema (version 2):
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import json
 import sqlite3
@@ -347,10 +348,15 @@ class _Transaction:
                 j.db.execute("BEGIN IMMEDIATE")
             except sqlite3.DatabaseError as err:
                 raise JournalError(f"{j.path}: cannot write the journal: {err}") from None
-            version = j.db.execute("PRAGMA data_version").fetchone()[0]
-            if version != j._data_version:      # another connection committed since: re-read the chain
-                j._data_version = version
-                j._read_chain_head()
+            try:
+                version = j.db.execute("PRAGMA data_version").fetchone()[0]
+                if version != j._data_version:  # another connection committed since: re-read the chain
+                    j._read_chain_head()
+                    j._data_version = version   # only once the head was read
+            except sqlite3.DatabaseError as err:
+                with contextlib.suppress(sqlite3.DatabaseError):
+                    j.db.execute("ROLLBACK")
+                raise JournalError(f"{j.path}: cannot read the journal's chain head: {err}") from None
             j._kinds, j._digest_at_begin, j._head_at_begin = [], j._last_digest, j.head
             j._chain_at_begin = j._next_chain
         j._depth += 1

@@ -287,3 +287,28 @@ def test_each_lock_is_sent_once_and_all_of_them_again_after_the_sensors_reconnec
     for command in sent:
         sensors.apply(*command)
     assert held() == set()
+
+
+def test_a_burst_of_readings_ending_on_a_probe_is_still_drawn(tmp_path):
+    """A reading handled while a watchdog's probe waited is drawn (publishing waits for the end of a
+    burst; a probe is no event of the table's, so the engine draws before it waits again)."""
+    from controller.engine_events import Probe
+    from drivers.events import SpotChanged
+    bench = Bench(tmp_path, "sheet-004")
+    bench.devices_up()
+    bench.done("open_betting")
+    version = bench.snap["version"]
+    bench.post(SpotChanged("sensors", 1, "ante", "placed", 500, None), Probe())
+    assert bench.engine.idle()
+    felt = {p["position"]: p["felt"] for p in bench.snap["positions"]}
+    assert felt[1] == {"ante": 500} and bench.snap["version"] > version
+
+
+def test_a_persons_action_is_drawn_before_its_verdict_is_answered(tmp_path):
+    bench = Bench(tmp_path, "sheet-004")
+    bench.devices_up()
+    seen = []
+    bench.engine.observers.append(lambda snap: seen.append(snap["state"]))
+    verdict = bench.act("open_betting")
+    assert verdict.ok and seen and seen[-1] == "betting" and bench.snap["state"] == "betting"
+

@@ -21,6 +21,7 @@ def test_a_short_soak_with_kills_and_faults_loses_and_doubles_nothing(tmp_path):
     assert doc["rounds_closed"] >= 6 and doc["restarts"] >= 1 and sum(doc["faults_injected"].values()) >= 1
     check = doc["check"]
     assert check["verify"]["ok"] and check["rounds_recalled"] == check["rounds_in_journal"] >= 6
+    assert check["coverage_problems"] == []
     assert check["resettlement_discrepancies"] == 0 and check["rounds_settled_again"] >= 1
     assert check["payments_doubled"] == check["payments_lost"] == check["void_rounds_that_paid"] == 0
     assert doc["recovery_s"]["max"] > 0
