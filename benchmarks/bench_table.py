@@ -33,6 +33,8 @@ from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from simulators.soak import rounds_closed, rss_kb  # noqa: E402  (the same readings as the soak's)
 
 
 def measure(root: Path, rounds: int, seed: int) -> dict:
@@ -43,7 +45,7 @@ def measure(root: Path, rounds: int, seed: int) -> dict:
                                 cwd=root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         samples: list[tuple[int, int]] = []          # (rounds closed, RSS KB)
         while proc.poll() is None:
-            samples.append((_closed(data / "journal.sqlite"), _rss(proc.pid)))
+            samples.append((rounds_closed(data / "journal.sqlite"), rss_kb(proc.pid)))
             time.sleep(1.0)
         out = proc.stdout.read() if proc.stdout else ""
         summary = json.loads(out.strip().splitlines()[-1])
@@ -62,17 +64,6 @@ def measure(root: Path, rounds: int, seed: int) -> dict:
             "latency": summary.get("latency")}
 
 
-def _closed(journal: Path) -> int:
-    try:
-        db = sqlite3.connect(f"file:{journal}?mode=ro", uri=True, timeout=0.5)
-        try:
-            return db.execute("SELECT COUNT(*) FROM rounds WHERE closed_at IS NOT NULL").fetchone()[0]
-        finally:
-            db.close()
-    except sqlite3.DatabaseError:
-        return 0
-
-
 def _close_times(journal: Path) -> list[datetime]:
     db = sqlite3.connect(f"file:{journal}?mode=ro", uri=True)
     try:
@@ -80,16 +71,6 @@ def _close_times(journal: Path) -> list[datetime]:
     finally:
         db.close()
     return [datetime.fromisoformat(r[0]) for r in rows]
-
-
-def _rss(pid: int) -> int:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
 
 
 def main() -> int:

@@ -256,8 +256,8 @@ class Soak:
         self.dealer.forget()
 
     def _sample(self) -> dict[str, Any]:
-        sample = {"t": round(self._elapsed(), 2), "rounds": _rounds_done(self.work / "data" / "journal.sqlite"),
-                  "rss_kb": _rss_kb(self.proc.pid) if self.proc else 0}
+        sample = {"t": round(self._elapsed(), 2), "rounds": rounds_closed(self.work / "data" / "journal.sqlite"),
+                  "rss_kb": rss_kb(self.proc.pid) if self.proc else 0}
         self.samples.append(sample)
         return sample
 
@@ -271,7 +271,8 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _rss_kb(pid: int) -> int:
+def rss_kb(pid: int) -> int:
+    """A process's resident memory (KB, from /proc), 0 when it is gone."""
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
             if line.startswith("VmRSS:"):
@@ -281,7 +282,7 @@ def _rss_kb(pid: int) -> int:
     return 0
 
 
-def _rounds_done(journal: Path) -> int:
+def rounds_closed(journal: Path) -> int:
     """Rounds closed (complete or void), read straight from the journal file, read-only."""
     import sqlite3
     if not journal.exists():
