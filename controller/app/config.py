@@ -18,7 +18,7 @@ Sections (deploy/table.example.toml explains every key):
   [page]     host, port, allow (address ranges that may use the page),
              pin_attempts, pin_lockout (wrong PINs before a role is locked, for how long),
              language (the dealer page's words: "en" or "es")
-  [gaming_day] time_zone (IANA), cutoff ("06:00"), shifts (name = "HH:MM"): controller/app/gaming.py
+  [gaming_day] time_zone (IANA), cutoff ("06:00"), shifts (name = "HH:MM"): controller/rules/gaming.py
   [devices.shoe | devices.sensors | devices.sign]
              driver, url, serial line settings, driver timings
 
@@ -38,9 +38,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controller.app.gaming import KEYS as GAMING_DAY_KEYS
-from controller.app.gaming import GamingClock, parse_gaming_day
 from controller.errors import InputError
+from controller.rules.gaming import KEYS as GAMING_DAY_KEYS
+from controller.rules.gaming import GamingClock, parse_gaming_day
 from controller.rules.paytable import CEILINGS, JACKPOTS, OVERRIDE, PayTableError, Preset, load_paytable, load_preset
 from controller.rules.tomlcheck import TomlChecker, loads, read_file
 from drivers import registry

@@ -8,6 +8,7 @@ presentation; the work itself lives in the modules each command calls.
     rules.py     presets, settle, par-sheet
     table.py     run
     records.py   recall, meters
+    report.py    report: a gaming day's or shift's figures, text, CSV, JSON or printable HTML
     config.py    config check
     jackpot.py   jackpot
     pins.py      pin set, pin remove, pin list
@@ -29,11 +30,11 @@ from __future__ import annotations
 
 import argparse
 
-from controller.cli import audit, config, jackpot, pins, records, rules, table, verify
+from controller.cli import audit, config, jackpot, pins, records, report, rules, table, verify
 from controller.cli.common import STATUS_INPUT, STATUS_INTEGRITY, Command, refuse
 from controller.errors import IntegrityError, TableError
 
-GROUPS = (rules, table, records, config, jackpot, pins, audit, verify)     # the order of --help
+GROUPS = (rules, table, records, report, config, jackpot, pins, audit, verify)     # the order of --help
 
 __all__ = ["build_parser", "main"]
 

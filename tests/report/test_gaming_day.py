@@ -6,7 +6,7 @@ from datetime import UTC, date, datetime
 import pytest
 
 from controller.app.config import EMBEDDED_DEFAULT, ConfigError, parse_config
-from controller.app.gaming import GamingClock
+from controller.rules.gaming import GamingClock
 
 VEGAS = """
 [gaming_day]
