@@ -17,6 +17,7 @@ import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import structlog
 
@@ -25,6 +26,7 @@ from controller.app.config import TableConfig, default_config, load_config
 from controller.app.devices import Devices
 from controller.app.systemd import Notifier
 from controller.engine import Engine
+from controller.rules.words import money
 from controller.store.anchors import check_audit_against_journal, check_journal_against_audit
 from controller.store.audit import AuditTrail
 from controller.store.journal import Journal
@@ -50,6 +52,16 @@ class RunOptions:
     strategy: str = "optimal"
     port: int | None = None         # overrides page.port; 0 picks a free port (tests)
     page: bool = True
+    log_level: str | None = None    # overrides log.level on the console (the audit trail keeps info)
+
+
+class Watcher(Protocol):
+    """Who watches a run from a terminal (controller/cli/progress.py): rounds done of how many,
+    and a closing line."""
+
+    def update(self, done: int, total: int | None = None) -> None: ...
+
+    def say(self, text: str) -> None: ...
 
 
 def audit_dir(config: TableConfig, data_dir: str | None) -> Path:
@@ -84,7 +96,7 @@ class TableRun:
         self.config = config
         self.audit = AuditTrail(audit_dir(config, opts.data_dir))
         self.audit.check()                      # a trail that does not verify stops the start
-        logs.configure(opts.log_format or config.log_format, config.log_level, audit=self.audit)
+        logs.configure(opts.log_format or config.log_format, opts.log_level or config.log_level, audit=self.audit)
         self.log = structlog.get_logger("run").bind(table=config.table_id)
         self.journal = Journal(self.data_dir / JOURNAL_FILE, key_file=config.key_file)
         try:                                    # the audit trail vouches for what was committed
@@ -168,7 +180,7 @@ class TableRun:
         return {"table": self.config.table_id, "preset": self.config.preset.name,
                 **rounds_summary(self.journal, self.first_round)}
 
-def run(opts: RunOptions) -> int:
+def run(opts: RunOptions, watcher: Watcher | None = None) -> int:
     table = TableRun(opts).start()
     if table.page:
         print(f"Dealer page: {table.page.url}", flush=True)
@@ -182,8 +194,14 @@ def run(opts: RunOptions) -> int:
         while not stop.is_set():
             if table.dealer is not None and table.dealer.done.wait(0.2):
                 break
+            if watcher is not None and table.dealer is not None:
+                watcher.update(len(table.dealer.finished_rounds), opts.rounds)
             stop.wait(0.2)
     finally:
         table.stop()
-    print(json.dumps(table.final_summary), file=sys.stdout)
+    summary = table.final_summary
+    if watcher is not None:
+        watcher.say(f"{summary['rounds_played']} rounds played, {summary['rounds_voided']} void: "
+                    f"{money(summary['wagered_cents'])} wagered, {money(summary['paid_cents'])} paid to players")
+    print(json.dumps(summary), file=sys.stdout)
     return 0

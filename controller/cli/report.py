@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from controller.cli.common import add_journal_options, open_journal, table_config
+from controller.cli.progress import Progress
 from controller.errors import InputError
 from controller.rules.spots import label
 from controller.rules.words import money
@@ -59,7 +60,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.shift is not None and args.shift not in dict(clock.shifts):
         raise InputError(f"--shift {args.shift!r}: no such shift (gaming_day.shifts: "
                          f"{', '.join(n for n, _ in clock.shifts)})")
-    with closing(open_journal(args)) as journal:
+    progress = Progress("report: checking the journal", "facts")
+    with closing(open_journal(args, progress)) as journal:
         report = build_report(journal, clock, day, args.shift, table=config.table_id, preset=config.preset)
     if args.html:
         from controller.page.report_page import printable
@@ -73,6 +75,9 @@ def cmd_report(args: argparse.Namespace) -> int:
         print_text(report)
     if args.html:
         print(f"report: {args.html} written ({len(timeline)} rounds drawn)", file=sys.stderr)
+    n = report["rounds"]
+    progress.say(f"report: {n['complete']} rounds complete, {n['void']} void, hold "
+                 f"{money(report['totals']['hold'])} on {money(report['totals']['wagered'])} wagered")
     return 0
 
 
