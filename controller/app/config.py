@@ -17,7 +17,9 @@ Sections (deploy/table.example.toml explains every key):
   [log]      format (json | console), level, dir (the audit trail; default DATA_DIR/audit),
              audit_rotate_mb, audit_keep_files, audit_keep_days (rotation and retention)
   [page]     host, port, allow (address ranges that may use the page),
-             pin_attempts, pin_lockout (wrong PINs before a role is locked, for how long)
+             pin_attempts, pin_lockout (wrong PINs before a role is locked, for how long),
+             language (the dealer page's words: "en" or "es")
+  [gaming_day] time_zone (IANA), cutoff ("06:00"), shifts (name = "HH:MM"): controller/rules/gaming.py
   [devices.shoe | devices.sensors | devices.sign]
              driver, url, serial line settings, driver timings
   [floor]    dsn, table, user, password_file, poll, batch, drain (optional: the floor database
@@ -42,6 +44,8 @@ from typing import Any
 from controller.app.floorconfig import parse_floor
 from controller.errors import InputError
 from controller.floor.settings import FloorSettings
+from controller.rules.gaming import KEYS as GAMING_DAY_KEYS
+from controller.rules.gaming import GamingClock, parse_gaming_day
 from controller.rules.paytable import CEILINGS, JACKPOTS, OVERRIDE, PayTableError, Preset, load_paytable, load_preset
 from controller.rules.tomlcheck import TomlChecker, loads, read_file
 from controller.store.audit import Retention
@@ -57,7 +61,8 @@ class _Checker(TomlChecker):
 
 
 DEVICE_ROLES = ("shoe", "sensors", "sign")
-SECTIONS = ("table", "jackpot", "data", "log", "page", "devices", "floor")
+SECTIONS = ("table", "jackpot", "data", "log", "page", "gaming_day", "devices", "floor")
+LANGUAGES = ("en", "es")     # the dealer page's catalogues (controller/page/locale/)
 URL_FORMS = re.compile(r"^(/dev/\S+|(socket|rfc2217)://[^\s:/]+:\d{1,5}\S*|loop://\S*|spy://\S+"
                        r"|usb://[0-9a-fA-F]{4}:[0-9a-fA-F]{4}(/\S+)?)$")
 NETWORK_URL = re.compile(r"^(socket|rfc2217)://([^\s:/?]+):(\d+)([/?]\S*)?$")
@@ -107,6 +112,8 @@ class TableConfig:
     key_file: Path | None = None         # the journal's chain key; None: data_dir / "journal.key"
     floor: FloorSettings | None = None   # None: no [floor], the table runs alone
     audit_retention: Retention = field(default_factory=Retention)
+    gaming_day: GamingClock = field(default_factory=GamingClock)
+    language: str = "en"
 
     def has_position(self, position: int) -> bool:
         """Position numbers run from 1 (the dealer's left) to ``positions``."""
@@ -202,7 +209,8 @@ def parse_config(text: str, source: str, base: Path | None = None) -> TableConfi
     if log_level not in ("debug", "info", "warning", "error"):
         c.problem("log.level", f"must be debug, info, warning or error, not {log_level!r}")
 
-    page = c.section(doc, "page", {"host", "port", "allow", "pin_attempts", "pin_lockout"}, required=False) or {}
+    page = c.section(doc, "page", {"host", "port", "allow", "pin_attempts", "pin_lockout", "language"},
+                     required=False) or {}
     host = "127.0.0.1"
     with c.part():
         host = c.text(page.get("host", "127.0.0.1"), "page.host", longest=64)
@@ -233,6 +241,10 @@ def parse_config(text: str, source: str, base: Path | None = None) -> TableConfi
     lockout = 300.0
     with c.part():
         lockout = _seconds(c, page.get("pin_lockout", 300.0), "page.pin_lockout")
+    language = page.get("language", "en")
+    if language not in LANGUAGES:
+        c.problem("page.language", f"must be one of {', '.join(LANGUAGES)}, not {language!r}")
+    clock = parse_gaming_day(c.section(doc, "gaming_day", GAMING_DAY_KEYS, required=False) or {}, c.problem)
 
     devices_doc = c.section(doc, "devices", set(DEVICE_ROLES))
     devices = {}
@@ -251,7 +263,7 @@ def parse_config(text: str, source: str, base: Path | None = None) -> TableConfi
     return TableConfig(table_id, preset, positions, two == "allowed", hand_timeout, jackpots, data_dir,
                        log_format, log_level, host, port, tuple(allow), devices, source, doc,
                        attempts, lockout, audit_dir, key_file, floor,
-                       Retention(retention[0] * 1_000_000, retention[1], retention[2]))
+                       Retention(retention[0] * 1_000_000, retention[1], retention[2]), clock, language)
 
 
 def _preset(c: _Checker, table: dict[str, Any], base: Path | None) -> Preset:

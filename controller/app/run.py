@@ -18,6 +18,7 @@ import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import structlog
 
@@ -29,6 +30,7 @@ from controller.app.manifest import Verdict, check_at_start
 from controller.app.systemd import Notifier
 from controller.engine import Engine
 from controller.engine_events import FloorLink, PageAlert
+from controller.rules.words import money
 from controller.store.anchors import check_audit_against_journal, check_journal_against_audit
 from controller.store.audit import AuditTrail
 from controller.store.journal import Journal
@@ -56,6 +58,16 @@ class RunOptions:
     port: int | None = None         # overrides page.port; 0 picks a free port (tests)
     page: bool = True
     program: Verdict | None = None  # the program's self-check, when the command line made it already
+    log_level: str | None = None    # overrides log.level on the console (the audit trail keeps info)
+
+
+class Watcher(Protocol):
+    """Who watches a run from a terminal (controller/cli/progress.py): rounds done of how many,
+    and a closing line."""
+
+    def update(self, done: int, total: int | None = None) -> None: ...
+
+    def say(self, text: str) -> None: ...
 
 
 def audit_dir(config: TableConfig, data_dir: str | None) -> Path:
@@ -92,7 +104,7 @@ class TableRun:
         self.config = config
         self.audit = AuditTrail(audit_dir(config, opts.data_dir), retention=config.audit_retention)
         self.audit.check()                      # a trail that does not verify stops the start
-        logs.configure(opts.log_format or config.log_format, config.log_level, audit=self.audit)
+        logs.configure(opts.log_format or config.log_format, opts.log_level or config.log_level, audit=self.audit)
         self.log = structlog.get_logger("run").bind(table=config.table_id)
         if self.program.kind == "installed":
             self.log.info("program.verified", version=self.program.version, files=len(self.program.entries),
@@ -203,7 +215,7 @@ class TableRun:
             summary["floor"] = self.forwarder.status()
         return summary
 
-def run(opts: RunOptions) -> int:
+def run(opts: RunOptions, watcher: Watcher | None = None) -> int:
     table = TableRun(opts).start()
     if table.page:
         print(f"Dealer page: {table.page.url}", flush=True)
@@ -217,8 +229,14 @@ def run(opts: RunOptions) -> int:
         while not stop.is_set():
             if table.dealer is not None and table.dealer.done.wait(0.2):
                 break
+            if watcher is not None and table.dealer is not None:
+                watcher.update(table.dealer.finished, opts.rounds)
             stop.wait(0.2)
     finally:
         table.stop()
-    print(json.dumps(table.final_summary), file=sys.stdout)
+    summary = table.final_summary
+    if watcher is not None:
+        watcher.say(f"{summary['rounds_played']} rounds played, {summary['rounds_voided']} void: "
+                    f"{money(summary['wagered_cents'])} wagered, {money(summary['paid_cents'])} paid to players")
+    print(json.dumps(summary), file=sys.stdout)
     return 0

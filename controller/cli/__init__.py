@@ -8,6 +8,7 @@ presentation; the work itself lives in the modules each command calls.
     rules.py     presets, settle, par-sheet
     table.py     run
     records.py   recall, meters
+    report.py    report: a gaming day's or shift's figures, text, CSV, JSON or printable HTML
     config.py    config check
     jackpot.py   jackpot
     devices.py   devices: each device's identity at each connect
@@ -32,11 +33,25 @@ from __future__ import annotations
 
 import argparse
 
-from controller.cli import audit, backup, config, devices, jackpot, pins, program, records, rules, table, verify
+from controller.cli import (
+    audit,
+    backup,
+    config,
+    devices,
+    jackpot,
+    pins,
+    program,
+    records,
+    report,
+    rules,
+    table,
+    verify,
+)
 from controller.cli.common import STATUS_INPUT, STATUS_INTEGRITY, Command, refuse
 from controller.errors import IntegrityError, TableError
 
-GROUPS = (rules, table, records, config, jackpot, devices, pins, audit, verify, backup, program)  # the order of --help
+GROUPS = (rules, table, records, report, config, jackpot, devices, pins, audit, verify, backup,  # --help's order
+          program)
 
 __all__ = ["build_parser", "main"]
 

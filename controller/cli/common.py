@@ -21,6 +21,7 @@ from controller.errors import InputError
 if TYPE_CHECKING:
     from typing import TypeAlias
 
+    from controller.cli.progress import Progress
     from controller.store.journal import Journal
 
     # what ``add_subparsers`` returns; argparse gives it no public name
@@ -40,6 +41,14 @@ def refuse(message: object) -> None:
     configuration refused whole names each of its problems on a line of its own)."""
     for line in str(message).splitlines() or [""]:
         print(f"table-controller: {line}", file=sys.stderr)
+
+
+def local_time(config: TableConfig, at: str | None) -> str:
+    """A journal time (UTC) as people at the table read it: local (gaming_day.time_zone), to the
+    second, with the zone's abbreviation."""
+    if not at:
+        return "(open)"
+    return config.gaming_day.local(at).strftime("%Y-%m-%d %H:%M:%S %Z")
 
 
 def add_journal_options(p: argparse.ArgumentParser) -> None:
@@ -66,13 +75,17 @@ def existing_journal(args: argparse.Namespace) -> tuple[Journal, TableConfig]:
     return Journal.read_only(path, key_file=config.key_file), config
 
 
-def open_journal(args: argparse.Namespace) -> Journal:
-    """The journal, once every fact in it verifies: nothing is shown from one that does not."""
+def open_journal(args: argparse.Namespace, progress: Progress | None = None) -> Journal:
+    """The journal, once every fact in it verifies: nothing is shown from one that does not
+    (``progress``: a terminal's progress line while a long journal is checked)."""
     from controller.store.verify import verify_journal
     journal, _ = existing_journal(args)
     try:
-        verify_journal(journal)
+        verify_journal(journal, progress.update if progress else None)
     except BaseException:
         journal.close()
         raise
+    finally:
+        if progress:
+            progress.clear()
     return journal

@@ -13,7 +13,7 @@ import json
 from contextlib import closing
 from typing import TYPE_CHECKING
 
-from controller.cli.common import LEGACY_INTEGRITY_STATUS, add_journal_options, open_journal
+from controller.cli.common import LEGACY_INTEGRITY_STATUS, add_journal_options, local_time, open_journal, table_config
 from controller.rules.words import money
 
 if TYPE_CHECKING:
@@ -34,15 +34,18 @@ def cmd_jackpot(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(doc))
         return 0
+    config = table_config(args)
     if not doc["posted"]:
         print("no jackpot values posted (this table's rules have no Super 6 jackpot, or it never ran)")
     for name, entry in doc["posted"].items():
-        print(f"{name.upper():<6}{money(entry['value']):>16}   changed {entry.get('changed_at', '?')} by "
+        changed = local_time(config, entry.get("changed_at"))
+        print(f"{name.upper():<6}{money(entry['value']):>16}   changed {changed} by "
               f"{entry.get('changed_by', '?')} ({entry.get('reason', '')})")
     print(f"last {len(doc['hits'])} hit{'s' if len(doc['hits']) != 1 else ''}:" if doc["hits"] else "no hits")
     for hit in doc["hits"]:
         print(f"  round {hit['round']} position {hit['seat']}: {hit['jackpot'].upper()} {money(hit['amount'])} "
               f"of {money(hit['posted'])} ({hit['share_percent']}% share, {hit['winners']} winner"
-              f"{'s' if hit['winners'] != 1 else ''})  {hit['cards']}  verified {hit['verified_at']} by "
+              f"{'s' if hit['winners'] != 1 else ''})  {hit['cards']}  "
+              f"verified {local_time(config, hit['verified_at'])} by "
               f"{hit['verified_by']}")
     return 0

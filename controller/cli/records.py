@@ -5,7 +5,8 @@ controller/store/recall.py. No journal where ``--data-dir`` or the
 configuration points is a usage error (exit 2), and so, as before the error
 tree, is a journal that cannot be trusted; an unknown ``--round`` exits 1,
 ``--last`` of 0 or fewer rounds exits 2. Text shows money in dollars
-(``controller.rules.words.money``); JSON keeps integer cents (a contract).
+(``controller.rules.words.money``) and times in local time (``gaming_day.time_zone``); JSON
+keeps integer cents and the journal's UTC times (a contract).
 """
 
 from __future__ import annotations
@@ -15,7 +16,14 @@ import json
 from contextlib import closing
 from typing import TYPE_CHECKING
 
-from controller.cli.common import LEGACY_INTEGRITY_STATUS, add_journal_options, open_journal, refuse
+from controller.cli.common import (
+    LEGACY_INTEGRITY_STATUS,
+    add_journal_options,
+    local_time,
+    open_journal,
+    refuse,
+    table_config,
+)
 from controller.errors import InputError
 from controller.rules.words import money
 
@@ -48,12 +56,14 @@ def cmd_recall(args: argparse.Namespace) -> int:
         except LookupError as err:
             refuse(err)
             return 1
+    config = table_config(args)
     for doc in rounds:
         if args.json:
             print(json.dumps(doc))
             continue
         t = doc["table"]
-        print(f"round {doc['id']}  {t['status']}  {t['opened_at']} .. {t['closed_at'] or '(open)'}  "
+        print(f"round {doc['id']}  {t['status']}  {local_time(config, t['opened_at'])} .. "
+              f"{local_time(config, t['closed_at'])}  "
               f"preset {doc['preset']}  state {t['state']}")
         if t["void_reason"]:
             print(f"  void: {t['void_reason']}")
@@ -82,7 +92,8 @@ def cmd_meters(args: argparse.Namespace) -> int:
         return 0
     since = m["since_reset"]
     print("since the first round" if since is None else
-          f"since the reset of {since['at']} by {since['by']} ({since['reason']}), after round "
+          f"since the reset of {local_time(table_config(args), since['at'])} by {since['by']} "
+          f"({since['reason']}), after round "
           f"{since['after_round']}")
     r = m["rounds"]
     print(f"rounds: {r['complete']} complete, {r['void']} void, {r['open']} open")

@@ -1,17 +1,22 @@
 """``table-controller run``: the table, on its configured devices or simulated ones.
 
 Owns the options of ``run`` and turning them into ``RunOptions``; the run
-itself is controller/app/run.py. A program whose installed files are not the ones
-installed (controller/app/manifest.py), a configuration, PIN file, journal or audit
-trail that stops the start, or a page that cannot listen, exits 2.
+itself is controller/app/run.py. With ``--autoplay --rounds N`` and standard error a
+terminal, a progress line and a closing summary in dollars go there (standard output
+keeps only the JSON summary), and the console logs warnings and above unless
+``--log-level`` says. A program whose installed files are not the ones installed
+(controller/app/manifest.py), a configuration, PIN file, journal or audit trail that
+stops the start, or a page that cannot listen, exits 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import TYPE_CHECKING
 
 from controller.cli.common import LEGACY_INTEGRITY_STATUS
+from controller.cli.progress import Progress
 
 if TYPE_CHECKING:
     from controller.cli.common import Subparsers
@@ -32,6 +37,9 @@ def add_commands(sub: Subparsers) -> None:
     p.add_argument("--shoe-usb", action="store_true", help="attach the simulated shoe by USB")
     p.add_argument("--data-dir", metavar="DIR", help="journal and audit files (overrides data.dir)")
     p.add_argument("--log-format", choices=("json", "console"), help="overrides log.format")
+    p.add_argument("--log-level", choices=("debug", "info", "warning", "error"),
+                   help="overrides log.level on the console (the audit trail keeps info and above); "
+                   "--autoplay --rounds N in a terminal shows progress and logs only warnings unless asked")
     p.add_argument("--port", type=int, metavar="N", help="the dealer's page port (overrides page.port; "
                    "0 picks a free one)")
     p.set_defaults(func=cmd_run, integrity_status=LEGACY_INTEGRITY_STATUS)
@@ -44,7 +52,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     program = check_at_start()
     # run brings in the engine, the drivers and the page's web server: only when running
     from controller.app.run import RunOptions, run
+    watcher = None
+    level = args.log_level
+    if args.autoplay and args.rounds and sys.stderr.isatty():
+        # a progress line on the terminal; info lines would scroll it away, so they stay in the audit trail
+        watcher = Progress("run", "rounds", args.rounds)
+        level = level or "warning"
     return run(RunOptions(program=program, config=args.config, simulate=args.simulate, autoplay=args.autoplay,
                           rounds=args.rounds, seed=args.seed, data_dir=args.data_dir,
                           log_format=args.log_format, shoe_usb=args.shoe_usb,
-                          strategy=args.strategy, port=args.port))
+                          strategy=args.strategy, port=args.port, log_level=level), watcher)

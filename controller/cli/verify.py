@@ -16,6 +16,7 @@ from contextlib import closing
 from typing import TYPE_CHECKING
 
 from controller.cli.common import add_journal_options, existing_journal
+from controller.cli.progress import Progress
 
 if TYPE_CHECKING:
     from controller.cli.common import Subparsers
@@ -36,8 +37,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
     journal, config = existing_journal(args)
     path = journal.path
     trail = audit_dir(config, args.data_dir)
+    progress = Progress("verify", "facts")
     with closing(journal):
-        result = verify_journal(journal)
+        try:
+            result = verify_journal(journal, progress.update)
+        finally:
+            progress.clear()
         print(f"journal: {result.keyed} facts on the keyed chain, {result.legacy_records} records before it "
               f"(schema 1), {result.rounds} rounds ({path})")
         if result.legacy_events:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from controller.store.chain import GENESIS, boundary_mac, keyed_digest, plain_digest
@@ -21,6 +22,8 @@ from controller.store.journal import Journal, JournalError
 KEYED = ("SELECT chain, 'records', seq, round_id, at, kind, data, digest FROM records WHERE chain >= ? "
          "UNION ALL SELECT chain, 'table_events', seq, NULL, at, kind, data, digest FROM table_events "
          "WHERE chain >= ? ORDER BY 1")
+PROGRESS_EVERY = 1000        # facts between two reports to a progress line
+Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)
@@ -31,19 +34,22 @@ class Verified:
     rounds: int
 
 
-def verify_journal(journal: Journal) -> Verified:
+def verify_journal(journal: Journal, progress: Progress | None = None) -> Verified:
+    """All of it; ``progress(done, total)`` is told of the keyed facts checked now and then."""
     legacy_records, previous = _verify_legacy(journal)
-    keyed = verify_from(journal, 1, previous)
+    keyed = verify_from(journal, 1, previous, progress)
     rounds = _verify_rounds(journal)
     legacy_events = journal.db.execute("SELECT COUNT(*) FROM table_events WHERE chain IS NULL").fetchone()[0]
     return Verified(legacy_records, legacy_events, keyed, rounds)
 
 
-def verify_from(journal: Journal, first: int, previous: str | None = None) -> int:
+def verify_from(journal: Journal, first: int, previous: str | None = None,
+                progress: Progress | None = None) -> int:
     """The keyed chain from fact ``first`` on (``previous``: the digest before it, read when None)."""
     if previous is None:
         previous = journal.digest_before(first)
     expected, count = first, 0
+    total = (journal.chain_head[0] - first + 1) if progress else 0
     for chain, table, seq, round_id, at, kind, text, digest in journal.db.execute(KEYED, (first, first)):
         where = _where(table, seq, round_id, kind)
         if chain != expected:
@@ -52,6 +58,10 @@ def verify_from(journal: Journal, first: int, previous: str | None = None) -> in
                                    digest):
             raise JournalError(f"{journal.path}: {where} was altered, or does not follow the fact before it")
         previous, expected, count = digest, expected + 1, count + 1
+        if progress and count % PROGRESS_EVERY == 0:
+            progress(count, total)
+    if progress:
+        progress(count, total)
     return count
 
 

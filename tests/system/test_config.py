@@ -99,7 +99,7 @@ def test_every_problem_of_a_file_is_reported_with_its_key_and_line():
         return next(i for i, line in enumerate(lines, 1) if fragment in line)
     assert str(err.value).splitlines() == [
         f"t.toml, line {line_of('[colour]')}: key 'colour': unknown section "
-        "(sections: table, jackpot, data, log, page, devices, floor)",
+        "(sections: table, jackpot, data, log, page, gaming_day, devices, floor)",
         f"t.toml, line {line_of('seats = 3')}: key 'table.seats': unknown key (allowed: hand_timeout, id, "
         "one_player_two_positions, paytable, positions, preset)",
         f"t.toml, line {line_of('positions = 12')}: key 'table.positions': must be a whole number from 1 to 9, not 12",
