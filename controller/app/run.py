@@ -227,11 +227,13 @@ def run(opts: RunOptions, watcher: Watcher | None = None) -> int:
     signal.signal(signal.SIGINT, on_signal)
     try:
         while not stop.is_set():
-            if table.dealer is not None and table.dealer.done.wait(0.2):
-                break
             if watcher is not None and table.dealer is not None:
                 watcher.update(table.dealer.finished, opts.rounds)
+            if table.dealer is not None and table.dealer.done.wait(0.2):
+                break
             stop.wait(0.2)
+        if watcher is not None and table.dealer is not None:     # the last count, however fast it came
+            watcher.update(table.dealer.finished, opts.rounds)
     finally:
         table.stop()
     summary = table.final_summary
