@@ -1,0 +1,148 @@
+"""The report as people read it: an HTML section with its pictures, and a printable one-page file.
+
+Owns the presentation of a report (controller/store/report.py) in HTML: the figures per
+wager type in dollars beside the theoretical hold, the charts (controller/page/charts.py:
+hold % per wager type against theory and its ±2σ band, rounds per hour, device faults per
+hour), jackpot hits, voids and irregularities in local time. ``fragment`` is what the
+supervisor's page shows (styled by static/report.css: no inline style, the page's
+Content-Security-Policy forbids it); ``printable`` is a whole document for the shift's
+paperwork (``table-controller report --html FILE``), its style inside, laid out for one
+A4 or Letter page in landscape.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from html import escape
+from typing import Any
+
+from controller.page import charts
+from controller.rules.spots import label
+from controller.rules.words import money
+
+IRREGULARITIES_SHOWN = 25          # one page: the rest are counted (the CLI and JSON list them all)
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2f}%"
+
+
+def hours(report: dict[str, Any]) -> list[str]:
+    """The local hours of the period ("2026-03-07T14:00"), in order (23 or 25 on a day summer
+    time begins or ends: the clock's hours as they came)."""
+    start = datetime.fromisoformat(report["from"])
+    end = datetime.fromisoformat(report["to"])
+    zone = start.tzinfo
+    out: list[str] = []
+    moment = start
+    while moment < end:
+        label_ = moment.astimezone(zone).strftime("%Y-%m-%dT%H:00")
+        if label_ not in out:
+            out.append(label_)
+        moment += timedelta(hours=1)
+    return out
+
+
+def _local(report: dict[str, Any]):
+    zone = datetime.fromisoformat(report["from"]).tzinfo
+
+    def local(at: str) -> datetime:
+        return datetime.fromisoformat(at).astimezone(zone)
+    return local
+
+
+def pictures(report: dict[str, Any], timeline: list[dict]) -> list[str]:
+    """Every chart of the report, as SVG text."""
+    local = _local(report)
+    out = []
+    for spot, row in report["wagers"].items():
+        if row["wagers"]:
+            out.append(charts.hold_chart(f"{label(spot)}: hold % against theory ±2σ",
+                                         charts.hold_points(timeline, spot, local)))
+    slots = hours(report)
+    out.append(charts.bars("Rounds per hour", [(h[-5:], report["rounds_per_hour"].get(h, 0)) for h in slots],
+                           "rounds"))
+    faults = dict.fromkeys(slots, 0)
+    for item in report["irregularities"]:
+        if item["category"] == "device_fault":
+            hour = datetime.fromisoformat(item["at"]).strftime("%Y-%m-%dT%H:00")
+            faults[hour] = faults.get(hour, 0) + 1
+    out.append(charts.bars("Device faults per hour", [(h[-5:], n) for h, n in faults.items()], "faults"))
+    return out
+
+
+def fragment(report: dict[str, Any], timeline: list[dict]) -> str:
+    r = report
+    what = f"shift {r['shift']} of gaming day {r['gaming_day']}" if r["shift"] else f"gaming day {r['gaming_day']}"
+    n = r["rounds"]
+    out = [f'<section class="report"><h2>Table {escape(r["table"])} · {escape(what)}</h2>',
+           f'<p class="period">{escape(r["from"].replace("T", " "))} to {escape(r["to"].replace("T", " "))} '
+           f'({escape(r["gaming_day_settings"]["time_zone"])}) · preset {escape(r["preset"])} · rounds: '
+           f'{n["complete"]} complete, {n["void"]} void, {n["open"]} open</p>',
+           '<table class="figures"><thead><tr><th>wager</th><th>wagers</th><th>wagered</th><th>paid</th>'
+           '<th>hold</th><th>hold %</th><th>theory</th><th>±2σ</th></tr></thead><tbody>']
+    for spot, w in r["wagers"].items():
+        if not (w["wagers"] or w["paid"] or w["taken"]):
+            continue
+        band = "–" if w["sigma_percent"] is None else f"±{2 * w['sigma_percent']:.2f}"
+        out.append(f"<tr><td>{label(spot)}</td><td>{w['wagers']}</td><td>{money(w['wagered'])}</td>"
+                   f"<td>{money(w['paid'])}</td><td>{money(w['hold'])}</td><td>{_pct(w['hold_percent'])}</td>"
+                   f"<td>{_pct(w['theoretical_hold_percent'])}</td><td>{band}</td></tr>")
+    t = r["totals"]
+    out.append(f'<tr class="total"><td>total</td><td></td><td>{money(t["wagered"])}</td><td>{money(t["paid"])}</td>'
+               f'<td>{money(t["hold"])}</td><td>{_pct(t["hold_percent"])}</td><td></td><td></td></tr>'
+               "</tbody></table>")
+    notes = []
+    if r["wagers"]["ante"].get("ante_bonus_paid"):
+        notes.append(f"Ante Bonus paid (in the Ante's paid): {money(r['wagers']['ante']['ante_bonus_paid'])}")
+    if r["cap_reductions"]:
+        notes.append(f"maximum payout reductions: {money(r['cap_reductions'])}")
+    notes.append("theory: the par sheet's hold for the wagers made; ±2σ: how far chance alone may carry "
+                 "the hold % (about 95 days in 100 stay inside)")
+    out.append('<p class="notes">' + " · ".join(escape(x) for x in notes) + "</p>")
+    out.append('<div class="charts">' + "".join(pictures(r, timeline)) + "</div>")
+    out.append('<div class="lists">')
+    out.append(_list("Jackpot hits", [f"{h['at']} · round {h['round']} · position {h['seat']} · "
+                                      f"{h['jackpot'].upper()} {money(h['amount'])}" for h in r["jackpot_hits"]]))
+    out.append(_list("Voids", [f"{v['at']} · round {v['round']} · {v['reason']}"
+                               + (f" · by {v['by']}" if v["by"] else "") for v in r["voids"]]))
+    items = [f"{i['at']} · {i['category'].replace('_', ' ')} · "
+             f"{'round ' + str(i['round']) if i['round'] else 'between rounds'} · {i['message']}"
+             for i in r["irregularities"]]
+    more = len(items) - IRREGULARITIES_SHOWN
+    out.append(_list("Irregularities", items[:IRREGULARITIES_SHOWN]
+                     + ([f"and {more} more (table-controller report lists them all)"] if more > 0 else [])))
+    out.append("</div></section>")
+    return "".join(out)
+
+
+def _list(title: str, items: list[str]) -> str:
+    body = "".join(f"<li>{escape(i)}</li>" for i in items) or "<li>none</li>"
+    return f'<div class="list"><h3>{escape(title)} ({len(items) if items else 0})</h3><ul>{body}</ul></div>'
+
+
+PRINT_STYLE = """
+@page { size: landscape; margin: 10mm; }
+body { font: 10pt sans-serif; color: #222; margin: 0; }
+h2 { font-size: 14pt; margin: 0 0 2mm; }
+h3 { font-size: 10pt; margin: 2mm 0 1mm; }
+p { margin: 1mm 0; }
+table.figures { border-collapse: collapse; margin: 2mm 0; }
+table.figures th, table.figures td { border-bottom: 1px solid #ccc; padding: 0.5mm 3mm; text-align: right; }
+table.figures th:first-child, table.figures td:first-child { text-align: left; }
+tr.total td { font-weight: bold; }
+.notes { font-size: 8pt; color: #555; }
+.charts { display: grid; grid-template-columns: repeat(4, 1fr); gap: 2mm; }
+.charts svg { width: 100%; height: auto; }
+.lists { display: grid; grid-template-columns: 1fr 1fr 2fr; gap: 4mm; font-size: 8pt; }
+ul { margin: 0; padding-left: 4mm; }
+"""
+
+
+def printable(report: dict[str, Any]) -> str:
+    """A whole HTML document of the report, for printing on one page."""
+    title = f"Table {report['table']} · gaming day {report['gaming_day']}" + \
+        (f" · shift {report['shift']}" if report["shift"] else "")
+    return ('<!doctype html><html lang="en"><head><meta charset="utf-8">'
+            f"<title>{escape(title)}</title><style>{PRINT_STYLE}</style></head><body>"
+            f"{fragment(report, report.get('timeline', []))}</body></html>\n")
