@@ -227,7 +227,7 @@ def run(opts: RunOptions, watcher: Watcher | None = None) -> int:
     signal.signal(signal.SIGINT, on_signal)
     try:
         while not stop.is_set():
-            if watcher is not None and table.dealer is not None:
+            if watcher is not None and table.dealer is not None:      # drawn at once, then as rounds end
                 watcher.update(table.dealer.finished, opts.rounds)
             if table.dealer is not None and table.dealer.done.wait(0.2):
                 break

@@ -23,7 +23,7 @@ from datetime import datetime, timedelta
 from html import escape
 
 WIDTH, HEIGHT = 460, 190
-LEFT, RIGHT, TOP, BOTTOM = 48, 12, 24, 30          # margins for the axes' labels
+LEFT, RIGHT, TOP, BOTTOM = 48, 12, 34, 30          # margins for the axes' labels
 INK, GRID, HOLD, THEORY, BAND, BAR, FAULT = ("#222", "#ccc", "#1f5fbf", "#b3261e", "#f3c6c2", "#4a7f3a",
                                              "#c77700")
 
@@ -124,7 +124,7 @@ def hold_chart(title: str, points: Sequence[HoldPoint]) -> str:
                f'<title>hold {points[-1].hold_percent:.2f}%</title></polyline>')
     last = points[-1]
     outside = abs(last.hold_percent - last.theory_percent) > 2 * last.sigma_percent
-    svg.append(f'<text class="verdict" x="{WIDTH - RIGHT}" y="15" font-size="11" text-anchor="end" '
+    svg.append(f'<text class="verdict" x="{LEFT}" y="28" font-size="11" '
                f'font-family="sans-serif" fill="{THEORY if outside else INK}">hold {last.hold_percent:.2f}% · '
                f'theory {last.theory_percent:.2f}% ±{2 * last.sigma_percent:.2f}'
                f'{" · OUTSIDE" if outside else ""}</text>')

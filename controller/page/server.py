@@ -25,6 +25,7 @@ Routes:
                          through a read-only SQLite connection; a round in play shows no card
                          the table does not show (503 when the page has no journal)
   GET  /api/challenge    a one-time challenge for a supervisor's action (valid CHALLENGE_TTL s)
+  GET  /report, POST /api/report   the supervisor's report, behind a PIN (controller/page/reports.py)
   POST /api/action       {"action", "position"?, "other"?, "spot"?, "amount"?, "reason"?,
                           "role"?, "pin"?, "challenge"?} -> {"ok", "message"}; supervisor
                          actions need "role" (supervisor | technician), "pin" and "challenge"
@@ -55,6 +56,7 @@ from aiohttp import web
 from controller.engine_events import PageAlert
 from controller.errors import InputError
 from controller.page.fence import Challenges, Fence, Throttle, quoted
+from controller.page.reports import SupervisorReports
 from controller.page.streams import Streams
 from controller.round import machine as procedure
 from controller.store.journal import Journal, JournalError
@@ -186,6 +188,7 @@ class DealerPage:
         app.router.add_get("/api/recall", self._recall)
         app.router.add_get("/api/challenge", self._challenge)
         app.router.add_post("/api/action", self._action)
+        SupervisorReports(self).add_routes(app)
         app.on_response_prepare.append(self._headers)
         return app
 

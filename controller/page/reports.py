@@ -1,0 +1,116 @@
+"""The supervisor's report page: the gaming day's figures and pictures, behind a supervisor's PIN.
+
+Owns two routes of the page (docs/page-api.md):
+
+  GET  /report       the report page (static/report.html): role, PIN, gaming day, shift
+  POST /api/report   {"role", "pin", "challenge", "day"?, "shift"?} -> {"ok", "html", "report"}:
+                     the report (controller/store/report.py) of that gaming day (default: the
+                     one in progress) or shift, as the HTML section with its inline SVG charts
+                     (controller/page/report_page.py) and as JSON (integer cents, no timeline)
+
+The figures are money a surveillance room reads, so the request is a supervisor's or
+technician's, checked as every PIN-checked action is: a one-time challenge, the PIN store
+with its lockout across roles (a wrong PIN here counts like any other), the same fence.
+The journal is read through a read-only SQLite connection, never written.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import sqlite3
+from datetime import UTC, date, datetime
+from typing import TYPE_CHECKING, Any
+
+from aiohttp import web
+
+from controller.engine import PageAlert
+from controller.page.report_page import fragment
+from controller.store.journal import Journal, JournalError
+from controller.store.pins import MIN_PIN, PRIVILEGED_ROLES, PinRefused, duration
+from controller.store.report import build_report
+
+if TYPE_CHECKING:
+    from controller.page.server import DealerPage
+
+REPORT_KEYS = {"role", "pin", "challenge", "day", "shift"}
+
+
+def _answer(status: int, message: str) -> web.Response:
+    return web.json_response({"ok": False, "message": message}, status=status)
+
+
+class SupervisorReports:
+    def __init__(self, page: DealerPage):
+        self.page = page
+
+    def add_routes(self, app: web.Application) -> None:
+        app.router.add_get("/report", self._report_page)
+        app.router.add_post("/api/report", self._report)
+
+    async def _report_page(self, request: web.Request) -> web.FileResponse:
+        from controller.page.server import STATIC_DIR
+        return web.FileResponse(STATIC_DIR / "report.html")
+
+    async def _report(self, request: web.Request) -> web.Response:
+        page = self.page
+        try:
+            body = await request.json()
+        except ValueError:
+            return _answer(400, "the request body must be a JSON object")
+        if not isinstance(body, dict):
+            return _answer(400, "the request body must be a JSON object")
+        unknown = sorted(set(body) - REPORT_KEYS)
+        if unknown:
+            return _answer(400, f"unknown field {unknown[0]!r}")
+        role, pin = body.get("role"), body.get("pin")
+        if role not in PRIVILEGED_ROLES:
+            return _answer(401, "the report needs a supervisor or technician PIN")
+        if not isinstance(pin, str) or not pin:
+            return _answer(401, f"the report needs the {role}'s PIN")
+        if len(pin) < MIN_PIN:
+            return _answer(400, f"a {role} PIN has at least {MIN_PIN} digits; this one was not tried and "
+                                "does not count as a wrong PIN")
+        config = page.engine.config
+        clock = config.gaming_day
+        try:
+            day = date.fromisoformat(body["day"]) if body.get("day") else clock.day_of(datetime.now(UTC))
+        except (TypeError, ValueError):
+            return _answer(400, f"day {body.get('day')!r}: a gaming day is a date YYYY-MM-DD")
+        shift = body.get("shift") or None
+        if shift is not None and shift not in dict(clock.shifts):
+            return _answer(400, f"shift {shift!r}: no such shift (gaming_day.shifts: "
+                                f"{', '.join(n for n, _ in clock.shifts)})")
+        refusal = page.challenges.redeem(body.get("challenge"))
+        if refusal is not None:
+            return _answer(403, refusal)
+        loop = asyncio.get_running_loop()
+        try:
+            await loop.run_in_executor(None, functools.partial(page.pins.check, role, pin, action="report",
+                                                               source=request.remote))
+        except PinRefused as err:
+            if err.locked:
+                page.engine.post(PageAlert("pin_lockout", f"PIN entry locked for every role for "
+                                           f"{duration(err.locked)} after {page.pins.attempts} wrong PINs in a "
+                                           f"row, the last a {role} PIN for the report from {request.remote}: "
+                                           "call a technician if nobody at the table mistyped them"))
+            return _answer(403, str(err))
+        if page.journal_path is None:
+            return _answer(503, "the report is not available: this page was started without the journal")
+        try:
+            report = await loop.run_in_executor(None, self._read, config, day, shift)
+        except (sqlite3.Error, JournalError) as err:
+            page.log.warning("page.report_failed", error=str(err))
+            return _answer(503, f"report: cannot read the journal: {err}")
+        timeline = report.pop("timeline")
+        return web.json_response({"ok": True, "html": fragment(report, timeline), "report": report},
+                                 headers={"Cache-Control": "no-store"})
+
+    def _read(self, config: Any, day: date, shift: str | None) -> dict:
+        assert self.page.journal_path is not None
+        journal = Journal.read_only(self.page.journal_path, keyed=False)
+        try:
+            return build_report(journal, config.gaming_day, day, shift, table=config.table_id,
+                                preset=config.preset)
+        finally:
+            journal.close()

@@ -1,0 +1,82 @@
+"""The supervisor's report page in Chromium: behind a PIN, the controller's inline SVG charts are
+drawn, each hold chart with its theoretical line and ±2σ band; a screenshot for the docs."""
+
+from playwright.sync_api import expect
+
+from controller.rules.gaming import GamingClock
+from tests.support import ROOT
+from tests.support.rig import table
+
+SHOTS = ROOT / "docs" / "screenshots"
+
+
+def _gaming_day(rig) -> str:
+    opened = rig.journal.db.execute("SELECT opened_at FROM rounds ORDER BY id LIMIT 1").fetchone()[0]
+    return GamingClock().day_of(opened).isoformat()         # the rig's configuration: UTC, from 06:00
+
+
+def _ask(page, pin: str, day: str) -> str:
+    page.fill("#pin", pin)
+    page.fill("#day", day)
+    page.click("#show")
+    page.wait_for_function("() => ['shown', 'refused'].includes(document.body.dataset.report)")
+    return page.evaluate("document.body.dataset.report")
+
+
+def test_the_supervisor_sees_the_days_charts_against_theory(tmp_path, page):
+    with table(tmp_path, "sheet-004", autoplay=True, rounds=12, seed=23, page=True) as rig:
+        assert rig.run.dealer.done.wait(120)
+        rig.run.pins.set_pin("supervisor", "Ana", "2468")
+        day = _gaming_day(rig)
+        page.goto(rig.run.page.url + "report")
+        # a wrong PIN shows nothing and says why
+        assert _ask(page, "1111", day) == "refused"
+        expect(page.locator("#message")).to_contain_text("wrong supervisor PIN")
+        assert page.locator("svg").count() == 0
+        page.evaluate("document.body.dataset.report = ''")
+        assert _ask(page, "2468", day) == "shown"
+        holds = page.locator("svg.chart.hold")
+        spots = page.locator("table.figures tbody tr:not(.total)")
+        assert holds.count() == spots.count() >= 4                 # one per wager type with wagers
+        for i in range(holds.count()):
+            chart = holds.nth(i)
+            assert chart.locator("polygon.band").count() == 1 and chart.locator("polyline.theory").count() == 1
+            assert chart.locator("polyline.hold").count() == 1
+            points = chart.locator("polyline.hold").get_attribute("points").split()
+            assert len(points) >= 2                                 # a point per round with that wager
+            band = chart.locator("polygon.band").bounding_box()
+            assert band["width"] > 100 and band["height"] > 5       # drawn, not collapsed
+        rounds = page.locator("svg.chart.rounds rect.bar")
+        assert rounds.count() == 24                                 # the gaming day's hours
+        heights = [float(rounds.nth(i).get_attribute("height")) for i in range(24)]
+        assert sum(h > 0 for h in heights) >= 1
+        assert page.locator("svg.chart.faults").count() == 1
+        expect(page.locator("section.report h2")).to_contain_text(f"gaming day {day}")
+        expect(page.locator("table.figures")).to_contain_text("$")
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.set_viewport_size({"width": 1400, "height": 1000})
+        page.screenshot(path=str(SHOTS / "supervisor-report.png"), full_page=True)
+
+
+def test_the_report_api_needs_a_pin_and_a_challenge(tmp_path, page):
+    with table(tmp_path, "sheet-002", autoplay=True, rounds=2, seed=3, page=True) as rig:
+        assert rig.run.dealer.done.wait(60)
+        rig.run.pins.set_pin("supervisor", "Ana", "2468")
+        page.goto(rig.run.page.url + "report")
+
+        def post(body):
+            return page.evaluate("b => fetch('/api/report', {method: 'POST', headers: {'Content-Type': "
+                                 "'application/json'}, body: JSON.stringify(b)}).then(async r => "
+                                 "[r.status, await r.json()])", body)
+        assert post({"role": "dealer", "pin": "2468"})[0] == 401
+        status, answer = post({"role": "supervisor", "pin": "2468"})
+        assert status == 403 and "challenge" in answer["message"]
+        challenge = page.evaluate("fetch('/api/challenge').then(r => r.json()).then(a => a.challenge)")
+        status, answer = post({"role": "supervisor", "pin": "2468", "challenge": challenge, "shift": "late"})
+        assert status == 400 and "no such shift" in answer["message"]
+        status, answer = post({"role": "supervisor", "pin": "2468", "challenge": challenge,
+                               "day": _gaming_day(rig)})
+        assert status == 200 and answer["report"]["rounds"]["complete"] == 2
+        assert "timeline" not in answer["report"] and "<svg" in answer["html"]
+        status, answer = post({"role": "supervisor", "pin": "2468", "challenge": challenge})
+        assert status == 403                                         # a challenge is used once
