@@ -17,17 +17,15 @@ The journal is read through a read-only SQLite connection, never written.
 from __future__ import annotations
 
 import asyncio
-import functools
 import sqlite3
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
-from controller.engine import PageAlert
 from controller.page.report_page import fragment
 from controller.store.journal import Journal, JournalError
-from controller.store.pins import MIN_PIN, PRIVILEGED_ROLES, PinRefused, duration
+from controller.store.pins import MIN_PIN, PRIVILEGED_ROLES, PinRefused
 from controller.store.report import build_report
 
 if TYPE_CHECKING:
@@ -84,21 +82,14 @@ class SupervisorReports:
         refusal = page.challenges.redeem(body.get("challenge"))
         if refusal is not None:
             return _answer(403, refusal)
-        loop = asyncio.get_running_loop()
         try:
-            await loop.run_in_executor(None, functools.partial(page.pins.check, role, pin, action="report",
-                                                               source=request.remote))
+            await page.check_pin(role, pin, "report", "the report", request.remote)
         except PinRefused as err:
-            if err.locked:
-                page.engine.post(PageAlert("pin_lockout", f"PIN entry locked for every role for "
-                                           f"{duration(err.locked)} after {page.pins.attempts} wrong PINs in a "
-                                           f"row, the last a {role} PIN for the report from {request.remote}: "
-                                           "call a technician if nobody at the table mistyped them"))
             return _answer(403, str(err))
         if page.journal_path is None:
             return _answer(503, "the report is not available: this page was started without the journal")
         try:
-            report = await loop.run_in_executor(None, self._read, config, day, shift)
+            report = await asyncio.get_running_loop().run_in_executor(None, self._read, config, day, shift)
         except (sqlite3.Error, JournalError) as err:
             page.log.warning("page.report_failed", error=str(err))
             return _answer(503, f"report: cannot read the journal: {err}")

@@ -248,6 +248,21 @@ class DealerPage:
     async def _index(self, request: web.Request) -> web.FileResponse:
         return web.FileResponse(STATIC_DIR / "index.html")
 
+    async def check_pin(self, role: str, pin: str, action: str, words: str, remote: str | None) -> str:
+        """Who holds ``pin`` for ``role`` (checked off the loop: it is slow on purpose); PinRefused
+        otherwise, after telling the table when the wrong PINs just locked PIN entry."""
+        try:
+            identity = await asyncio.get_running_loop().run_in_executor(
+                None, functools.partial(self.pins.check, role, pin, action=action, source=remote))
+        except PinRefused as err:
+            if err.locked:
+                self.engine.post(PageAlert("pin_lockout", f"PIN entry locked for every role for "
+                                           f"{duration(err.locked)} after {self.pins.attempts} wrong PINs in a "
+                                           f"row, the last a {role} PIN for {words} from {remote}: "
+                                           "call a technician if nobody at the table mistyped them"))
+            raise
+        return str(identity)
+
     async def _health(self, request: web.Request) -> web.Response:
         snap = self._latest
         return web.json_response({"ok": True, "table": snap["table"], "state": snap["state"],
@@ -324,16 +339,9 @@ class DealerPage:
                                      role=role, reason=refusal, more_refused=held)
                 return _answer(403, False, refusal)
             try:
-                identity = await loop.run_in_executor(
-                    None, functools.partial(self.pins.check, role, pin, action=action, source=request.remote))
+                who = await self.check_pin(role, pin, action, words, request.remote)
             except PinRefused as err:
-                if err.locked:
-                    self.engine.post(PageAlert("pin_lockout", f"PIN entry locked for every role for "
-                                               f"{duration(err.locked)} after {self.pins.attempts} wrong PINs in a "
-                                               f"row, the last a {role} PIN for {words} from {request.remote}: "
-                                               "call a technician if nobody at the table mistyped them"))
                 return _answer(403, False, str(err))
-            who = str(identity)
         elif role != "dealer" or pin is not None or challenge is not None:
             return _answer(400, False, f"{action.replace('_', ' ')} is a dealer's action; "
                                        "it takes no role, PIN or challenge")
