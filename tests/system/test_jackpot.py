@@ -47,9 +47,15 @@ def _super6_open(snap):
     return snap["jackpot"]["super6_closed"] is None
 
 
+def _ready_and_open(snap):
+    # the sign can confirm the values while the table is still starting (another device not yet
+    # answering); a round, and a change of values, wait for "ready"
+    return snap["state"] == "ready" and _super6_open(snap)
+
+
 def test_a_hit_waits_for_a_supervisor_is_paid_and_shown_then_super6_waits_for_a_new_value(tmp_path):
     with table(tmp_path, "sheet-004", data_dir=tmp_path / "data") as rig:
-        rig.wait(_super6_open, what="Super 6 open (the sign showing the posted values)")
+        rig.wait(_ready_and_open, what="ready, Super 6 open (the sign showing the posted values)")
         _stack(rig, "Ah", "Kh", "Qh", "Jh", "Th", "2c")        # position 1 gets a royal flush
         rig.open_and_bet({1: {"ante": 500, "super6": 1000}})
         rig.deal()
@@ -142,7 +148,7 @@ def test_tables_without_a_jackpot_offer_no_jackpot_change(tmp_path):
 
 def test_a_sign_dropping_packets_closes_super6_until_it_shows_the_values_again(tmp_path):
     with table(tmp_path, "sheet-004") as rig:
-        rig.wait(_super6_open, what="Super 6 open")
+        rig.wait(_ready_and_open, what="ready, Super 6 open")
         sign = rig.run.devices.drivers["sign"]
         sign.heartbeat_every = 0.2
         rig.sim.sign.nak_next = 4         # more than the driver's 3 attempts: the MEGA update fails
@@ -161,7 +167,7 @@ def test_a_sign_dropping_packets_closes_super6_until_it_shows_the_values_again(t
 
 def test_a_sign_going_offline_mid_round_does_not_stop_the_round_and_is_rewritten_from_the_journal(tmp_path):
     with table(tmp_path, "sheet-004") as rig:
-        rig.wait(_super6_open, what="Super 6 open")
+        rig.wait(_ready_and_open, what="ready, Super 6 open")
         rig.run.devices.drivers["sign"].heartbeat_every = 0.2
         rig.open_and_bet({1: {"ante": 500, "super6": 500}, 2: {"ante": 500}})
         rig.deal()
@@ -198,7 +204,7 @@ def test_an_unattended_table_gets_its_jackpot_hit_verified_and_plays_on(tmp_path
     with table(tmp_path, "sheet-004", players=True, seed=21, prepare=prepare) as rig:
         # the scripted dealer starts once the sign shows the values (else the first round's
         # Super 6 stack is refused and handed back, as it should be, and nothing is hit)
-        rig.wait(_super6_open, what="Super 6 open")
+        rig.wait(_ready_and_open, what="ready, Super 6 open")
         dealer = ScriptedDealer(rig.engine.submit, rig.sim.players, rounds=3)
         rig.engine.observers.append(dealer.observe)
         rig.act("call_supervisor")                  # any event: the dealer sees a snapshot
