@@ -38,6 +38,10 @@ from drivers.wire.messages import (
 MAX_BEFORE_SESSION = 256        # messages kept while a device is offline, until its HelloReply
 HOST_CAPABILITIES = CAP_TIMESTAMPS | CAP_KEEPS_EVENTS | CAP_AUTHENTICATION   # what we use when offered
 CLOCK_EVERY = 3600.0            # seconds between two settings of a device's clock
+# A message stamped this long before it reached us was held back (through a link loss, a busy
+# line): worth an info line. A routine message is a few milliseconds late and its meaning is in
+# the journal: at info, each would be an audit line (about 9 KB per round, more than the rest).
+HELD_BACK_AFTER = 0.5
 
 
 class FramedDriver(DeviceDriver):
@@ -184,8 +188,9 @@ class FramedDriver(DeviceDriver):
         self.message_time = time_ms
         late = None if time_ms is None else round(time.time() - time_ms / 1000, 3)
         # the engine journals what a message means; one held back through a link loss is worth a line
-        (self.log.info if late else self.log.debug)("device.event", message=type(message).__name__,
-                                                    device_time=time_ms, late=late)
+        held_back = late is not None and late >= HELD_BACK_AFTER
+        (self.log.info if held_back else self.log.debug)("device.event", message=type(message).__name__,
+                                                         device_time=time_ms, late=late)
         try:
             self.on_message(message, now)
         finally:

@@ -1,5 +1,6 @@
 """Whole rounds through the real controller, drivers and journal against the simulated table."""
 
+import gzip
 import json
 
 import pytest
@@ -68,6 +69,11 @@ def test_a_thousand_seeded_rounds_settle_as_the_rules_engine_does(tmp_path):
         assert summary["rounds_played"] >= 1000 and summary["rounds_voided"] == 0
         assert _recheck_settlements(rig, ids) >= 1000
         assert summary["wagered_cents"] > 0 and summary["paid_cents"] > 0
+    # the audit trail anchors the journal and does not copy it: at most 5 KB a round (issue 20);
+    # rotated files are compressed, so their bytes as written are read back
+    audit = sum(len(gzip.decompress(p.read_bytes())) if p.suffix == ".gz" else p.stat().st_size
+                for p in (tmp_path / "data" / "audit").iterdir())
+    assert audit / 1000 < 5_000, f"{audit / 1000:.0f} audit bytes per round"
 
 
 def test_the_same_seed_gives_the_same_rounds(tmp_path):
