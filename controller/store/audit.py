@@ -3,6 +3,9 @@
 Owns the trail's files, their rotation, compression and retention, and their integrity.
 Each line is one JSON object (the log entry) with ``prev``: the SHA-256 of the previous
 line's text, so changing, removing or reordering any line breaks the chain at that point.
+``prev`` is written as the hash's first 128 bits (``PREV_DIGITS`` hex digits: a tenth of an
+anchor line's bytes saved, and the audit's bytes per round are a target); a trail written
+with the whole hash still verifies (a link compares the digits it has, never fewer than 32).
 The current file is ``audit.jsonl``; past the size limit it is renamed ``audit.jsonl.1``
 (older ones shift to ``.2``, ``.3`` ...), compressed to ``audit.jsonl.1.gz`` (written
 whole and made durable before the plain file goes), and the chain continues into the new
@@ -39,6 +42,7 @@ from typing import Any, BinaryIO, TextIO
 from controller.errors import IntegrityError
 
 GENESIS = "0" * 64
+PREV_DIGITS = 32                        # of the previous line's SHA-256 kept in ``prev``
 CURRENT = "audit.jsonl"
 RETENTION = "audit.retention"
 ROTATED = re.compile(re.escape(CURRENT) + r"\.(\d+)(\.gz)?")
@@ -58,6 +62,15 @@ class AuditError(IntegrityError, RuntimeError):
 
 def line_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def links(recorded: object, full: str) -> bool:
+    """``recorded`` (a ``prev`` or ``continues_from`` as written) names the line whose hash is
+    ``full``: the same digits, at least ``PREV_DIGITS`` of them."""
+    if not isinstance(recorded, str):
+        return False
+    n = min(len(recorded), len(full))
+    return n >= PREV_DIGITS and recorded[:n] == full[:n]
 
 
 def rotation_number(path: Path) -> int | None:
@@ -96,12 +109,12 @@ def verify(directory: str | Path) -> tuple[int, int]:
     files = files_in_order(Path(directory))
     previous: str | None = GENESIS
     start = _first_prev(files[0]) if files else None
-    if start not in (None, GENESIS):
+    if start is not None and not links(start, GENESIS):
         previous = start
     for path in files:
         previous, count = _verify_file(path, previous, continues)
         lines += count
-    if start not in (None, GENESIS) and start not in continues:
+    if start is not None and not links(start, GENESIS) and not any(links(start, c) for c in continues):
         raise AuditError(f"{files[0]}, line 1: the trail does not begin here and no {RETENTION} entry accounts "
                          "for the files before it (files were removed outside the retention policy)")
     return lines, len(files)
@@ -127,7 +140,7 @@ def _verify_file(path: Path, previous: str | None, continues: set[str] | None = 
                 entry = json.loads(text)
             except json.JSONDecodeError:
                 raise AuditError(f"{path}, line {number}: not a JSON entry (altered)") from None
-            if previous is not None and entry.get("prev") != previous:
+            if previous is not None and not links(entry.get("prev"), previous):
                 before = f"line {number - 1}" if number > 1 else "the last line of the file before"
                 raise AuditError(f"{path}, line {number}: does not follow {before} (that line was "
                                  "altered, or lines were removed or reordered here)")
@@ -171,10 +184,10 @@ class AuditTrail:
 
     def write(self, entry: Mapping[str, Any]) -> None:
         with self._lock:
-            text = json.dumps({**entry, "prev": self.last}, default=str, separators=(",", ":"))
+            text = json.dumps({**entry, "prev": self.last[:PREV_DIGITS]}, default=str, separators=(",", ":"))
             if self._file.tell() + len(text) + 1 > self.max_bytes and self._file.tell() > 0:
                 self._rotate()
-                text = json.dumps({**entry, "prev": self.last}, default=str, separators=(",", ":"))
+                text = json.dumps({**entry, "prev": self.last[:PREV_DIGITS]}, default=str, separators=(",", ":"))
             self._append(text)
 
     def _append(self, text: str) -> None:
@@ -248,7 +261,7 @@ class AuditTrail:
             if removed and not self._file.closed:
                 self._append(json.dumps({"event": RETENTION, "level": "info", "removed": removed,
                                          "continues_from": continues_from, "keep_files": self.retention.keep_files,
-                                         "keep_days": self.retention.keep_days, "prev": self.last},
+                                         "keep_days": self.retention.keep_days, "prev": self.last[:PREV_DIGITS]},
                                         separators=(",", ":")))
 
     def _finish_compression(self) -> None:

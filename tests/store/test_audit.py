@@ -1,10 +1,11 @@
 """The audit trail's chain, its rotation and torn tails; untrustworthy files stop the start."""
 
+import json
 import sqlite3
 
 import pytest
 
-from controller.store.audit import AuditError, AuditTrail, files_in_order, verify
+from controller.store.audit import GENESIS, PREV_DIGITS, AuditError, AuditTrail, files_in_order, line_hash, verify
 from controller.store.journal import Journal, JournalError
 from tests.support.rig import table
 
@@ -44,6 +45,34 @@ def test_the_first_altered_removed_or_reordered_line_is_named(tmp_path, tamper, 
     with pytest.raises(AuditError) as err:
         verify(directory)
     assert str(err.value).startswith(f"{path}, {where}")
+
+
+def _relink(lines, digits):
+    """The same entries chained again with ``digits`` hex digits of each hash in ``prev``."""
+    out, previous = [], GENESIS
+    for line in lines:
+        entry = json.loads(line)
+        entry["prev"] = previous[:digits]
+        text = json.dumps(entry, separators=(",", ":"))
+        out.append(text)
+        previous = line_hash(text)
+    return out
+
+
+def test_prev_keeps_128_bits_and_a_trail_with_whole_hashes_still_verifies(tmp_path):
+    directory = _trail(tmp_path, entries=10, max_bytes=10_000_000)
+    path = directory / "audit.jsonl"
+    lines = path.read_text().splitlines()
+    assert {len(json.loads(line)["prev"]) for line in lines} == {PREV_DIGITS} == {32}
+    path.write_text("\n".join(_relink(lines, 64)) + "\n")      # as written before release 0.3
+    assert verify(directory) == (10, 1)
+    again = AuditTrail(directory)                                # and the chain goes on from it
+    again.write({"event": "run.started"})
+    again.close()
+    assert verify(directory) == (11, 1)
+    path.write_text("\n".join(_relink(lines, 16)) + "\n")      # too few digits to vouch for a line
+    with pytest.raises(AuditError, match="line 1: does not follow"):
+        verify(directory)
 
 
 def test_a_torn_last_line_is_set_aside_and_said(tmp_path):
