@@ -77,6 +77,8 @@ def _inserted_id(cur: sqlite3.Cursor) -> int:
 class Journal:
     def __init__(self, path: str | Path, key: bytes | None = None, *, key_file: Path | None = None):
         self.path = Path(path)
+        self._depth = 0                         # transactions open: only the outermost commits
+        self._begun = False                     # the open transaction has written (SQLite's is open)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
@@ -99,7 +101,6 @@ class Journal:
         self._next_chain, self._last_digest = 1, GENESIS
         self._read_chain_head()
         self.failpoints = Failpoints.from_environment()
-        self._depth = 0                         # transactions open: only the outermost commits
         self._kinds: list[str] = []             # record kinds written in the open (or last) transaction
         self._data_version: int | None = None  # SQLite's count of other connections' commits, last seen
         self._digest_at_begin = self._last_digest
@@ -211,6 +212,7 @@ class Journal:
         return row[0] if row else None
 
     def set_meta(self, key: str, value: str) -> None:
+        self._writing()
         self.db.execute("INSERT INTO meta(key, value) VALUES (?, ?) "
                         "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
 
@@ -218,6 +220,7 @@ class Journal:
 
     def open_round(self, preset: str) -> int:
         with self._tx():
+            self._writing()
             cur = self.db.execute("INSERT INTO rounds(opened_at, status, preset) VALUES (?, 'open', ?)",
                                   (now_iso(), preset))
             return _inserted_id(cur)
@@ -227,6 +230,7 @@ class Journal:
         text = json.dumps(data, sort_keys=True, separators=(",", ":"))
         at = now_iso()
         with self._tx():
+            self._writing()
             chain = self._next_chain
             digest = keyed_digest(self.key, self._last_digest, chain, "records", round_id, at, kind, text)
             cur = self.db.execute(
@@ -246,6 +250,7 @@ class Journal:
         at = now_iso()
         text = json.dumps(data, sort_keys=True)
         with self._tx():
+            self._writing()
             chain = self._next_chain
             digest = keyed_digest(self.key, self._last_digest, chain, "table_events", None, at, kind, text)
             self.db.execute("INSERT INTO table_events(at, kind, data, digest, chain) VALUES (?, ?, ?, ?, ?)",
@@ -332,9 +337,33 @@ class Journal:
     def _tx(self) -> _Transaction:
         return _Transaction(self)
 
+    def _writing(self) -> None:
+        """Called before each write: inside a transaction, the first write begins SQLite's (an
+        event that writes nothing, most device events, costs no statement and no commit). Outside
+        one a write is its own transaction."""
+        if self._depth == 0 or self._begun:
+            return
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.DatabaseError as err:
+            raise JournalError(f"{self.path}: cannot write the journal: {err}") from None
+        self._begun = True
+        try:
+            version = self.db.execute("PRAGMA data_version").fetchone()[0]
+            if version != self._data_version:  # another connection committed since: re-read the chain
+                self._read_chain_head()
+                self._data_version = version   # only once the head was read
+        except sqlite3.DatabaseError as err:
+            self._begun = False
+            with contextlib.suppress(sqlite3.DatabaseError):
+                self.db.execute("ROLLBACK")
+            raise JournalError(f"{self.path}: cannot read the journal's chain head: {err}") from None
+        self._digest_at_begin, self._head_at_begin = self._last_digest, self.head
+        self._chain_at_begin = self._next_chain
+
 
 class _Transaction:
-    """A transaction that nests: only the outermost begins and commits. It commits what was written
+    """A transaction that nests: the first write begins it, the outermost commits. It commits what was written
     even when the code inside raised something else (those facts were applied in memory: the journal
     must hold them); a database error rolls it back and becomes a JournalError."""
 
@@ -344,27 +373,17 @@ class _Transaction:
     def __enter__(self) -> None:
         j = self.journal
         if j._depth == 0:
-            try:
-                j.db.execute("BEGIN IMMEDIATE")
-            except sqlite3.DatabaseError as err:
-                raise JournalError(f"{j.path}: cannot write the journal: {err}") from None
-            try:
-                version = j.db.execute("PRAGMA data_version").fetchone()[0]
-                if version != j._data_version:  # another connection committed since: re-read the chain
-                    j._read_chain_head()
-                    j._data_version = version   # only once the head was read
-            except sqlite3.DatabaseError as err:
-                with contextlib.suppress(sqlite3.DatabaseError):
-                    j.db.execute("ROLLBACK")
-                raise JournalError(f"{j.path}: cannot read the journal's chain head: {err}") from None
-            j._kinds, j._digest_at_begin, j._head_at_begin = [], j._last_digest, j.head
-            j._chain_at_begin = j._next_chain
+            j._kinds, j._begun = [], False      # SQLite's transaction begins at the first write
         j._depth += 1
 
     def __exit__(self, kind: type[BaseException] | None, err: BaseException | None, tb: object) -> Literal[False]:
         j = self.journal
         j._depth -= 1
         if j._depth:
+            return False
+        if not j._begun:                        # nothing written: nothing to commit or roll back
+            if kind is not None and issubclass(kind, sqlite3.DatabaseError):
+                raise JournalError(f"{j.path}: write failed: {err}") from None
             return False
         if kind is not None and issubclass(kind, (sqlite3.DatabaseError, JournalError)):
             self._rollback()

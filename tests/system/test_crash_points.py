@@ -90,7 +90,7 @@ def played(tmp_path, preset: str, hands: list[str]) -> tuple[dict, range]:
 @pytest.mark.parametrize("preset", preset_names())
 def test_a_crash_at_any_commit_recovers_the_same_round_and_pays_each_position_once(tmp_path, preset, hands):
     expected, commits = played(tmp_path / "clean", preset, hands)
-    assert len(commits) > 10
+    assert len(commits) >= (6 if hands is MISDEAL_HANDS else 10)     # only events that wrote facts commit
     if hands is MISDEAL_HANDS:
         assert expected["status"] == "void" and expected["paid"] == []
     else:
