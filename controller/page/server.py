@@ -98,7 +98,6 @@ class DealerPage:
         self._error: BaseException | None = None
         self._stopping: asyncio.Event | None = None
         self.streams = Streams(self.log)
-        self._latest: dict = engine.snapshot
         self._pending: tuple[dict, float] = (engine.snapshot, time.monotonic())   # see _published
         self._wake_due = False
         self.fence = Fence(host)
@@ -161,7 +160,12 @@ class DealerPage:
     def _published(self, snap: dict) -> None:
         # the newest snapshot waits here; the loop is woken once however many arrive before it runs
         # (a wake-up is a write to its socket: one per burst of published moments, not one each)
+        # With no page open nobody waits to be woken (a table played unattended, a benchmark): the
+        # newest snapshot is read from here by the next request or stream. Stored before the look
+        # at the listeners: a stream added after the look reads this snapshot when it starts.
         self._pending = (snap, time.monotonic())
+        if not self.streams.listeners:
+            return
         if not self._wake_due and self.loop is not None and not self.loop.is_closed():
             self._wake_due = True
             try:
@@ -169,10 +173,14 @@ class DealerPage:
             except RuntimeError:                # the loop closed meanwhile (the page stopping)
                 self._wake_due = False
 
+    @property
+    def _latest(self) -> dict:
+        """The newest snapshot the engine published."""
+        return self._pending[0]
+
     def _wake(self) -> None:
         self._wake_due = False              # cleared before reading: a later snapshot wakes again
         snap, published = self._pending
-        self._latest = snap
         self.streams.stamp(snap, published)
         self.streams.wake()
 
