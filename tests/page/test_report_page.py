@@ -6,13 +6,11 @@ refreshes the one in the docs: a test run leaves the source tree as it found it.
 import os
 from pathlib import Path
 
-
 from playwright.sync_api import expect
 
 from controller.rules.gaming import GamingClock
 from tests.support import ROOT
 from tests.support.rig import table
-
 
 
 def _gaming_day(rig) -> str:
