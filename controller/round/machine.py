@@ -140,6 +140,13 @@ SUPERVISOR_ACTIONS = ("void_round", "override_wager", "reset_meters", "set_jackp
 BETWEEN_ROUNDS = ("ready", "complete", "void")
 # tried after every event, in this order, so the round moves on by itself when it can
 AUTOMATIC = ("self_check_passed", "replay_failed", "recover", "all_dealt", "all_decided", "all_paid", "hold", "resume")
+# For each automatic trigger, a condition every one of its transitions has, callable without an
+# event: the engine asks it first and fires the trigger only when it holds. After most events none
+# of them does, and a refused trigger costs transitions' whole machinery (about 30 a round). A test
+# checks each guard against the transitions above.
+GUARDS = {"self_check_passed": "devices_answering", "replay_failed": "replay_invalid",
+          "recover": "devices_answering", "all_dealt": "hands_complete", "all_decided": "decisions_complete",
+          "all_paid": "everything_paid", "hold": "something_holding", "resume": "nothing_holding"}
 # states whose lamps, locks and prompt concern one round in play (the snapshot shows its alerts)
 IN_PLAY = ("betting", "closed", "dealing", "decisions", "collecting", "settling", "held")
 

@@ -42,3 +42,18 @@ def test_the_triggers_read_from_the_lists_are_those_transitions_finds():
     for state in machine.STATES:
         assert machine.TRIGGERS[state] == set(built.get_triggers(state)), state
     assert "no_more_bets" in machine.TRIGGERS["betting"] and "open_betting" not in machine.TRIGGERS["betting"]
+
+
+def test_each_automatic_trigger_has_a_guard_every_one_of_its_transitions_needs():
+    """The engine fires an automatic trigger only when its guard holds: a guard missing from one of
+    the trigger's transitions would keep that transition from ever being taken."""
+    import inspect
+    assert set(machine.GUARDS) == set(machine.AUTOMATIC)
+    for trigger, guard in machine.GUARDS.items():
+        transitions = [t for t in machine.TRANSITIONS if t["trigger"] == trigger]
+        assert transitions, trigger
+        for t in transitions:
+            conditions = [t["conditions"]] if isinstance(t.get("conditions"), str) else t.get("conditions", [])
+            assert guard in conditions, (trigger, t)
+        # asked without an event
+        assert inspect.signature(getattr(Table, guard)).parameters["event"].default is None, guard
