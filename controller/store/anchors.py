@@ -5,7 +5,8 @@ engine writes a ``journal.anchor`` entry (the last record's sequence number,
 the first ``ANCHOR_DIGITS`` hex digits of its digest, the event that caused
 it and the kinds of the facts it wrote) to the audit trail, a separate file chain; and every commit keeps
 in the journal (meta ``audit_head``) the hash of the audit trail's last line
-as it was then. A journal that lost commits (its WAL deleted after a crash, an
+on the disk then (controller/store/audit_sync.py: the trail is fsynced a moment
+after it is written, off the engine's path). A journal that lost commits (its WAL deleted after a crash, an
 old copy restored) ends before the last anchor, or holds a different record
 there; an audit trail cut short, deleted, or whose last lines were edited no
 longer holds the line the journal saw: either way the start is refused,

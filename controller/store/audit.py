@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
 from controller.errors import IntegrityError
+from controller.store.audit_sync import DurableHead
 
 GENESIS = "0" * 64
 PREV_DIGITS = 32                        # of the previous line's SHA-256 kept in ``prev``
@@ -169,6 +170,7 @@ class AuditTrail:
         torn = self._set_aside_torn_tail()
         self.last = self._last_hash()
         self._file = open(self.path, "a", encoding="utf-8", newline="\n")
+        self._durable = DurableHead(self._flush_and_dup)
         if torn:
             self.write({"event": "audit.torn_tail_set_aside", "file": str(torn), "level": "warning"})
 
@@ -194,22 +196,22 @@ class AuditTrail:
         self._file.write(text + "\n")
         self._file.flush()
         self.last = line_hash(text)
+        self._durable.written()
 
     def head(self) -> str:
-        """The hash of the last line written, made durable first: the journal keeps it with each
-        commit, so after a power cut the trail still holds every line a commit vouched for."""
-        with self._lock:
+        """The hash of the last line on the disk (controller/store/audit_sync.py): the journal keeps
+        it with each commit, so after a power cut the trail still holds the line a commit vouched for."""
+        return self._durable.head()
+
+    def _flush_and_dup(self) -> tuple[int, str]:
+        with self._lock:                # the disk's time is not spent holding the loggers' lock
             self._file.flush()
-            descriptor, last = os.dup(self._file.fileno()), self.last
-        try:                            # the disk's time is not spent holding the loggers' lock
-            os.fsync(descriptor)
-        finally:
-            os.close(descriptor)
-        return last
+            return os.dup(self._file.fileno()), self.last
 
     def close(self) -> None:
         for worker in self._workers:            # a compression under way is finished first
             worker.join()
+        self._durable.close()
         with self._lock:
             self._file.close()
 

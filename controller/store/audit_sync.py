@@ -1,0 +1,83 @@
+"""The audit trail's durable head: the trail made durable off the engine's path.
+
+Owns the thread that fsyncs the trail a moment (``SYNC_AFTER``) after lines were
+written, one fsync for every line written meanwhile, and the hash of the last
+line known to be on the disk. The journal keeps that hash with each commit
+(meta ``audit_head``, controller/store/anchors.py): a line a power cut cannot
+take away, so the start-up check finds it after one. Before, each commit
+fsynced the trail itself: a second disk wait on every engine event, about as
+long as the journal's own commit.
+
+What a power cut can now take is the trail's last moment of lines (the
+anchors of the events of the last ``SYNC_AFTER`` seconds). Their facts are in
+the journal, which commits durably before anything is done; a trail that ends
+before the journal is one a power cut cut short, which the start-up check
+allows, while a journal that ends before the trail's last anchor is refused.
+A disk that fails the fsync is remembered and raised at the next commit,
+which halts the table as any journal write failure does.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable
+
+SYNC_AFTER = 0.02       # seconds a written line waits for its fsync (lines meanwhile share it)
+
+
+class DurableHead:
+    def __init__(self, flush_and_dup: Callable[[], tuple[int, str]]):
+        """``flush_and_dup()``: flushes the trail's file and returns a duplicate of its descriptor
+        (the caller's to close) and the hash of its last line, under the trail's lock."""
+        self._flush_and_dup = flush_and_dup
+        self._failed: OSError | None = None
+        self._due = threading.Event()
+        self._closing = False
+        self._sync_lock = threading.Lock()
+        self.value = ""
+        self.sync()                     # what the file holds at the start is on the disk first
+        self._thread = threading.Thread(target=self._run, name="audit-sync", daemon=True)
+        self._thread.start()
+
+    def written(self) -> None:
+        """A line was written: it is made durable within ``SYNC_AFTER``."""
+        self._due.set()
+
+    def head(self) -> str:
+        """The hash of the last line known durable; raises the disk's error if an fsync failed."""
+        if self._failed is not None:
+            raise self._failed
+        return self.value
+
+    def sync(self) -> None:
+        with self._sync_lock:           # the thread's and a closing caller's never interleave
+            try:
+                descriptor, last = self._flush_and_dup()
+                try:
+                    os.fsync(descriptor)
+                finally:
+                    os.close(descriptor)
+            except OSError as err:      # the trail's disk failing: said at the next commit
+                self._failed = err
+                return
+            self.value = last
+
+    def close(self) -> None:
+        """Stop the thread, then make everything written durable."""
+        self._closing = True
+        self._due.set()
+        self._thread.join()
+        self.sync()
+
+    def _run(self) -> None:
+        # ``_closing`` is looked at after each sync too: a close during the sleep set ``_due``, which
+        # the clear below then took away
+        while not self._closing:
+            self._due.wait()
+            if self._closing:
+                return
+            time.sleep(SYNC_AFTER)
+            self._due.clear()           # cleared before the flush: a line written after it waits again
+            self.sync()
