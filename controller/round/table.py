@@ -65,7 +65,7 @@ class Table(Conditions):
         self.machine = procedure.build(self)
         self._self_check()
         self.jackpot = JackpotBoard(journal, self.preset, config.jackpots,
-                                    linked=config.floor is not None and config.floor.jackpot_group is not None)
+                                    group=config.floor.jackpot_group if config.floor is not None else None)
         self._recover_from_journal()
 
     def _self_check(self) -> None:
@@ -148,7 +148,9 @@ class Table(Conditions):
         self.round = Round(round_id)
         self.links = []
         self.fact("opened", preset=self.preset.name, deck=1 if decks == 1 else 1 + round_id % decks,
-                  config_digest=self.config.digest, jackpots=self.jackpot.values)
+                  config_digest=self.config.digest, jackpots=self.jackpot.values,
+                  # a linked jackpot: the generation of each level the round is dealt under (its claim's)
+                  **({"generations": dict(self.jackpot.generations)} if self.jackpot.linked else {}))
 
     def journal_wagers(self, event: EventData) -> None:
         self.fact("wagers", positions=self.accepted_wagers(), linked=[list(p) for p in self.links])
