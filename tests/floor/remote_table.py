@@ -11,6 +11,7 @@ is the child's ``Engine.wait_snapshot``: no polling interval)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.rules.cards import parse_card
+from controller.store.failpoints import VARIABLE
 
 
 class Calls:
@@ -70,11 +72,15 @@ def serve(config: Path) -> None:
 
 
 class RemoteTable:
-    def __init__(self, config: Path):
-        self.log = open(config.parent / "remote.log", "w")
+    def __init__(self, config: Path, failpoints: str | None = None):
+        """``failpoints``: the child's TABLE_FAILPOINTS (controller/store/failpoints.py), e.g. a SIGKILL."""
+        self.log = open(config.parent / "remote.log", "a")
+        env = {k: v for k, v in os.environ.items() if k != VARIABLE}
+        if failpoints:
+            env[VARIABLE] = failpoints
         self.proc = subprocess.Popen([sys.executable, "-m", "tests.floor.remote_table", str(config)],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True,
-                                     cwd=Path(__file__).resolve().parents[2])
+                                     cwd=Path(__file__).resolve().parents[2], env=env)
         self._answer()                              # "started"
 
     def _answer(self) -> Any:

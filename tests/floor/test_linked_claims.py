@@ -8,8 +8,10 @@ claimed when it is back; new values are posted on the floor and taken between ro
 from __future__ import annotations
 
 import secrets
+import signal
 
 import psycopg
+import pytest
 
 from controller.floor.jackpot import claims, create_group, post_values
 from controller.rules.cards import parse_card
@@ -150,6 +152,34 @@ def test_a_claim_whose_answer_the_table_lost_is_claimed_again_after_the_restart_
         again.run.stop()
     recorded = claims(admin, group, "minor", 1)
     assert [(r["table_id"], r["round_id"], r["amount"]) for r in recorded] == [(table_id, round_id, 250_000)]
+
+
+def test_a_table_killed_between_its_hit_and_its_claim_claims_at_its_next_start_and_is_paid_once(
+        cluster, admin, tmp_path):
+    group, [(table_id, config)] = group_of(cluster, admin, tmp_path, 1)
+    # SIGKILL right after the commit that holds the hit: its forwarder had no time to claim it
+    rig = RemoteTable(config, failpoints="journal.record=jackpot_pending:kill")
+    try:
+        dealt_with_a_royal(rig, 1000)
+        with pytest.raises(AssertionError, match="the remote table died"):
+            rig.reveal()
+        assert rig.proc.wait(20) == -signal.SIGKILL
+    finally:
+        rig.close()
+    again = RemoteTable(config)
+    try:
+        snap = again.wait(lambda s: s["state"] == "settling" and final(s), 30, "claimed at the restart, final")
+        round_id = snap["round"]
+        assert [h["generation"] for h in again.records_of("jackpot_pending", round_id)] == [1]
+        supervisor(again, "verify_jackpot", reason="six cards checked")
+        again.act("confirm", position=1)
+        again.state("complete")
+        assert [p["position"] for p in again.records_of("paid", round_id)] == [1]
+        assert again.records_of("settlement", round_id)[-1]["seats"][0]["results"]["super6"] == 250_000
+    finally:
+        again.close()
+    recorded = claims(admin, group, "minor", 1)
+    assert [(r["table_id"], r["round_id"], r["claim_order"]) for r in recorded] == [(table_id, round_id, 1)]
 
 
 def test_a_hit_while_the_floor_is_out_of_reach_is_shown_pending_and_claimed_when_it_is_back(cluster, admin,
