@@ -167,7 +167,7 @@ class LinkedJackpotDesk(JackpotDesk):
         return [self.floor_status(hit) for hit in super().pending_hits()]
 
     def floor_status(self, hit: dict[str, Any]) -> dict[str, Any]:
-        """A hit as the page shows it: a linked one with the floor's answer (its amount once known)."""
+        """A hit as the page shows it: a linked one with the floor's answer (its amount once final)."""
         rnd = self.round
         linked = rnd.floor_hits.get(hit["jackpot"]) if rnd is not None else None
         if linked is None:
@@ -176,6 +176,7 @@ class LinkedJackpotDesk(JackpotDesk):
         status = ("refused by the floor: " + linked["refused"] if linked["refused"] else
                   "waiting for the floor" if claim is None else
                   "final" if claim["final"] else "claimed; the split is not final yet")
+        # the amount to pay is the floor's final one: a part of a split that is not final may still shrink
         return dict(hit, linked=True, generation=linked["generation"], claim=claim, floor=status,
-                    amount=claim["amount"] if claim else None)
+                    amount=claim["amount"] if claim and claim["final"] else None)
 

@@ -6,7 +6,7 @@ reason in the dealer's words), the records a transition journals (which
 ones is ``machine.JOURNALS``; their data is made here by ``journal_<kind>``),
 what entering a state asks of the devices, the device links, and the table
 actions outside the round. Its parts: the felt (felt.py), dealing
-(dealing.py), the jackpot desk (jackpot_desk.py), the device links
+(dealing.py), the jackpot desk (jackpot_desk.py; a linked jackpot's: floor_desk.py), the device links
 (links.py), on the shared state of core.py. It does no I/O: facts go to the journal first, device requests are
 returned as commands (controller/round/ports.py) for the engine to send.
 It is driven by exactly one thread, the engine's (controller/engine.py).
