@@ -101,8 +101,10 @@ def enroll_table(cluster: Cluster, admin: psycopg.Connection, folder: Path, grou
     return table_id, folder / "table.toml"
 
 
-def start_table(config: Path) -> Rig:
-    """The table of ``enroll_table`` running in this process (its players paused: the test bets)."""
-    run = TableRun(RunOptions(config=str(config), simulate=True, data_dir=str(config.parent / "data"), page=False))
+def start_table(config: Path, page: bool = False) -> Rig:
+    """The table of ``enroll_table`` running in this process (its players paused: the test bets),
+    with its dealer's page on a free port when ``page``."""
+    run = TableRun(RunOptions(config=str(config), simulate=True, data_dir=str(config.parent / "data"), page=page,
+                              port=0))
     run.sim.players.paused = True
     return Rig(run.start())

@@ -148,7 +148,8 @@ function render(s) {
   $("super6").textContent = closed ? "Super 6 closed: " + closed : "";
   $("hits").innerHTML = ((s.jackpot && s.jackpot.hits) || []).map((h) =>
     `<li><span class="kind">${esc(h.jackpot.toUpperCase())} · round ${h.round} · position ${h.seat}</span>${
-      money(h.amount)} (${esc(h.cards)}), verified by ${esc(h.verified_by)}</li>`).join("");
+      h.amount === null ? "amount from the floor pending" : money(h.amount)} (${esc(h.cards)}), verified by ${
+      esc(h.verified_by)}</li>`).join("");
 
   $("dealer-cards").innerHTML = cardsHtml(s.dealer.cards, s.dealer.dealt ? 3 : 0);
   $("announcement").textContent = s.dealer.announcement || "";
