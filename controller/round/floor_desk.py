@@ -179,4 +179,3 @@ class LinkedJackpotDesk(JackpotDesk):
         # the amount to pay is the floor's final one: a part of a split that is not final may still shrink
         return dict(hit, linked=True, generation=linked["generation"], claim=claim, floor=status,
                     amount=claim["amount"] if claim and claim["final"] else None)
-
