@@ -30,8 +30,8 @@ import structlog
 from transitions import MachineError
 
 from controller.engine_events import (
+    FLOOR_EVENTS,
     DealerAction,
-    FloorLink,
     PageAlert,
     Probe,
     Stop,
@@ -193,6 +193,7 @@ class Engine:
                 try:
                     self._dispatch(event)
                     self._advance()
+                    table.floor_duties()        # a linked jackpot: locks taken, the floor's values
                 except JournalError:
                     raise
                 except Exception as err:    # a bug must not take the table down with the round in it
@@ -284,9 +285,8 @@ class Engine:
                                                           f"{command_words(event.command)}: {event.reason}"))
             if event.device == "sign":
                 table.on_sign_failed(f"the sign did not take {event.command}: {event.reason}")
-        elif isinstance(event, FloorLink):
-            self.log.info("floor.link", up=event.up, reason=event.reason, state=table.state)
-            table.on_floor_link(event.up, event.reason)
+        elif isinstance(event, FLOOR_EVENTS):
+            event.deliver(table, self.log)
         elif isinstance(event, PageAlert):
             table.alert(event.kind, event.message)
         elif isinstance(event, TimerExpired):

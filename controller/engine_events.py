@@ -1,9 +1,9 @@
 """What is posted to the engine besides the devices' events, and how an event is named in the trail.
 
 Owns the engine's own event types: a dealer's action (with its reply slot and
-its author), the verdict it gets, an alert from the page, a timer's expiry,
-the stop and the watchdog's probe; and the checks of an action's arguments
-against the one declaration in ``machine.ACTION_ARGUMENTS``.
+its author), the verdict it gets, an alert from the page, the floor's (its link,
+a linked jackpot's levels and claims), a timer's expiry, the stop and the
+watchdog's probe; and the checks of an action's arguments against the one declaration in ``machine.ACTION_ARGUMENTS``.
 """
 
 from __future__ import annotations
@@ -49,6 +49,40 @@ class FloorLink:
     """The floor came within reach or went out of it (posted by the floor forwarder's thread)."""
     up: bool
     reason: str = ""
+
+    def deliver(self, table: Any, log: Any) -> None:
+        log.info("floor.link", up=self.up, reason=self.reason, state=table.state)
+        table.on_floor_link(self.up, self.reason)
+
+
+@dataclass(frozen=True)
+class FloorJackpots:
+    """A linked jackpot's levels as the floor holds them now, {level: {generation, value, state,
+    posted_by, reason, posted_at}} (the forwarder's thread posts them at each connect and at each
+    ``floor_jackpot`` notice: a lock, a posting)."""
+    levels: dict[str, dict[str, Any]]
+
+    def deliver(self, table: Any, log: Any) -> None:
+        log.info("floor.jackpot_levels", levels=self.levels, state=table.state)
+        table.on_floor_levels(self.levels)
+
+
+@dataclass(frozen=True)
+class JackpotClaimed:
+    """The floor's answer to a linked hit's claim ({claim_order, winners, amount, generation, value,
+    final}), or its refusal in the floor's words (posted by the forwarder's thread)."""
+    round_id: int
+    level: str
+    answer: dict[str, Any] | None
+    refused: str | None = None
+
+    def deliver(self, table: Any, log: Any) -> None:
+        log.info("floor.jackpot_claimed", round=self.round_id, level=self.level, answer=self.answer,
+                 refused=self.refused, state=table.state)
+        table.on_jackpot_claimed(self.round_id, self.level, self.answer, self.refused)
+
+
+FLOOR_EVENTS = (FloorLink, FloorJackpots, JackpotClaimed)   # the forwarder's: each delivers itself
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,10 @@ rewrites the STRINGs (MEGA, MAJOR, MINOR and a message line). The layout fits
 the configured sign: ``lines`` value rows per page, each a STRING of ``width``
 characters ("MEGA $250,000.00"), pages shown in turn, then the message page
 (rotating, so a message of any length is read whole). A won jackpot shows
-"MEGA WON" until its new value is posted; a value too wide for the sign is
-never cut: its row shows the name alone and the failure is reported.
+"MEGA WON" until its new value is posted, and a linked jackpot's level won on
+the floor "MEGA PENDING" ("MEGA PEND" on a narrow sign: JACKPOT PENDING) until
+then; a value too wide for the sign is never cut: its row shows the name alone
+and the failure is reported.
 
 Every packet goes to the sign's own address. With ACK/NAK, each packet waits
 for its ACK; a NAK or silence is retried, then reported (``CommandFailed``
@@ -40,12 +42,14 @@ def format_cents(cents: int) -> str:
     return f"${cents // 100:,}.{cents % 100:02d}"
 
 
-def value_row(name: str, cents: int | None, width: int) -> str | None:
+def value_row(name: str, cents: int | None, width: int, pending: bool = False) -> str | None:
     """A value row as the sign shows it, ``width`` characters: "MEGA $250,000.00", whole dollars
     when the cents are 00 and the full amount does not fit, "MEGA WON" for a jackpot won and not
-    yet posted anew (``cents`` None); None when the value cannot be shown whole."""
+    yet posted anew (``cents`` None), "MEGA PENDING" (or "PEND") for a linked level won on the
+    floor (``pending``); None when the value cannot be shown whole."""
     label = name.upper()
-    shown = ["WON"] if cents is None else [format_cents(cents)] + ([f"${cents // 100:,}"] if cents % 100 == 0 else [])
+    shown = ["PENDING", "PEND"] if pending else ["WON"] if cents is None else \
+        [format_cents(cents)] + ([f"${cents // 100:,}"] if cents % 100 == 0 else [])
     for value in shown:
         row = f"{label} {value}"
         if len(row) <= width:
@@ -89,6 +93,7 @@ class SignDriver(DeviceDriver):
         self.heartbeat_every = heartbeat_every
         self.values: dict[str, int] = {}
         self.won: frozenset[str] = frozenset()      # jackpots shown as WON until their new value
+        self.pending: frozenset[str] = frozenset()  # a linked jackpot's levels shown as PENDING
         self.message = ""
         self._responses = alpha.ResponseDecoder()
         self._queue: deque[tuple[str, bytes]] = deque()
@@ -101,11 +106,14 @@ class SignDriver(DeviceDriver):
 
     # --- commands (controller thread) ---------------------------------------------------
 
-    def show_values(self, mega: int, major: int, minor: int, won: tuple[str, ...] = ()) -> None:
-        """The posted values; ``won`` names the jackpots won since, shown "WON" instead."""
+    def show_values(self, mega: int, major: int, minor: int, won: tuple[str, ...] = (),
+                    pending: tuple[str, ...] = ()) -> None:
+        """The posted values; ``won`` names the jackpots won since, shown "WON" instead, and
+        ``pending`` a linked jackpot's levels won on the floor, shown "PENDING"."""
         with self._lock:
             self.values = {"mega": mega, "major": major, "minor": minor}
             self.won = frozenset(won)
+            self.pending = frozenset(pending)
             self._enqueue_values()
             unfit = sorted(self._unfit, key=list(LABELS).index)
             if unfit:
@@ -148,7 +156,7 @@ class SignDriver(DeviceDriver):
     def _enqueue_values(self) -> None:
         self._unfit.clear()
         for key, label in LABELS.items():
-            row = value_row(key, None if key in self.won else self.values[key], self.width)
+            row = value_row(key, None if key in self.won else self.values[key], self.width, key in self.pending)
             if row is None:
                 self._unfit.add(key)
                 row = key.upper().ljust(self.width)     # never a value cut short, nor the old one left
@@ -176,7 +184,8 @@ class SignDriver(DeviceDriver):
         """Every value STRING acknowledged: the values the sign shows (a won one shows WON, and
         one too wide shows no value: neither is reported as shown)."""
         if not self._owed:
-            shown = {k: v for k, v in self.values.items() if k not in self.won and k not in self._unfit}
+            shown = {k: v for k, v in self.values.items()
+                     if k not in self.won and k not in self.pending and k not in self._unfit}
             self.post(SignShowing(self.name, shown, self.message))
 
     def on_bytes(self, data: bytes, now: float) -> None:

@@ -13,8 +13,10 @@ alone, as it always has.
            batch          records per transaction (1-5000, default 500)
            drain          seconds a stopping table gives the forwarder to catch up (0-60, default 5)
            heartbeat      seconds of quiet after which the link is checked (0.2-60, default 2)
-           jackpot_group  the linked Super 6 jackpot's group this table is in: its Super 6 is closed
-                          while the floor cannot be reached (and until it first is)
+           jackpot_group  the linked Super 6 jackpot's group this table is in: its values are the
+                          floor's (taken between rounds), its hits are claimed and paid on the
+                          floor's split (docs/floor.md), and its Super 6 is closed while the floor
+                          cannot be reached (and until it first is)
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ from controller.app.devices import Devices
 from controller.app.manifest import Verdict, check_at_start
 from controller.app.systemd import Notifier
 from controller.engine import Engine
-from controller.engine_events import FloorLink, PageAlert
+from controller.engine_events import FloorJackpots, FloorLink, JackpotClaimed, PageAlert
 from controller.rules.words import money
 from controller.store.anchors import check_audit_against_journal, check_journal_against_audit
 from controller.store.audit import AuditTrail
@@ -147,7 +147,10 @@ class TableRun:
             from controller.floor.forwarder import Forwarder  # psycopg only for a table on a floor
             engine = self.engine
             self.forwarder = Forwarder(config.floor, self.journal.path, self.journal.key,
-                                       on_link=lambda up, reason: engine.post(FloorLink(up, reason)))
+                                       on_link=lambda up, reason: engine.post(FloorLink(up, reason)),
+                                       on_levels=lambda levels: engine.post(FloorJackpots(levels)),
+                                       on_claim=lambda rnd, level, answer, refused: engine.post(
+                                           JackpotClaimed(rnd, level, answer, refused)))
         self.first_round = (self.journal.last_round() or (0, ""))[0] + 1
         self.notifier = Notifier()
         self.clock = ClockWatch(self.engine.post, PageAlert)     # an alert, never a stop

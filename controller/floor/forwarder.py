@@ -17,7 +17,9 @@ table never edits its journal to please the floor).
 
 A quiet link is checked every ``heartbeat`` seconds, and ``on_link`` is told each time the
 link comes up or goes down: the run posts it to the engine, where a table on a linked
-jackpot closes Super 6 while the floor is out of reach.
+jackpot closes Super 6 while the floor is out of reach. A table on a linked jackpot also
+claims its hits, acknowledges the locks it took and hears of locks and postings on this
+connection (controller/floor/table_jackpot.py), between batches and while caught up.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import structlog
 
 from controller.floor.link import floor_key, insert_batch, record_row
 from controller.floor.settings import FloorSettings
+from controller.floor.table_jackpot import TableJackpot
 from controller.store.journal import Journal, JournalError
 from controller.store.outbox import chain_end, facts_after
 
@@ -41,13 +44,18 @@ RETRY_FIRST, RETRY_MOST, REFUSED_RETRY = 0.2, 5.0, 10.0
 
 class Forwarder:
     def __init__(self, settings: FloorSettings, journal_path: str | Path, journal_key: bytes,
-                 on_link: Callable[[bool, str], None] | None = None):
+                 on_link: Callable[[bool, str], None] | None = None,
+                 on_levels: Callable[[dict[str, dict[str, Any]]], None] | None = None,
+                 on_claim: Callable[[int, str, dict | None, str | None], None] | None = None):
         self.settings = settings
         self.journal_path = Path(journal_path)
         self.key = floor_key(journal_key, settings.table_id)
         self.on_link = on_link          # told each time the link comes up or goes down (run.py: the engine)
         self._link_up: bool | None = None
         self.log = structlog.get_logger("floor").bind(table=settings.table_id)
+        # a linked jackpot: claims, lock acknowledgements and the floor's levels (their callbacks: the engine)
+        self.jackpot = TableJackpot(settings.jackpot_group, on_levels, on_claim, self.log) \
+            if settings.jackpot_group else None
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._drain = threading.Event()
@@ -148,14 +156,22 @@ class Forwarder:
                     if self.confirmed > end:
                         raise JournalError(f"table {self.settings.table_id}: the floor holds records up to "
                                            f"{self.confirmed} but this journal ends at {end} (another journal?)")
+                    if self.jackpot is not None:
+                        self.jackpot.connected(conn, journal)
+                        self.jackpot.work(conn)
                 facts = facts_after(journal, self.confirmed, self.settings.batch)
+                if self.jackpot is not None:
+                    self.jackpot.saw(facts)
                 if not facts:
                     if self._drain.is_set():
                         break
                     if time.monotonic() - quiet_since >= self.settings.heartbeat:
                         conn.execute("SELECT 1")        # a quiet link is checked: a dead one is noticed
                         quiet_since = time.monotonic()
-                    self._wake.wait(self.settings.poll)
+                    if self.jackpot is not None:        # caught up: wait for the floor's notices instead
+                        self.jackpot.work(conn, wait=self.settings.poll)
+                    else:
+                        self._wake.wait(self.settings.poll)
                     self._wake.clear()
                     continue
                 rows = [record_row(self.key, self.settings.table_id, f) for f in facts]
@@ -167,6 +183,8 @@ class Forwarder:
                 self.refused = None
                 self._confirm(facts[-1].chain)
                 quiet_since = time.monotonic()
+                if self.jackpot is not None:
+                    self.jackpot.work(conn)
             except (psycopg.IntegrityError, psycopg.ProgrammingError) as err:
                 # the floor said no (the check on arrival, row-level security, a missing grant):
                 # sending the same again soon would only be refused again

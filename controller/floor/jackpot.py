@@ -7,7 +7,7 @@ role: ``claim`` (``floor.claim_jackpot``: one transaction, the level's row ``FOR
 exactly once per table, round and level, the claim's order and the same hand's split recorded)
 and ``ack_lock`` (the table took the lock and settled every round dealt before it; when all
 the group's tables have, the split is final and may be paid after a supervisor verified the
-cards). The table's side in the round core is not built yet (docs/floor.md).
+cards). The table's side: controller/floor/table_jackpot.py and controller/round/floor_desk.py.
 """
 
 from __future__ import annotations

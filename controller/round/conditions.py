@@ -155,6 +155,11 @@ class Conditions(DeviceLinks):
         if hits:
             return self.refuse(f"Super 6 {hits[0]['jackpot'].upper()} jackpot at position {hits[0]['seat']}: "
                                "a supervisor verifies the six cards before anything is paid")
+        waiting = self.open_round.floor_waiting
+        if position in waiting or (position == expected and expected in waiting):
+            return self.refuse(f"position {position}'s Super 6 jackpot waits for the floor's final amount; "
+                               + (f"settle position {expected} first" if expected not in waiting else
+                                  "it is paid once every table of the group took the lock"))
         if position != expected:
             return self.refuse(f"settle position {expected} first (from the dealer's right)")
         return True

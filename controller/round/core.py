@@ -1,7 +1,7 @@
 """What every part of the table shares: its declared state and its primitives.
 
 Owns the attributes the table's parts (controller/round/felt.py, dealing.py,
-jackpot_desk.py, table.py) read and write, declared here once so each part
+jackpot_desk.py, floor_desk.py, table.py) read and write, declared here once so each part
 says what it relies on, and the primitives they all use:
 
 - ``fact``: journal a record of the current round, then apply it to the round;

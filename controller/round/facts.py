@@ -7,7 +7,7 @@ same order, so a round after a restart is the round before it, by
 construction rather than by a second code path.
 
 Record kinds (data fields):
-  opened     round, preset, deck, config_digest, jackpots
+  opened     round, preset, deck, config_digest, jackpots, generations? (a linked jackpot: each level's)
   shuffle    deck                            a shuffle was asked for (again, after a restart)
   shuffled   deck, count                     the shoe's shuffle for this round
   deck_check deck, ok, count, missing, duplicates, foreign [[card, deck]]   the deck after the shuffle
@@ -16,7 +16,12 @@ Record kinds (data fields):
   hand       hand_no, target (position, 0 = dealer, -1 = dead hand), cards [[card, deck]], device_time?
                                               (card 0-51, or 255 where the shoe could not read it)
   decision   position, play (bool), by ("sensor" | "dealer")
-  settlement the settlement JSON (controller/rules/roundio.py form)
+  settlement the settlement JSON (controller/rules/roundio.py form); a linked jackpot's final split
+             states it again with the floor's amount (jackpot_hits[] gain claim_order, generation,
+             final): the last one is the round's
+  jackpot_pending   jackpot, seat, bet, share_percent, generation   a linked hit, to claim on the floor
+  jackpot_claimed   jackpot, seat, and the floor's answer: claim_order, winners, amount, generation,
+                    value, final; or refused (the floor's words)
   jackpot_verified  hits (settlement's jackpot_hits with the six cards), by, reason
   paid       position, net, by, folded?       the dealer confirmed this position (folded: collected
                                               with the folds before the reveal)
@@ -34,6 +39,7 @@ from typing import Any
 DEALER = 0
 DEAD_HAND = -1
 UNREADABLE = 255          # a card the shoe could not read, as the journal's hand records keep it
+CLAIM_KEYS = ("claim_order", "winners", "amount", "generation", "value", "final")   # the floor's answer
 
 
 @dataclass
@@ -43,6 +49,7 @@ class Round:
     deck: int = 1
     config_digest: str = ""
     jackpots: dict[str, int] = field(default_factory=dict)
+    generations: dict[str, int] = field(default_factory=dict)   # a linked jackpot's, as dealt under
     shuffled: bool = False
     shoe_count: int = 0
     deck_checked: bool = False          # the shoe's deck check after this round's shuffle passed
@@ -59,6 +66,7 @@ class Round:
     settlement: dict | None = None
     paid: dict[int, int] = field(default_factory=dict)
     jackpot_verified_by: str | None = None
+    floor_hits: dict[str, dict] = field(default_factory=dict)  # level -> a linked hit and the floor's answer
     alerts: list[dict] = field(default_factory=list)
     state: str = "betting"
     held_from: str | None = None
@@ -99,11 +107,17 @@ class Round:
         return [s["seat"] for s in self.settlement["seats"]] if self.settlement else []
 
     @property
+    def floor_waiting(self) -> set[int]:
+        """Positions whose linked jackpot waits for the floor's final amount."""
+        return {h["seat"] for h in self.floor_hits.values() if not (h["claim"] or {}).get("final")}
+
+    @property
     def next_to_pay(self) -> int | None:
-        for position in self.settlement_order:
-            if position not in self.paid:
-                return position
-        return None
+        """From the dealer's right; a position waiting for the floor is passed over (the others are
+        not held for it) and is paid last, once the floor's amount is final."""
+        unpaid = [p for p in self.settlement_order if p not in self.paid]
+        waiting = self.floor_waiting
+        return next((p for p in unpaid if p not in waiting), unpaid[0] if unpaid else None)
 
     def dealt_cards(self) -> list[int]:
         cards = [c for hand in self.hands.values() for c in hand]
@@ -132,6 +146,7 @@ class Round:
         self.preset, self.deck = d["preset"], d["deck"]
         self.config_digest = d.get("config_digest", "")
         self.jackpots = dict(d.get("jackpots", {}))
+        self.generations = dict(d.get("generations", {}))
 
     def _on_shuffle(self, d):
         self.shuffled = self.deck_checked = False
@@ -172,6 +187,16 @@ class Round:
 
     def _on_jackpot_verified(self, d):
         self.jackpot_verified_by = d["by"]
+
+    def _on_jackpot_pending(self, d):
+        self.floor_hits[d["jackpot"]] = dict(d, claim=None, refused=None)
+
+    def _on_jackpot_claimed(self, d):
+        hit = self.floor_hits[d["jackpot"]]
+        if "refused" in d:
+            hit["refused"] = d["refused"]
+        else:
+            hit["claim"], hit["refused"] = {k: d[k] for k in CLAIM_KEYS}, None
 
     def _on_paid(self, d):
         self.paid[int(d["position"])] = int(d["net"])

@@ -35,7 +35,8 @@ class JackpotDesk(FeltDuties):                  # the felt's lamps flag Super 6 
         if self.jackpot.progressive:
             values = self.jackpot.values
             won = tuple(name for name in JACKPOTS if name in self.jackpot.won_since_posting)
-            self.emit(ShowJackpots(values["mega"], values["major"], values["minor"], won))
+            pending = tuple(name for name in JACKPOTS if name in self.jackpot.locks)     # a linked level won
+            self.emit(ShowJackpots(values["mega"], values["major"], values["minor"], won, pending))
 
     def on_sign_showing(self, values: dict[str, int]) -> None:
         before = self.jackpot.super6_closed()
@@ -86,8 +87,9 @@ class JackpotDesk(FeltDuties):                  # the felt's lamps flag Super 6 
 
     def announce_hits(self) -> None:
         for hit in self.pending_hits():
+            amount = "claimed on the floor, which states the amount" if hit.get("linked") else money(hit["amount"])
             self.alert("jackpot_hit", f"Super 6 {hit['jackpot'].upper()} jackpot at position {hit['seat']} "
-                       f"({hit['cards']}): {money(hit['amount'])}. A supervisor verifies the six cards "
+                       f"({hit['cards']}): {amount}. A supervisor verifies the six cards "
                        "before anything is paid.", hit["seat"])
 
     def jackpot_unverified(self, event: EventData) -> bool:
@@ -102,8 +104,9 @@ class JackpotDesk(FeltDuties):                  # the felt's lamps flag Super 6 
         self.show_jackpots_on_sign()                 # the won jackpot: WON until its new value is posted
         self.emit(ShowMessage(win_message(hits[0])))
         for hit in hits:
+            pay = "paid once the floor's split is final" if hit["amount"] is None else f"pay {money(hit['amount'])}"
             self.alert("jackpot_verified", f"{hit['jackpot'].upper()} jackpot at position {hit['seat']} "
-                       f"verified by the {by}: pay {money(hit['amount'])}", hit["seat"])
+                       f"verified by the {by}: {pay}", hit["seat"])
 
     # --- new values --------------------------------------------------------------------------
 

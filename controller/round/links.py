@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from controller.round.dealing import DealingDuties
-from controller.round.jackpot_desk import JackpotDesk
+from controller.round.floor_desk import LinkedJackpotDesk
 from controller.round.ports import AskShoeStatus, CheckDeck, SetLamp, Shuffle
 from controller.rules.spots import Spot
 from controller.rules.words import device_says
@@ -27,7 +27,7 @@ OFFLINE_ADVICE = {"shoe": "The shoe is not answering: check its power and cable,
                   "sensors": "Call a technician: the bet sensors are not answering"}
 
 
-class DeviceLinks(DealingDuties, JackpotDesk):
+class DeviceLinks(DealingDuties, LinkedJackpotDesk):
     def on_online(self, role: str, info: dict[str, Any]) -> None:
         self.online[role] = True
         self.device_detail[role] = "online"

@@ -93,7 +93,8 @@ JOURNALS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "replay_failed": (("void",), ()),       # a replayed fact does not hold: the round cannot go on
     "open_betting": (("opened",), ()),      # a new round, in one record with everything it needs
     "no_more_bets": (("wagers",), ()),      # the wagers accepted, as they lay on the felt
-    "reveal": (("settlement",), ("folds_collected",)),   # every position's result; the folds' forfeits
+    # every position's result, each linked jackpot hit to claim on the floor; the folds' forfeits
+    "reveal": (("settlement", "jackpot_pending"), ("folds_collected",)),
     "misdeal": (("void",), ()),
     "deck_failed": (("void",), ()),
     "void_round": (("void",), ()),

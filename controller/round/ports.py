@@ -40,7 +40,8 @@ class SensorPort(Protocol):
 
 
 class SignPort(Protocol):
-    def show_values(self, mega: int, major: int, minor: int, won: tuple[str, ...] = ()) -> object: ...
+    def show_values(self, mega: int, major: int, minor: int, won: tuple[str, ...] = (),
+                    pending: tuple[str, ...] = ()) -> object: ...
     def show_message(self, text: str) -> object: ...
 
 
@@ -123,10 +124,11 @@ class ShowJackpots:
     major: int
     minor: int
     won: tuple[str, ...] = ()
+    pending: tuple[str, ...] = ()       # a linked jackpot's levels won on the floor: JACKPOT PENDING
     device = "sign"
 
     def send(self, ports: Ports) -> None:
-        ports.sign.show_values(self.mega, self.major, self.minor, self.won)
+        ports.sign.show_values(self.mega, self.major, self.minor, self.won, self.pending)
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ reason in the dealer's words), the records a transition journals (which
 ones is ``machine.JOURNALS``; their data is made here by ``journal_<kind>``),
 what entering a state asks of the devices, the device links, and the table
 actions outside the round. Its parts: the felt (felt.py), dealing
-(dealing.py), the jackpot desk (jackpot_desk.py), the device links
+(dealing.py), the jackpot desk (jackpot_desk.py; a linked jackpot's: floor_desk.py), the device links
 (links.py), on the shared state of core.py. It does no I/O: facts go to the journal first, device requests are
 returned as commands (controller/round/ports.py) for the engine to send.
 It is driven by exactly one thread, the engine's (controller/engine.py).
@@ -65,7 +65,7 @@ class Table(Conditions):
         self.machine = procedure.build(self)
         self._self_check()
         self.jackpot = JackpotBoard(journal, self.preset, config.jackpots,
-                                    linked=config.floor is not None and config.floor.jackpot_group is not None)
+                                    group=config.floor.jackpot_group if config.floor is not None else None)
         self._recover_from_journal()
 
     def _self_check(self) -> None:
@@ -148,7 +148,9 @@ class Table(Conditions):
         self.round = Round(round_id)
         self.links = []
         self.fact("opened", preset=self.preset.name, deck=1 if decks == 1 else 1 + round_id % decks,
-                  config_digest=self.config.digest, jackpots=self.jackpot.values)
+                  config_digest=self.config.digest, jackpots=self.jackpot.values,
+                  # a linked jackpot: the generation of each level the round is dealt under (its claim's)
+                  **({"generations": dict(self.jackpot.generations)} if self.jackpot.linked else {}))
 
     def journal_wagers(self, event: EventData) -> None:
         self.fact("wagers", positions=self.accepted_wagers(), linked=[list(p) for p in self.links])

@@ -60,6 +60,10 @@ def _settling(table: Table) -> list[str]:
     for hit in table.pending_hits():
         lines.append(f"JACKPOT: {hit['jackpot'].upper()} at position {hit['seat']}; "
                      "supervisor to verify the six cards")
+    for hit in table.floor_claims():
+        if hit["floor"] != "final":
+            lines.append(f"JACKPOT PENDING: {hit['jackpot'].upper()} at position {hit['seat']}, {hit['floor']}; "
+                         "paid once the floor's split is final")
     if rnd.next_to_pay is not None:
         lines.append(f"Settle position {rnd.next_to_pay}")
     return lines
@@ -129,8 +133,8 @@ def build_snapshot(table: Table) -> dict[str, Any]:
         "state": state,
         "round": rnd.id if rnd else None,
         "prompt": prompt(table),
-        "actions": [a for a in procedure.available_actions(state)
-                    if a != "set_jackpots" or table.jackpot.progressive],
+        "actions": [a for a in procedure.available_actions(state)       # a linked jackpot is posted on the floor
+                    if a != "set_jackpots" or (table.jackpot.progressive and not table.jackpot.linked)],
         "positions": positions,
         "dealer": {
             "dealt": bool(rnd and DEALER in rnd.hands),
@@ -149,6 +153,7 @@ def build_snapshot(table: Table) -> dict[str, Any]:
         "jackpots": dict(table.jackpot.values),
         "jackpot": table.jackpot.view(),
         "jackpot_pending": table.pending_hits(),
+        "jackpot_claims": table.floor_claims(),
         "alerts": standing,
     }
 

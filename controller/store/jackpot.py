@@ -17,6 +17,12 @@ controller/rules/settlement.py):
 - Super 6 is open only while the sign is showing exactly the posted values and
   no won jackpot is waiting for its new value: players never wager on a
   jackpot they cannot see or that is no longer worth what it shows.
+- A linked jackpot (``[floor] jackpot_group``, docs/floor.md) takes its values from the floor:
+  each level's generation is carried by the ``jackpot_posted`` that took it; a level won
+  anywhere in the group is locked (``jackpot_locked`` table events: JACKPOT PENDING) until the
+  table takes the floor's next generation, which it does between rounds only; the table tells
+  the floor it took a lock with a ``jackpot_lock_taken`` table event (the forwarder acks it).
+  Local postings are refused: the floor posts.
 
 Only the engine's thread calls the methods that change anything.
 """
@@ -38,7 +44,7 @@ HISTORY = 25
 
 class JackpotBoard:
     def __init__(self, journal: Journal, preset: Preset, opening: dict[str, int], *, clock=time.time,
-                 linked: bool = False):
+                 group: str | None = None):
         self.journal = journal
         self.clock = clock
         self.progressive = preset.super6 is not None and any(
@@ -51,8 +57,13 @@ class JackpotBoard:
         self.sign_problem = "the jackpot sign has not confirmed the values yet"
         self.hits: deque[dict] = deque(maxlen=HISTORY)
         # a linked jackpot (the floor's, docs/floor.md): no Super 6 wager while the floor is out of reach
-        self.linked = linked
-        self.floor_problem: str | None = "the floor has not been reached yet" if linked else None
+        self.group = group
+        self.linked = group is not None
+        self.floor_problem: str | None = "the floor has not been reached yet" if self.linked else None
+        self.generations: dict[str, int] = {}       # linked: each level's generation taken from the floor
+        self.locks: dict[str, int] = {}             # linked: level -> generation won on the floor (PENDING)
+        self.locks_taken: set[tuple[str, int]] = set()      # locks the floor was told this table took
+        self.offer: dict[str, dict] | None = None   # linked: the floor's newest levels, not yet taken
         if self.progressive:
             self._load(opening)
 
@@ -68,12 +79,24 @@ class JackpotBoard:
             self._apply_posting(at, json.loads(data))
         self.hits.extend(hit_history(self.journal, HISTORY))          # newest first
         last_posting_at = rows[-1][0]
+        if self.linked:                 # the floor's locks, not the table's own wins, close a linked level
+            for kind, data in self.journal.db.execute(
+                    "SELECT kind, data FROM table_events WHERE kind IN ('jackpot_locked', 'jackpot_lock_taken') "
+                    "ORDER BY seq"):
+                doc = json.loads(data)
+                if kind == "jackpot_locked":
+                    self.locks[doc["level"]] = doc["generation"]
+                else:
+                    self.locks_taken.add((doc["level"], doc["generation"]))
+            self._drop_lifted_locks()
+            return
         self.won_since_posting = {h["jackpot"] for h in self.hits if h["verified_at"] > last_posting_at}
 
     def _apply_posting(self, at: str, doc: dict) -> None:
         for name in doc["changed"]:
             self.changed_at[name] = at
         self.values = {name: doc["values"][name] for name in JACKPOTS}
+        self.generations = dict(doc.get("generations", {}))
         if doc["by"] != "configuration":
             self.last_posting = (datetime.fromisoformat(at).timestamp(), doc["by"])
 
@@ -82,6 +105,9 @@ class JackpotBoard:
     def change_problem(self, new: dict[str, object], round_in_play: bool) -> str | None:
         if not self.progressive:
             return "this table's rules have no posted jackpot"
+        if self.linked:
+            return (f"this table's jackpot is linked (group {self.group}): its values are posted on the floor "
+                    "by a supervisor (the pit's page), and the table takes them between rounds")
         if round_in_play:
             return "jackpot values are changed between rounds, not while a round is in play"
         cents: dict[str, int] = {}
@@ -102,21 +128,63 @@ class JackpotBoard:
                         f"without a win in between it may change again in {_hours(wait)}")
         return None
 
-    def post(self, new: dict[str, int], *, by: str, reason: str) -> dict:
+    def post(self, new: dict[str, int], *, by: str, reason: str, generations: dict[str, int] | None = None) -> dict:
         changed = [n for n in JACKPOTS if self.values.get(n) != new[n]]
-        doc = {"values": {n: new[n] for n in JACKPOTS}, "old": dict(self.values), "changed": changed,
-               "by": by, "reason": reason}
+        doc: dict = {"values": {n: new[n] for n in JACKPOTS}, "old": dict(self.values), "changed": changed,
+                     "by": by, "reason": reason}
+        if generations is not None:
+            doc["generations"] = dict(generations)
         self._apply_posting(self.journal.table_event("jackpot_posted", doc), doc)
         if by != "configuration":
             self.last_posting = (self.clock(), by)      # the injected clock runs the 24-hour rule
         self.won_since_posting = set()
         self.sign_problem = "the sign has not yet confirmed the new values"
+        self._drop_lifted_locks()
         return doc
 
     def verified(self, round_id: int, hits: list[dict], by: str, at: str) -> None:
         for hit in hits:
             self.hits.appendleft(dict(hit, round=round_id, verified_at=at, verified_by=by))
-            self.won_since_posting.add(hit["jackpot"])
+            if not self.linked:             # a linked level is closed by the floor's lock instead
+                self.won_since_posting.add(hit["jackpot"])
+
+    def reread_hits(self) -> None:
+        """The hit history again from the journal (a linked hit's amount is known once the floor's split is final)."""
+        self.hits = deque(hit_history(self.journal, HISTORY), maxlen=HISTORY)
+
+    # --- the floor's levels (a linked jackpot) ---------------------------------------------------
+
+    def floor_levels(self, levels: dict[str, dict]) -> list[tuple[str, int]]:
+        """The group's levels as the floor holds them now ({level: {generation, value, state, posted_by,
+        reason}}); returns the levels newly won on the floor, to lock. A generation or value the table
+        does not play under yet waits in ``offer`` until it is taken between rounds."""
+        if not self.linked or set(levels) != set(JACKPOTS):
+            return []
+        new_locks = [(lv, d["generation"]) for lv, d in levels.items()
+                     if d["state"] == "pending" and self.locks.get(lv, 0) < d["generation"]
+                     and d["generation"] >= self.generations.get(lv, 0)]
+        differs = any(d["generation"] != self.generations.get(lv) or d["value"] != self.values.get(lv)
+                      for lv, d in levels.items())
+        self.offer = dict(levels) if differs else None
+        return new_locks
+
+    def lock(self, level: str, generation: int) -> None:
+        self.locks[level] = max(generation, self.locks.get(level, 0))
+
+    def take_offer(self) -> dict | None:
+        """Post the floor's newest levels at the table (the caller makes sure no round is in play)."""
+        offer, self.offer = self.offer, None
+        if offer is None:
+            return None
+        newest = max(offer.values(), key=lambda d: d.get("posted_at", ""))
+        return self.post({lv: d["value"] for lv, d in offer.items()},
+                         by=f"floor ({newest.get('posted_by') or 'posted'})",
+                         reason=newest.get("reason") or "the floor's values",
+                         generations={lv: d["generation"] for lv, d in offer.items()})
+
+    def _drop_lifted_locks(self) -> None:
+        """A lock ends when the table takes a later generation of its level."""
+        self.locks = {lv: g for lv, g in self.locks.items() if g >= self.generations.get(lv, 0)}
 
     # --- the sign and whether Super 6 is open ------------------------------------------------
 
@@ -137,6 +205,13 @@ class JackpotBoard:
             return None
         if self.floor_problem:
             return f"the floor link is down ({self.floor_problem}): a linked jackpot takes no wagers while cut off"
+        if self.linked:
+            if self.locks:
+                names = " and ".join(n.upper() for n in JACKPOTS if n in self.locks)
+                return (f"JACKPOT PENDING: {names} won on the floor; Super 6 reopens when the new value is "
+                        "posted and shown")
+            if self.offer is not None or not self.generations:
+                return "the floor's jackpot values are taken between rounds; Super 6 reopens once they are shown"
         if self.won_since_posting:
             names = " and ".join(n.upper() for n in JACKPOTS if n in self.won_since_posting)
             return f"{names} was won; Super 6 reopens when the supervisor posts the new value"
@@ -146,8 +221,11 @@ class JackpotBoard:
 
     def view(self) -> dict:
         """For the snapshot (whose ``jackpots`` key already carries the values)."""
-        return {"changed_at": dict(self.changed_at), "super6_closed": self.super6_closed(),
-                "hits": list(self.hits)}
+        view: dict = {"changed_at": dict(self.changed_at), "super6_closed": self.super6_closed(),
+                      "hits": list(self.hits)}
+        if self.linked:
+            view.update(group=self.group, generations=dict(self.generations), locked=sorted(self.locks))
+        return view
 
 
 def hit_history(journal: Journal, last: int = HISTORY) -> list[dict]:
@@ -158,8 +236,14 @@ def hit_history(journal: Journal, last: int = HISTORY) -> list[dict]:
     hits = []
     for round_id, at, data in rows:
         doc = json.loads(data)
+        # a linked hit is paid the floor's amount: the round's last settlement states it once final
+        settled = journal.db.execute("SELECT data FROM records WHERE round_id = ? AND kind = 'settlement' "
+                                     "ORDER BY seq DESC LIMIT 1", (round_id,)).fetchone()
+        final = {h["seat"]: h for h in json.loads(settled[0]).get("jackpot_hits", [])} if settled else {}
         for hit in doc["hits"]:
-            hits.append(dict(hit, round=round_id, verified_at=at, verified_by=doc["by"]))
+            stated = final.get(hit["seat"], {})
+            amount = stated["amount"] if hit.get("linked") and stated.get("final") else hit["amount"]
+            hits.append(dict(hit, amount=amount, round=round_id, verified_at=at, verified_by=doc["by"]))
     return hits[:last]
 
 
@@ -180,7 +264,8 @@ def report(journal: Journal) -> dict:
 
 def win_message(hit: dict) -> str:
     """What the sign shows for a verified hit."""
-    return f"{hit['jackpot'].upper()} JACKPOT POSITION {hit['seat']} {money(hit['amount'])}"
+    amount = "PENDING" if hit["amount"] is None else money(hit["amount"])     # a linked split not final yet
+    return f"{hit['jackpot'].upper()} JACKPOT POSITION {hit['seat']} {amount}"
 
 
 def _hours(seconds: float) -> str:

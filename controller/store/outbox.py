@@ -2,13 +2,15 @@
 
 Owns the one read the forwarder makes of the table's SQLite journal: every fact of the keyed
 chain (round records and table events alike) after a given chain number, in order, each with
-the digest of the fact before it. It reads through its own read-only connection
+the digest of the fact before it; and, for a linked jackpot, the hits still to claim and the
+locks taken, which the forwarder tells the floor. It reads through its own read-only connection
 (``Journal.read_only``), so the engine's connection and its transactions are never shared or
 waited on: WAL lets a reader see every committed fact while the engine writes.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from controller.store.journal import FACTS, Journal, JournalError
@@ -51,3 +53,22 @@ def chain_end(journal: Journal) -> int:
     """The number of the journal's last fact (0: none yet), read afresh from the file."""
     row = journal.db.execute(f"SELECT COALESCE(MAX(chain), 0) FROM ({FACTS})").fetchone()
     return int(row[0])
+
+
+def hits_to_claim(journal: Journal) -> list[dict]:
+    """A linked jackpot's hits journaled as ``jackpot_pending`` whose final answer from the floor
+    is not in the journal (each with its ``round_id``), oldest first: the forwarder claims them."""
+    final = {(round_id, json.loads(data)["jackpot"]) for round_id, data in journal.db.execute(
+        "SELECT round_id, data FROM records WHERE kind = 'jackpot_claimed'") if json.loads(data).get("final")}
+    rows = journal.db.execute("SELECT round_id, data FROM records WHERE kind = 'jackpot_pending' ORDER BY seq")
+    hits = [dict(json.loads(data), round_id=round_id) for round_id, data in rows]
+    return [h for h in hits if (h["round_id"], h["jackpot"]) not in final]
+
+
+def locks_taken(journal: Journal) -> dict[str, int]:
+    """Each level's last lock the table took (``jackpot_lock_taken``): level -> generation."""
+    taken: dict[str, int] = {}
+    for (data,) in journal.db.execute("SELECT data FROM table_events WHERE kind = 'jackpot_lock_taken' ORDER BY seq"):
+        doc = json.loads(data)
+        taken[doc["level"]] = max(doc["generation"], taken.get(doc["level"], 0))
+    return taken

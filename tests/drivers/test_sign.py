@@ -149,6 +149,14 @@ def test_a_value_row_fits_the_width_or_is_refused(name, cents, width, row):
     assert value_row(name, cents, width) == row
 
 
+@pytest.mark.parametrize(("name", "width", "row"), [
+    ("minor", 16, "MINOR PENDING   "),
+    ("major", 12, "MAJOR PEND  "),                                 # the word, shortened to fit
+])
+def test_a_linked_level_won_on_the_floor_shows_pending(name, width, row):
+    assert value_row(name, 250_000, width, pending=True) == row
+
+
 @pytest.mark.parametrize(("lines", "pages"), [
     (1, [["mega"], ["major"], ["minor"]]),
     (2, [["mega", "major"], ["minor"]]),
@@ -181,6 +189,18 @@ def test_a_won_jackpot_shows_won_until_its_new_value_is_posted():
         drv.show_values(25_000_000, 2_000_000, 1_000_000)
         events.of(SignShowing, values={"mega": 25_000_000, "major": 2_000_000, "minor": 1_000_000})
         assert sign.pages()[1] == ["MAJOR $20,000.00"]
+
+
+def test_a_pending_level_is_not_reported_as_shown_until_its_new_value_is():
+    with running(lambda p: SimulatedSign(p), "tcp", "sign", "sign-alpha", address="01", **FAST) \
+            as (sign, drv, events):
+        events.of(DeviceOnline)
+        drv.show_values(25_000_000, 5_000_000, 1_000_000, pending=("minor",))
+        events.of(SignShowing, values={"mega": 25_000_000, "major": 5_000_000})   # MINOR at no value
+        assert sign.pages()[2] == ["MINOR PENDING".ljust(16)] and "$10,000.00" not in sign.display()
+        drv.show_values(25_000_000, 5_000_000, 800_000)
+        events.of(SignShowing, values={"mega": 25_000_000, "major": 5_000_000, "minor": 800_000})
+        assert sign.pages()[2] == ["MINOR $8,000.00".ljust(16)]
 
 
 def test_a_value_too_wide_for_the_sign_is_reported_and_never_shown_cut():

@@ -11,11 +11,14 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from controller.app.run import RunOptions, TableRun
 from controller.floor.cluster import Cluster, ClusterError
 from controller.floor.link import floor_key
 from controller.floor.schema import apply_schema, enroll
 from controller.floor.settings import FloorSettings
+from controller.store.chain import load_key
 from controller.store.journal import Journal
+from tests.support.rig import Rig, config_text
 
 _ids = itertools.count(1)
 
@@ -78,3 +81,30 @@ def play(journal: Journal, rounds: int) -> None:
         rid = journal.open_round("sheet-004")
         journal.append(rid, "wagers", {"positions": {"1": {"ante": 500}}})
         journal.append(rid, "complete", {})
+
+
+def enroll_table(cluster: Cluster, admin: psycopg.Connection, folder: Path, group: str | None) -> tuple[str, Path]:
+    """A whole table's configuration (simulated devices, a ``[floor]`` section, ``jackpot_group``
+    when given) in ``folder``, enrolled on the floor; its id and its configuration file."""
+    table_id = f"S6-{secrets.token_hex(3)}"
+    data = folder / "data"
+    key, _ = load_key(data, create=True)          # the journal's key, made first: enrolment needs it
+    password = secrets.token_urlsafe(12)
+    role = enroll(admin, table_id, password, floor_key(key, table_id))
+    (folder / "pw").write_text(password)
+    text = config_text().replace('id = "T-TEST"', f'id = "{table_id}"')
+    text += (f'\n[floor]\ndsn = "host={cluster.host} port={cluster.port} dbname=floor"\nuser = "{role}"\n'
+             f'password_file = "{folder / "pw"}"\npoll = 0.05\nheartbeat = 0.2\ndrain = 2\n')
+    if group:
+        text += f'jackpot_group = "{group}"\n'
+    (folder / "table.toml").write_text(text)
+    return table_id, folder / "table.toml"
+
+
+def start_table(config: Path, page: bool = False) -> Rig:
+    """The table of ``enroll_table`` running in this process (its players paused: the test bets),
+    with its dealer's page on a free port when ``page``."""
+    run = TableRun(RunOptions(config=str(config), simulate=True, data_dir=str(config.parent / "data"), page=page,
+                              port=0))
+    run.sim.players.paused = True
+    return Rig(run.start())

@@ -9,30 +9,18 @@ import secrets
 
 import psycopg
 
-from controller.app.run import RunOptions, TableRun
-from controller.floor.link import floor_key
-from controller.floor.schema import enroll
-from controller.store.chain import load_key
+from controller.floor.jackpot import create_group
 from controller.store.journal import Journal
-from tests.support.rig import Rig, config_text
+from tests.floor.conftest import enroll_table, start_table
+
+VALUES = {"mega": 10_000_000, "major": 2_500_000, "minor": 250_000}     # as tests/support/rig.py configures
 
 
 def linked_table(cluster, admin, tmp_path, group: str | None):
-    table_id = f"S6-{secrets.token_hex(3)}"
-    data = tmp_path / "data"
-    key, _ = load_key(data, create=True)          # the journal's key, made first: enrolment needs it
-    password = secrets.token_urlsafe(12)
-    role = enroll(admin, table_id, password, floor_key(key, table_id))
-    (tmp_path / "pw").write_text(password)
-    text = config_text().replace('id = "T-TEST"', f'id = "{table_id}"')
-    text += (f'\n[floor]\ndsn = "host={cluster.host} port={cluster.port} dbname=floor"\nuser = "{role}"\n'
-             f'password_file = "{tmp_path / "pw"}"\npoll = 0.05\nheartbeat = 0.2\ndrain = 2\n')
-    if group:
-        text += f'jackpot_group = "{group}"\n'
-    (tmp_path / "table.toml").write_text(text)
-    run = TableRun(RunOptions(config=str(tmp_path / "table.toml"), simulate=True, data_dir=str(data), page=False))
-    run.sim.players.paused = True
-    return Rig(run.start())
+    table_id, config = enroll_table(cluster, admin, tmp_path, group)
+    if group:                                     # the floor's group, with the configuration's values
+        create_group(admin, group, [table_id], VALUES, by="Ana", reason="opening")
+    return start_table(config)
 
 
 def closed(snap) -> str | None:
@@ -40,7 +28,7 @@ def closed(snap) -> str | None:
 
 
 def test_a_linked_table_closes_super6_while_the_floor_is_out_of_reach(cluster, admin, tmp_path):
-    rig = linked_table(cluster, admin, tmp_path, "G-1")
+    rig = linked_table(cluster, admin, tmp_path, f"G-{secrets.token_hex(3)}")
     try:
         rig.wait(lambda s: closed(s) is None, 15, "Super 6 open (the sign and the floor link up)")
         cluster.stop()

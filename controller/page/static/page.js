@@ -128,20 +128,28 @@ function render(s) {
   $("holds").innerHTML = s.holds.map((h) => `<div>${esc(h)}</div>`).join("");
 
   $("devices").innerHTML = devicesHtml(s.devices, linkIsUp);
+  const locked = (s.jackpot && s.jackpot.locked) || [];     // a linked level won on the floor
   $("jackpots").innerHTML = Object.entries(s.jackpots).map(([name, cents]) =>
-    `<span class="pill">${esc(name.toUpperCase())} ${money(cents)}</span>`).join("");
+    `<span class="pill">${esc(name.toUpperCase())} ${
+      locked.includes(name) ? "JACKPOT PENDING" : money(cents)}</span>`).join("");
 
   const pending = s.jackpot_pending || [];
-  $("jackpot-pending").hidden = !pending.length;
+  const claims = (s.jackpot_claims || []).filter((h) => h.floor !== "final" &&
+    !pending.some((p) => p.jackpot === h.jackpot));
+  $("jackpot-pending").hidden = !pending.length && !claims.length;
   $("jackpot-pending").innerHTML = pending.map((h) =>
-    `JACKPOT ${esc(h.jackpot.toUpperCase())} · position ${h.seat} · ${money(h.amount)} · ${esc(h.cards)}` +
-    " — supervisor: verify the six cards").join("<br>");
+    `JACKPOT ${esc(h.jackpot.toUpperCase())} · position ${h.seat} · ${
+      h.amount === null ? "amount from the floor" : money(h.amount)} · ${esc(h.cards)}` +
+    " — supervisor: verify the six cards" + (h.linked ? ` (floor: ${esc(h.floor)})` : "")).concat(
+    claims.map((h) => `JACKPOT PENDING ${esc(h.jackpot.toUpperCase())} · position ${h.seat} · floor: ${
+      esc(h.floor)}`)).join("<br>");
   const closed = s.jackpot && s.jackpot.super6_closed;
   $("super6").hidden = !closed;
   $("super6").textContent = closed ? "Super 6 closed: " + closed : "";
   $("hits").innerHTML = ((s.jackpot && s.jackpot.hits) || []).map((h) =>
     `<li><span class="kind">${esc(h.jackpot.toUpperCase())} · round ${h.round} · position ${h.seat}</span>${
-      money(h.amount)} (${esc(h.cards)}), verified by ${esc(h.verified_by)}</li>`).join("");
+      h.amount === null ? "amount from the floor pending" : money(h.amount)} (${esc(h.cards)}), verified by ${
+      esc(h.verified_by)}</li>`).join("");
 
   $("dealer-cards").innerHTML = cardsHtml(s.dealer.cards, s.dealer.dealt ? 3 : 0);
   $("announcement").textContent = s.dealer.announcement || "";
@@ -218,7 +226,8 @@ function positionHtml(s, p) {
   }
   const next = s.state === "settling" && s.next_to_pay === p.position;
   if (next) {
-    const waiting = (s.jackpot_pending || []).length > 0;
+    const waiting = (s.jackpot_pending || []).length > 0 ||
+      (s.jackpot_claims || []).some((h) => h.seat === p.position && h.floor !== "final");
     buttons.push(`<button class="confirm${waiting ? " off" : ""}" data-pos-action="confirm"
                    data-position="${p.position}"${off(waiting)}>Settled</button>`);
   }

@@ -125,7 +125,8 @@ for (const b of document.querySelectorAll("[data-sup]")) {
     $("verify-fields").hidden = supAction !== "verify_jackpot";
     const pending = (snap && snap.jackpot_pending) || [];
     $("verify-fields").innerHTML = pending.length ? pending.map((h) =>
-      `${esc(h.jackpot.toUpperCase())} at position ${h.seat}: ${esc(h.cards)} — pay ${money(h.amount)}`).join("<br>")
+      `${esc(h.jackpot.toUpperCase())} at position ${h.seat}: ${esc(h.cards)} — ${
+        h.amount === null ? "the floor states the amount" : "pay " + money(h.amount)}`).join("<br>")
       : "No jackpot hit is waiting to be verified";
     for (const name of ["mega", "major", "minor"]) {
       $("jp-" + name).value = snap && name in snap.jackpots ? (snap.jackpots[name] / 100).toFixed(2) : "";

@@ -1,0 +1,181 @@
+"""The table's side of a linked Super 6 jackpot (docs/floor.md): hits claimed on the floor, locks, new values.
+
+Owns what the table does with the floor's jackpot facts, all of them brought by the engine's
+thread as events the forwarder posted (controller/floor/table_jackpot.py); nothing here talks
+to the floor:
+
+- A hit on a linked table is journaled as ``jackpot_pending`` (level, seat, bet, share, and the
+  generation the round was dealt under) in the reveal's own transaction, right after the
+  settlement, and its level is locked at once (``jackpot_locked``): nothing is paid on the
+  table's own arithmetic. The forwarder claims it; each answer of the floor that differs from
+  the last is journaled as ``jackpot_claimed``; a final one states the settlement again with the
+  floor's amount (the round's last ``settlement`` record, which meters and reports read).
+- The dealer pays the other positions from the dealer's right as usual, passing over a position
+  whose jackpot waits for the floor; it is paid last, once the floor's split is final and a
+  supervisor verified the six cards (verification comes first, as for any hit: nothing is paid
+  before it). The round completes only then.
+- A level won anywhere in the group is locked (JACKPOT PENDING on the page and the sign, Super
+  6 closed); once no round dealt before the lock can still claim it, the table journals
+  ``jackpot_lock_taken`` and the forwarder tells the floor (``floor.ack_lock``).
+- The floor's new values are taken between rounds only (``jackpot_posted`` by the floor, with
+  each level's generation); Super 6 reopens when the sign confirms them.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from controller.round import machine as procedure
+from controller.round.jackpot_desk import JackpotDesk
+from controller.round.ports import ShowMessage
+from controller.rules.words import money
+
+
+class LinkedJackpotDesk(JackpotDesk):
+
+    # --- the floor's levels: locks and new values -------------------------------------------
+
+    def on_floor_levels(self, levels: dict[str, dict]) -> None:
+        """The group's levels as the floor holds them now (at each connect and each notice)."""
+        before = self.jackpot.super6_closed()
+        for level, generation in self.jackpot.floor_levels(levels):
+            self._lock(level, generation, "at a table of the group")
+        self.floor_duties()
+        self._super6_maybe_changed(before)
+
+    def _lock(self, level: str, generation: int, where: str) -> None:
+        self.journal.table_event("jackpot_locked", {"level": level, "generation": generation})
+        self.jackpot.lock(level, generation)
+        self.alert("jackpot_locked", f"JACKPOT PENDING: {level.upper()} won {where}. Super 6 is closed until "
+                   "its new value is posted on the floor and shown")
+        self.show_jackpots_on_sign()
+
+    def floor_duties(self) -> None:
+        """After every event (the engine calls it): tell the floor of each lock taken once no round dealt
+        before it can still claim it, and take the floor's new values when no round is in play."""
+        board = self.jackpot
+        if not board.linked:
+            return
+        for level, generation in sorted(board.locks.items()):
+            if (level, generation) not in board.locks_taken and self._nothing_to_claim(level, generation):
+                self.journal.table_event("jackpot_lock_taken", {"level": level, "generation": generation})
+                board.locks_taken.add((level, generation))
+        if board.offer is not None and self.state in procedure.BETWEEN_ROUNDS:
+            before = board.super6_closed()
+            doc = board.take_offer()
+            if doc is not None:
+                self.log.info("jackpot.posted", by=doc["by"], reason=doc["reason"], old=doc["old"],
+                              new=doc["values"], generations=doc.get("generations"), state=self.state)
+                changes = ", ".join(f"{n.upper()} {money(doc['old'].get(n, 0))} -> {money(doc['values'][n])}"
+                                    for n in doc["changed"]) or "the values already shown"
+                self.alert("jackpot_posted", f"Jackpot values taken from the {doc['by']}, {doc['reason']}: {changes} "
+                           "(generations " + ", ".join(f"{n.upper()} {g}" for n, g in doc["generations"].items()) + ")")
+                self.show_jackpots_on_sign()
+                self.emit(ShowMessage(""))
+                self._super6_maybe_changed(before)
+
+    def _nothing_to_claim(self, level: str, generation: int) -> bool:
+        """No round dealt before the lock can still bring a claim of (level, generation): none is open,
+        it was dealt under another generation, took no Super 6 wager (Super 6 is closed from the lock
+        on), or is settled with its hit of that level, if any, claimed."""
+        rnd = self.round
+        if rnd is None or rnd.complete or rnd.void_reason is not None:
+            return True
+        if rnd.generations.get(level) != generation or not any(w.get("super6") for w in rnd.wagers.values()):
+            return True
+        if rnd.settlement is None:
+            return False                    # its cards are still to come
+        hit = rnd.floor_hits.get(level)
+        return hit is None or hit["claim"] is not None
+
+    # --- a hit ---------------------------------------------------------------------------------
+
+    def journal_jackpot_pending(self, event: Any) -> None:
+        """At the reveal, after the settlement (machine.JOURNALS): each linked hit to claim on the floor."""
+        if not self.jackpot.linked:
+            return
+        rnd = self.open_round
+        for hit in (rnd.settlement or {}).get("jackpot_hits", []):
+            level, generation = hit["jackpot"], rnd.generations.get(hit["jackpot"])
+            if generation is None:          # Super 6 stays closed until the floor's values are taken
+                self.alert("jackpot_claim", f"{level.upper()} hit at position {hit['seat']} in a round opened "
+                           "before the floor's values were taken: call the floor's administrator")
+                continue
+            self.fact("jackpot_pending", jackpot=level, seat=hit["seat"], bet=hit["bet"],
+                      share_percent=hit["share_percent"], generation=generation)
+            if self.jackpot.locks.get(level, 0) < generation:       # before the floor's notice comes back
+                before = self.jackpot.super6_closed()
+                self._lock(level, generation, f"at this table (position {hit['seat']})")
+                self._super6_maybe_changed(before)
+
+    def on_jackpot_claimed(self, round_id: int, level: str, answer: dict | None, refused: str | None) -> None:
+        """The floor's answer to the claim of a hit (or its refusal), posted by the forwarder."""
+        rnd = self.round
+        hit = rnd.floor_hits.get(level) if rnd is not None and rnd.id == round_id and not rnd.complete else None
+        if hit is None or (hit["claim"] or {}).get("final"):
+            self.log.info("jackpot.claim_answer_ignored", round=round_id, level=level, answer=answer,
+                          state=self.state)          # a round already paid: its journal has the final answer
+            return
+        if refused is not None:
+            if hit["refused"] != refused:
+                self.fact("jackpot_claimed", jackpot=level, seat=hit["seat"], refused=refused)
+                self.alert("jackpot_claim", f"The floor refused the {level.upper()} claim of position "
+                           f"{hit['seat']}: {refused}. Nothing is paid; call the floor's administrator",
+                           hit["seat"])
+            return
+        if answer is None or hit["claim"] == answer:
+            return
+        self.fact("jackpot_claimed", jackpot=level, seat=hit["seat"], **answer)
+        split = f"{answer['winners']} winners, claim {answer['claim_order']}" if answer["winners"] > 1 else "alone"
+        self.alert("jackpot_claim", f"{level.upper()} claimed on the floor ({split}): position {hit['seat']}'s part "
+                   f"{money(answer['amount'])}" + ("" if answer["final"] else
+                                                   "; not final until every table of the group took the lock"),
+                   hit["seat"])
+        if answer["final"]:
+            self._state_again(level, answer)
+
+    def _state_again(self, level: str, claim: dict) -> None:
+        """The settlement once more, with the floor's final amount for the hit (the round's last one)."""
+        rnd = self.open_round
+        doc = copy.deepcopy(rnd.settlement or {})
+        for hit in doc.get("jackpot_hits", []):
+            if hit["jackpot"] != level:
+                continue
+            seat = next(s for s in doc["seats"] if s["seat"] == hit["seat"])
+            seat["net"] += claim["amount"] - seat["results"]["super6"]
+            seat["results"]["super6"] = claim["amount"]
+            hit.update(amount=claim["amount"], winners=claim["winners"], posted=claim["value"],
+                       claim_order=claim["claim_order"], generation=claim["generation"], final=True)
+        self.fact("settlement", **doc)
+        self.jackpot.reread_hits()
+        if rnd.jackpot_verified_by:
+            self.emit(ShowMessage(f"{level.upper()} JACKPOT POSITION {self._hit_seat(level)} {money(claim['amount'])}"))
+
+    def _hit_seat(self, level: str) -> int:
+        return self.open_round.floor_hits[level]["seat"]
+
+    def floor_claims(self) -> list[dict[str, Any]]:
+        """The open round's linked hits with the floor's answer so far (the snapshot's ``jackpot_claims``)."""
+        rnd = self.round
+        if rnd is None or rnd.complete:
+            return []
+        return [self.floor_status({"jackpot": level, "seat": hit["seat"], "bet": hit["bet"]})
+                for level, hit in rnd.floor_hits.items()]
+
+    def pending_hits(self) -> list[dict[str, Any]]:
+        return [self.floor_status(hit) for hit in super().pending_hits()]
+
+    def floor_status(self, hit: dict[str, Any]) -> dict[str, Any]:
+        """A hit as the page shows it: a linked one with the floor's answer (its amount once final)."""
+        rnd = self.round
+        linked = rnd.floor_hits.get(hit["jackpot"]) if rnd is not None else None
+        if linked is None:
+            return hit
+        claim = linked["claim"]
+        status = ("refused by the floor: " + linked["refused"] if linked["refused"] else
+                  "waiting for the floor" if claim is None else
+                  "final" if claim["final"] else "claimed; the split is not final yet")
+        # the amount to pay is the floor's final one: a part of a split that is not final may still shrink
+        return dict(hit, linked=True, generation=linked["generation"], claim=claim, floor=status,
+                    amount=claim["amount"] if claim and claim["final"] else None)

@@ -1,0 +1,155 @@
+"""The round core's side of a linked Super 6 jackpot (docs/floor.md), without a floor: the
+forwarder's events (the link, the floor's levels, the answers to claims) posted to the real engine
+by hand on the bench. What a hit journals and when it is paid, locks and when they are taken,
+new values taken between rounds only."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from controller.app.config import parse_config
+from controller.engine import Engine
+from controller.engine_events import FloorJackpots, FloorLink, JackpotClaimed
+from controller.store.journal import Journal
+from drivers.events import SignShowing
+from tests.round.bench import Bench, FakeClock, FakePorts
+from tests.support.rig import config_text
+
+VALUES = {"mega": 10_000_000, "major": 2_500_000, "minor": 250_000}
+FLOOR = '\n[floor]\ndsn = "host=floor.invalid dbname=floor"\nuser = "table_t"\njackpot_group = "G-1"\n'
+
+
+class LinkedBench(Bench):
+    def __init__(self, tmp_path):               # Bench's, with a [floor] section on a linked jackpot
+        self.config = parse_config(config_text("sheet-004") + FLOOR, "bench.toml", tmp_path)
+        self.journal = Journal(tmp_path / "journal.sqlite")
+        self.ports = FakePorts(self.journal)
+        self.clock = FakeClock()
+        self.engine = Engine(self.config, self.journal, self.ports, clock=self.clock)
+        self.table = self.engine.table
+
+    def table_events(self, kind: str) -> list[dict]:
+        return [json.loads(d) for (d,) in self.journal.db.execute(
+            "SELECT data FROM table_events WHERE kind = ? ORDER BY seq", (kind,))]
+
+    def sign_shows_values(self) -> None:
+        board = self.table.jackpot
+        self.post(SignShowing("sign", {k: v for k, v in board.values.items() if k not in board.locks}, ""))
+
+
+def levels(minor: tuple[int, int, str] = (1, 250_000, "open"), reason: str = "opening") -> dict[str, dict[str, Any]]:
+    doc = {lv: {"generation": 1, "value": VALUES[lv], "state": "open"} for lv in ("mega", "major")}
+    doc["minor"] = dict(zip(("generation", "value", "state"), minor, strict=True))
+    return {lv: dict(d, posted_by="Ana", reason=reason, posted_at="2026-11-22T06:00:00+00:00") for lv, d in doc.items()}
+
+
+def answer(order: int = 1, winners: int = 1, amount: int = 250_000, final: bool = False) -> dict[str, Any]:
+    return {"claim_order": order, "winners": winners, "amount": amount, "generation": 1, "value": 250_000,
+            "final": final}
+
+
+def on_the_floor(tmp_path) -> LinkedBench:
+    bench = LinkedBench(tmp_path)
+    bench.devices_up()
+    assert bench.snap["jackpot"]["super6_closed"].startswith("the floor link is down (the floor has not been reached")
+    bench.post(FloorLink(True), FloorJackpots(levels()))
+    assert bench.state == "ready" and bench.snap["jackpot"]["generations"] == {"mega": 1, "major": 1, "minor": 1}
+    bench.sign_shows_values()
+    assert bench.snap["jackpot"]["super6_closed"] is None
+    return bench
+
+
+def test_the_floors_new_values_wait_for_the_round_to_end_and_super6_for_the_sign(tmp_path):
+    bench = on_the_floor(tmp_path)
+    assert bench.table_events("jackpot_posted")[-1]["by"] == "floor (Ana)"
+    bench.open_and_bet({1: {"ante": 500}})
+    assert bench.records("opened")[0].data["generations"] == {"mega": 1, "major": 1, "minor": 1}
+    bench.post(FloorJackpots(levels((2, 300_000, "open"), reason="promotion")))     # posted on the floor mid-round
+    assert bench.snap["jackpots"]["minor"] == 250_000 and len(bench.table_events("jackpot_posted")) == 2
+    assert bench.snap["jackpot"]["super6_closed"].startswith("the floor's jackpot values are taken between rounds")
+    bench.deal("2d 3c 5s", "9h 8h 4d")
+    bench.decide({1: True})
+    bench.settle()
+    assert bench.state == "complete"                # between rounds: taken now
+    posted = bench.table_events("jackpot_posted")[-1]
+    assert (posted["values"]["minor"], posted["generations"]["minor"], posted["reason"]) == (300_000, 2, "promotion")
+    assert bench.snap["jackpot"]["super6_closed"].startswith("the jackpot sign is not showing the posted values")
+    bench.sign_shows_values()
+    assert bench.snap["jackpot"]["super6_closed"] is None
+    refused = bench.act("set_jackpots", role="supervisor", reason="x", **dict(VALUES, minor=200_000))
+    assert not refused.ok and "its values are posted on the floor" in refused.message
+    assert "set_jackpots" not in bench.snap["actions"]
+
+
+def test_a_linked_hit_is_claimed_the_others_are_paid_first_and_it_last_with_the_floors_final_amount(tmp_path):
+    bench = on_the_floor(tmp_path)
+    bench.open_and_bet({1: {"ante": 500}, 2: {"ante": 500, "super6": 1000}})
+    bench.deal("2d 3c 5s", "Ah Kh Qh", "Jh 10h 2c")      # position 2: a royal flush with the dealer's cards
+    bench.decide({1: True, 2: True})
+    round_id = bench.snap["round"]
+    kinds = [r.kind for r in bench.records()]
+    assert kinds.index("jackpot_pending") == kinds.index("settlement") + 1     # in the reveal, before any payment
+    assert bench.records("jackpot_pending")[0].data == {"jackpot": "minor", "seat": 2, "bet": 1000,
+                                                        "share_percent": 100, "generation": 1}
+    assert bench.table_events("jackpot_locked") == [{"level": "minor", "generation": 1}]
+    assert bench.snap["jackpot"]["locked"] == ["minor"] and bench.ports.sign.asked("show_values")[-1][4] == ("minor",)
+    assert bench.snap["jackpot_claims"] == [{"jackpot": "minor", "seat": 2, "bet": 1000, "linked": True,
+                                             "generation": 1, "claim": None, "floor": "waiting for the floor",
+                                             "amount": None}]
+    assert "a supervisor verifies the six cards" in bench.act("confirm", position=1).message
+    bench.done("verify_jackpot", role="supervisor", reason="cards checked")
+    assert bench.snap["settlement_order"] == [2, 1] and bench.snap["next_to_pay"] == 1     # passed over
+    assert bench.act("confirm", position=2).message == ("position 2's Super 6 jackpot waits for the floor's final "
+                                                        "amount; settle position 1 first")
+    bench.done("confirm", position=1)
+    assert "paid once every table of the group took the lock" in bench.act("confirm", position=2).message
+    assert bench.table_events("jackpot_lock_taken") == []               # its own hit is not claimed yet
+    bench.post(JackpotClaimed(round_id, "minor", answer()))
+    bench.post(JackpotClaimed(round_id, "minor", answer()))             # the same answer again: journaled once
+    assert [r.data["amount"] for r in bench.records("jackpot_claimed")] == [250_000]
+    assert bench.table_events("jackpot_lock_taken") == [{"level": "minor", "generation": 1}]
+    assert "waits for the floor's final amount" in bench.act("confirm", position=2).message
+    bench.post(JackpotClaimed(round_id, "minor", answer(winners=2, amount=125_000, final=True)))
+    settlement = bench.records("settlement")[-1].data
+    seat = next(s for s in settlement["seats"] if s["seat"] == 2)
+    assert seat["results"]["super6"] == 125_000 and settlement["jackpot_hits"][0]["winners"] == 2
+    bench.done("confirm", position=2)
+    assert bench.state == "complete"
+    # the dealer does not qualify: position 1's Ante pays even, its Play pushes
+    assert [(r.data["position"], r.data["net"]) for r in bench.records("paid")] == [(1, 500), (2, seat["net"])]
+    assert bench.snap["jackpot"]["hits"][0]["amount"] == 125_000
+    journaled = bench.journal.chain_head
+    bench.post(JackpotClaimed(round_id, "minor", answer(winners=2, amount=125_000, final=True)))    # late: ignored
+    assert bench.journal.chain_head == journaled
+
+
+def test_a_lock_is_taken_once_no_round_dealt_before_it_can_still_claim_it(tmp_path):
+    bench = on_the_floor(tmp_path)
+    bench.open_and_bet({1: {"ante": 500, "super6": 500}})
+    bench.deal("2d 3c 5s", "9h 8h 4d")
+    bench.post(FloorJackpots(levels((1, 250_000, "pending"))))         # won at another table of the group
+    assert bench.table_events("jackpot_locked") == [{"level": "minor", "generation": 1}]
+    assert bench.snap["jackpot"]["super6_closed"].startswith("JACKPOT PENDING: MINOR won on the floor")
+    assert any(a["kind"] == "jackpot_locked" for a in bench.snap["alerts"])
+    assert bench.table_events("jackpot_lock_taken") == []             # this round may still hit MINOR
+    bench.decide({1: True})                                           # no hit
+    assert bench.table_events("jackpot_lock_taken") == [{"level": "minor", "generation": 1}]
+    bench.settle()
+    bench.open_and_bet({2: {"ante": 500, "super6": 500}})              # Super 6 stays closed for new wagers
+    assert bench.snap["positions"][1]["flags"]["super6"].startswith("Super 6 closed: JACKPOT PENDING")
+
+
+def test_a_refused_claim_is_said_once_and_pays_nothing(tmp_path):
+    bench = on_the_floor(tmp_path)
+    bench.open_and_bet({1: {"ante": 500, "super6": 1000}})
+    bench.deal("Ah Kh Qh", "Jh 10h 2c")
+    bench.decide({1: True})
+    bench.done("verify_jackpot", role="supervisor", reason="cards checked")
+    for _ in range(2):
+        bench.post(JackpotClaimed(bench.snap["round"], "minor", None, "table T: round 1: dealt under minor "
+                                  "generation 1, but the floor posted generation 2 since"))
+    assert [r.data.get("refused", "")[:8] for r in bench.records("jackpot_claimed")] == ["table T:"]
+    assert bench.snap["jackpot_claims"][0]["floor"].startswith("refused by the floor: table T")
+    assert "waits for the floor's final amount" in bench.act("confirm", position=1).message
+    assert sum(a["kind"] == "jackpot_claim" for a in bench.snap["alerts"]) == 1
