@@ -147,9 +147,9 @@ def problems(language: str, ids: Ids) -> list[str]:
               if m.id and m.string and placeholders(str(m.id)) != placeholders(str(m.string))]
     mo = mo_path(language)
     if not mo.exists():
-        found.append(f"{language}: {mo.relative_to(ROOT)} is missing (run scripts/catalogue.py)")
+        found.append(f"{language}: {mo.name} is missing (run scripts/catalogue.py)")
     elif _entries(mo.read_bytes()) != _entries(compiled(catalog)):
-        found.append(f"{language}: {mo.relative_to(ROOT)} is not the .po compiled (run scripts/catalogue.py)")
+        found.append(f"{language}: {mo.name} is not the .po compiled (run scripts/catalogue.py)")
     return found
 
 

@@ -44,7 +44,7 @@ from typing import Any
 from controller.app.floorconfig import parse_floor
 from controller.errors import InputError
 from controller.floor.settings import FloorSettings
-from controller.page.i18n import LANGUAGES      # the dealer page's: English and each catalogue
+from controller.page.i18n import LANGUAGES  # the dealer page's: English and each catalogue
 from controller.rules.gaming import KEYS as GAMING_DAY_KEYS
 from controller.rules.gaming import GamingClock, parse_gaming_day
 from controller.rules.paytable import CEILINGS, JACKPOTS, OVERRIDE, PayTableError, Preset, load_paytable, load_preset

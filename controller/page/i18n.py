@@ -140,7 +140,7 @@ class Words:
         """``/words.js``: the page's language and every word of the catalogue, read by static/page.js."""
         catalogue = getattr(self.catalogue, "_catalog", {})     # GNUTranslations' own: id -> translation
         words = {k: v for k, v in catalogue.items() if isinstance(k, str) and k}
-        return (f"// The dealer page's words in {self.language!r}, from the message catalogue (controller/page/i18n.py)\n"
+        return (f"// The dealer page's words in {self.language!r}, from its catalogue (controller/page/i18n.py)\n"
                 f'"use strict";\nconst LANGUAGE = {json.dumps(self.language)};\n'
                 f"const WORDS = {json.dumps(words, ensure_ascii=False, sort_keys=True)};\n")
 

@@ -69,7 +69,7 @@ FLAGS = (
     N_("Super 6 closed: {why}"), N_("{amount} is not a Super 6 bet size ({sizes})"),
     N_("the jackpot sign has not confirmed the values yet"), N_("the sign has not yet confirmed the new values"),
     N_("the floor link is down ({why}): a linked jackpot takes no wagers while cut off"),
-    N_("{jackpot} was won; Super 6 reopens when the supervisor posts the new value"),
+    N_("{jackpots} was won; Super 6 reopens when the supervisor posts the new value"),
     N_("the jackpot sign is not showing the posted values ({why})"),
     N_("sign offline: {reason}"), N_("the sign did not take {command}: {reason}"),
 )
@@ -140,7 +140,8 @@ ALERTS = (
     N_("light a spot"), N_("report every spot"), N_("start talking"), N_("answer each packet (ACK/NAK)"),
     N_("set up its memory"), N_("take the display layout"), N_("show the jackpot values"),
     N_("show its message"), N_("silent for {seconds} s (heartbeat timeout)"),
-    N_("Recovered after a restart: round {round} continues in {state}"), N_("Settlement refused: {reason}"),
+    N_("Recovered after a restart: round {round} continues in {state}"),
+    N_("Recovered after a restart: round {round} continues in ?"), N_("Settlement refused: {reason}"),
     N_("Round voided after a restart: {reason}. Return all wagers."),
     N_("Misdeal declared by the {by}: {reason}. Return all wagers."),
     N_("Round voided by the {by}: {reason}. Return all wagers."),

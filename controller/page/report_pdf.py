@@ -42,7 +42,7 @@ def latin(text: str) -> str:
 
 def pdf_bytes(report: dict[str, Any], timeline: list[dict]) -> bytes:
     """The one-page PDF of ``report`` (its ``timeline`` gives the charts' points)."""
-    from fpdf import FPDF           # loaded only for --pdf: nothing else of the table needs it
+    from fpdf import FPDF  # loaded only for --pdf: nothing else of the table needs it
 
     pdf = FPDF(orientation="L", unit="mm", format="A4")
     pdf.set_auto_page_break(False)                  # one page: the layout cuts, never adds a page

@@ -39,7 +39,7 @@ function recallSeatHtml(rnd, seat) {
 
 function recallRoundHtml(rnd) {
   const tb = rnd.table;
-  const status = tb.status === "open" ? t("in play ({state})", { state: (STATES[tb.state] || [tb.state])[0] })
+  const status = tb.status === "open" ? t("in play ({state})", { state: t(tb.state) })
     : STATUSES[tb.status] || tb.status;
   const dealer = rnd.dealer ? `<span class="cards small">${cardsHtml(rnd.dealer)}</span>`
     : `<span class="dim">${esc(tb.status === "open" ? t("hidden") : t("not dealt"))}</span>`;
