@@ -201,3 +201,25 @@ def test_an_unknown_language_is_refused_at_load_naming_its_line(tmp_path, capsys
     assert main(["config", "check", str(path)]) == 2
     assert f"line {line}: key 'page.language'" in capsys.readouterr().err
     assert parse_config(config_text("sheet-002", page_settings='language = "es"\n'), "t.toml").language == "es"
+
+
+def test_every_text_of_an_autoplayed_session_has_a_message_id(tmp_path):
+    """The snapshots' texts as a played session makes them (the prompts, the dealer's announcements,
+    the settlement lines: built in controller/round/view.py and controller/rules/words.py) all have an
+    id, and read in Spanish differ from the English."""
+    from tests.support.rig import table
+    snaps: list[dict] = []
+    with table(tmp_path, "sheet-004", autoplay=True, rounds=12, seed=5) as rig:
+        rig.engine.observers.append(snaps.append)
+        assert rig.run.dealer.done.wait(120)
+    texts: set[str] = set()
+    for s in snaps:
+        texts.update(s["prompt"], s["holds"], (a["message"] for a in s["alerts"]), [s["dealer"]["announcement"] or ""],
+                     (d["detail"] for d in s["devices"].values()))
+        for p in s["positions"]:
+            texts.update(p["flags"].values(), p["problems"], (p.get("settlement") or {}).get("lines", []))
+    texts.discard("")
+    es = Words("es")
+    assert len(texts) > 30 and any(t.startswith("Dealer plays with") for t in texts)
+    assert sorted(t for t in texts if es.match(t) is None) == []
+    assert sorted(t for t in texts if es.text(t) == t and t not in {"Super 6"}) == []
