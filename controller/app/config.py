@@ -44,6 +44,7 @@ from typing import Any
 from controller.app.floorconfig import parse_floor
 from controller.errors import InputError
 from controller.floor.settings import FloorSettings
+from controller.page.i18n import LANGUAGES  # the dealer page's: English and each catalogue
 from controller.rules.gaming import KEYS as GAMING_DAY_KEYS
 from controller.rules.gaming import GamingClock, parse_gaming_day
 from controller.rules.paytable import CEILINGS, JACKPOTS, OVERRIDE, PayTableError, Preset, load_paytable, load_preset
@@ -62,7 +63,6 @@ class _Checker(TomlChecker):
 
 DEVICE_ROLES = ("shoe", "sensors", "sign")
 SECTIONS = ("table", "jackpot", "data", "log", "page", "gaming_day", "devices", "floor")
-LANGUAGES = ("en", "es")     # the dealer page's catalogues (controller/page/locale/)
 URL_FORMS = re.compile(r"^(/dev/\S+|(socket|rfc2217)://[^\s:/]+:\d{1,5}\S*|loop://\S*|spy://\S+"
                        r"|usb://[0-9a-fA-F]{4}:[0-9a-fA-F]{4}(/\S+)?)$")
 NETWORK_URL = re.compile(r"^(socket|rfc2217)://([^\s:/?]+):(\d+)([/?]\S*)?$")

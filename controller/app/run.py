@@ -135,7 +135,7 @@ class TableRun:
             self.page = DealerPage(self.engine, self.pins, host=config.page_host,
                                    port=config.page_port if opts.port is None else opts.port,
                                    allow=config.page_allow, table_id=config.table_id,
-                                   journal_path=self.journal.path)
+                                   journal_path=self.journal.path, language=config.language)
         self.dealer = None
         if opts.autoplay:
             if self.sim is None:

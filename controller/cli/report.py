@@ -3,8 +3,9 @@
 Owns the command's options and its presentation: text in dollars and local times (the
 default), ``--csv`` (one row per wager type and a total, amounts in dollars as plain
 decimals for a spreadsheet), ``--json`` (the whole report, integer cents, local ISO times),
-and ``--html FILE`` (the one-page printable report with its pictures,
-controller/page/report_page.py). The figures are controller/store/report.py's; the
+``--html FILE`` (the one-page printable report with its pictures,
+controller/page/report_page.py) and ``--pdf FILE`` (the same on one PDF page,
+controller/page/report_pdf.py). The figures are controller/store/report.py's; the
 gaming day and shifts are the configuration's ``[gaming_day]``. Without ``--day`` the
 report is of the gaming day now in progress.
 """
@@ -39,6 +40,7 @@ def add_commands(sub: Subparsers) -> None:
     form.add_argument("--csv", action="store_true", help="CSV: one row per wager type, dollars")
     form.add_argument("--json", action="store_true", help="JSON: the whole report, integer cents")
     p.add_argument("--html", metavar="FILE", help="also write the printable one-page report with its charts")
+    p.add_argument("--pdf", metavar="FILE", help="also write the report with its charts as a one-page PDF")
     add_journal_options(p)
     p.set_defaults(func=cmd_report)
 
@@ -66,6 +68,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.html:
         from controller.page.report_page import printable
         Path(args.html).write_text(printable(report), encoding="utf-8")
+    if args.pdf:
+        from controller.page.report_pdf import pdf_bytes
+        Path(args.pdf).write_bytes(pdf_bytes(report, report["timeline"]))
     timeline = report.pop("timeline")
     if args.json:
         print(json.dumps(report))
@@ -73,8 +78,9 @@ def cmd_report(args: argparse.Namespace) -> int:
         write_csv(report)
     else:
         print_text(report)
-    if args.html:
-        print(f"report: {args.html} written ({len(timeline)} rounds drawn)", file=sys.stderr)
+    for written in (args.html, args.pdf):
+        if written:
+            print(f"report: {written} written ({len(timeline)} rounds drawn)", file=sys.stderr)
     n = report["rounds"]
     progress.say(f"report: {n['complete']} rounds complete, {n['void']} void, hold "
                  f"{money(report['totals']['hold'])} on {money(report['totals']['wagered'])} wagered")

@@ -23,7 +23,7 @@ from controller.rules.words import money
 IRREGULARITIES_SHOWN = 25          # one page: the rest are counted (the CLI and JSON list them all)
 
 
-def _pct(value: float | None) -> str:
+def pct(value: float | None) -> str:
     return "–" if value is None else f"{value:.2f}%"
 
 
@@ -86,11 +86,11 @@ def fragment(report: dict[str, Any], timeline: list[dict]) -> str:
             continue
         band = "–" if w["sigma_percent"] is None else f"±{2 * w['sigma_percent']:.2f}"
         out.append(f"<tr><td>{label(spot)}</td><td>{w['wagers']}</td><td>{money(w['wagered'])}</td>"
-                   f"<td>{money(w['paid'])}</td><td>{money(w['hold'])}</td><td>{_pct(w['hold_percent'])}</td>"
-                   f"<td>{_pct(w['theoretical_hold_percent'])}</td><td>{band}</td></tr>")
+                   f"<td>{money(w['paid'])}</td><td>{money(w['hold'])}</td><td>{pct(w['hold_percent'])}</td>"
+                   f"<td>{pct(w['theoretical_hold_percent'])}</td><td>{band}</td></tr>")
     t = r["totals"]
     out.append(f'<tr class="total"><td>total</td><td></td><td>{money(t["wagered"])}</td><td>{money(t["paid"])}</td>'
-               f'<td>{money(t["hold"])}</td><td>{_pct(t["hold_percent"])}</td><td></td><td></td></tr>'
+               f'<td>{money(t["hold"])}</td><td>{pct(t["hold_percent"])}</td><td></td><td></td></tr>'
                "</tbody></table>")
     notes = []
     if r["wagers"]["ante"].get("ante_bonus_paid"):

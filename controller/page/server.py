@@ -12,6 +12,7 @@ state-changing request that is not this page's JSON, are refused too (controller
 Routes:
   GET  /                 the page (controller/page/static/index.html)
   GET  /static/...       its script, style and card images; nothing comes from elsewhere
+  GET  /words.js         the page's words in the table's language (page.language; controller/page/i18n.py)
   GET  /api/state        the current snapshot (JSON)
   GET  /api/events       server-sent events: the current snapshot at once, then the newest one
                          whenever one is published (``event: snapshot``, ``data:`` the JSON);
@@ -56,12 +57,13 @@ from aiohttp import web
 from controller.engine_events import PageAlert
 from controller.errors import InputError
 from controller.page.fence import Challenges, Fence, Throttle, quoted
+from controller.page.i18n import Words
 from controller.page.reports import SupervisorReports
 from controller.page.streams import Streams
 from controller.round import machine as procedure
 from controller.store.journal import Journal, JournalError
 from controller.store.pins import MIN_PIN, PRIVILEGED_ROLES, PinRefused, PinStore, duration
-from controller.store.recall import recall
+from controller.store.recall import as_the_table_shows, recall
 
 STATIC_DIR = Path(__file__).with_name("static")
 # the page may load nothing from anywhere but this controller. Referrers go to this page only
@@ -85,7 +87,7 @@ class PageError(InputError, RuntimeError):
 
 class DealerPage:
     def __init__(self, engine, pins: PinStore, *, host: str, port: int, allow: tuple[str, ...],
-                 table_id: str, journal_path: Path | None = None):
+                 table_id: str, journal_path: Path | None = None, language: str = "en"):
         self.engine = engine
         self.pins = pins
         self.journal_path = journal_path        # read for recall only, never written
@@ -98,6 +100,8 @@ class DealerPage:
         self._error: BaseException | None = None
         self._stopping: asyncio.Event | None = None
         self.streams = Streams(self.log)
+        self.words = Words(language)            # what the dealer reads, in the table's language
+        self._translated: tuple[dict | None, dict] = (None, {})   # the newest snapshot and its translation
         self._pending: tuple[dict, float] = (engine.snapshot, time.monotonic())   # see _published
         self._wake_due = False
         self.fence = Fence(host)
@@ -175,13 +179,19 @@ class DealerPage:
 
     @property
     def _latest(self) -> dict:
-        """The newest snapshot the engine published."""
-        return self._pending[0]
+        """The newest snapshot the engine published, in the page's language."""
+        return self._translate(self._pending[0])
+
+    def _translate(self, snap: dict) -> dict:
+        # on the page's loop only, once per snapshot (for English, the engine's own object)
+        if self._translated[0] is not snap:
+            self._translated = (snap, self.words.snapshot(snap))
+        return self._translated[1]
 
     def _wake(self) -> None:
         self._wake_due = False              # cleared before reading: a later snapshot wakes again
         snap, published = self._pending
-        self.streams.stamp(snap, published)
+        self.streams.stamp(self._translate(snap), published)
         self.streams.wake()
 
     # --- HTTP -----------------------------------------------------------------------------
@@ -189,6 +199,7 @@ class DealerPage:
     def _app(self) -> web.Application:
         app = web.Application(middlewares=[self._only_allowed, self._fenced], client_max_size=16 * 1024)
         app.router.add_get("/", self._index)
+        app.router.add_get("/words.js", self._words)
         app.router.add_static("/static/", STATIC_DIR, follow_symlinks=False)
         app.router.add_get("/api/state", self._state)
         app.router.add_get("/api/events", self._events)
@@ -256,6 +267,9 @@ class DealerPage:
     async def _index(self, request: web.Request) -> web.FileResponse:
         return web.FileResponse(STATIC_DIR / "index.html")
 
+    async def _words(self, request: web.Request) -> web.Response:
+        return web.Response(text=self.words.words_script(), content_type="text/javascript")
+
     async def check_pin(self, role: str, pin: str, action: str, words: str, remote: str | None) -> str:
         """Who holds ``pin`` for ``role`` (checked off the loop: it is slow on purpose); PinRefused
         otherwise, after telling the table when the wrong PINs just locked PIN entry."""
@@ -291,19 +305,19 @@ class DealerPage:
 
     async def _recall(self, request: web.Request) -> web.Response:
         if self.journal_path is None:
-            return _answer(503, False, "recall is not available: this page was started without the journal")
+            return self._say(503, False, "recall is not available: this page was started without the journal")
         try:
             rounds = await asyncio.get_running_loop().run_in_executor(None, self._read_recall)
         except (sqlite3.Error, JournalError, LookupError) as err:
             self.log.warning("page.recall_failed", error=str(err))
-            return _answer(503, False, f"recall: cannot read the journal: {err}")
+            return self._say(503, False, f"recall: cannot read the journal: {err}")
         return web.json_response({"ok": True, "table": self._latest["table"], "rounds": rounds})
 
     def _read_recall(self) -> list[dict]:
         assert self.journal_path is not None
         journal = Journal.read_only(self.journal_path, keyed=False)
         try:
-            return [as_the_table_shows(doc) for doc in recall(journal, last=RECALL_ROUNDS)]
+            return [self.words.recalled(as_the_table_shows(doc)) for doc in recall(journal, last=RECALL_ROUNDS)]
         finally:
             journal.close()
 
@@ -315,29 +329,29 @@ class DealerPage:
         try:
             body = await request.json()
         except (json.JSONDecodeError, UnicodeDecodeError, ValueError):
-            return _answer(400, False, "the request body must be a JSON object")
+            return self._say(400, False, "the request body must be a JSON object")
         if not isinstance(body, dict):
-            return _answer(400, False, "the request body must be a JSON object")
+            return self._say(400, False, "the request body must be a JSON object")
         unknown = sorted(set(body) - REQUEST_KEYS)
         if unknown:
-            return _answer(400, False, f"unknown field {unknown[0]!r}")
+            return self._say(400, False, f"unknown field {unknown[0]!r}")
         action = body.pop("action", None)
         role = body.pop("role", None) or "dealer"
         pin = body.pop("pin", None)
         challenge = body.pop("challenge", None)
         if not isinstance(action, str):
-            return _answer(400, False, "say which action (\"action\": \"open_betting\", ...)")
+            return self._say(400, False, "say which action (\"action\": \"open_betting\", ...)")
         loop = asyncio.get_running_loop()
         who = ""
         if action in procedure.SUPERVISOR_ACTIONS:
             words = action.replace("_", " ")
             if role not in PRIVILEGED_ROLES:
-                return _answer(401, False, f"{words} needs a supervisor or technician PIN")
+                return self._say(401, False, f"{words} needs a supervisor or technician PIN")
             if not isinstance(pin, str) or not pin:
-                return _answer(401, False, f"{words} needs the {role}'s PIN")
+                return self._say(401, False, f"{words} needs the {role}'s PIN")
             if len(pin) < MIN_PIN:
                 # no PIN is this short: refused without being tried, so a slip does not lock the role
-                return _answer(400, False, f"a {role} PIN has at least {MIN_PIN} digits; this one was "
+                return self._say(400, False, f"a {role} PIN has at least {MIN_PIN} digits; this one was "
                                            "not tried and does not count as a wrong PIN")
             refusal = self.challenges.redeem(challenge)
             if refusal is not None:             # a recorded request played again stops here, untried
@@ -345,37 +359,24 @@ class DealerPage:
                 if held is not None:
                     self.log.warning("page.challenge_refused", remote=request.remote, action=action,
                                      role=role, reason=refusal, more_refused=held)
-                return _answer(403, False, refusal)
+                return self._say(403, False, refusal)
             try:
                 who = await self.check_pin(role, pin, action, words, request.remote)
             except PinRefused as err:
-                return _answer(403, False, str(err))
+                return self._say(403, False, str(err))
         elif role != "dealer" or pin is not None or challenge is not None:
-            return _answer(400, False, f"{action.replace('_', ' ')} is a dealer's action; "
+            return self._say(400, False, f"{action.replace('_', ' ')} is a dealer's action; "
                                        "it takes no role, PIN or challenge")
         verdict = await loop.run_in_executor(
             None, functools.partial(self.engine.act, action, role=role, who=who, **body))
         status = 200 if verdict.ok else 504 if verdict.unknown else 409
-        return _answer(status, verdict.ok, verdict.message or "done")
+        return self._say(status, verdict.ok, verdict.message or "done")
+
+    def _say(self, status: int, ok: bool, message: str) -> web.Response:
+        """An answer to the dealer's page, its words in the table's language."""
+        return _answer(status, ok, self.words.text(message) or message)
 
 
 def _answer(status: int, ok: bool, message: str) -> web.Response:
     return web.json_response({"ok": ok, "message": message}, status=status)
 
-
-def as_the_table_shows(doc: dict) -> dict:
-    """A recalled round as the page may show it. A round still in play shows no card the table
-    does not show (controller/round/view.py): none before the dealer's hand is revealed, and a
-    folded hand stays face down until the round is over. A finished round shows everything."""
-    table = doc["table"]
-    if table["status"] != "open":
-        return doc
-    revealed = table["announcement"] is not None
-    shown = {k: v for k, v in doc.items() if k != "dealer" or revealed}
-    shown["seats"] = [{k: v for k, v in seat.items()
-                       if k != "cards" or (revealed and seat.get("play") is not False)}
-                      for seat in doc["seats"]]
-    shown["table"] = dict(table, dead_hands=[])
-    shown["hidden"] = ("cards are shown once the dealer's hand is revealed; folded hands once the round is over"
-                       if not revealed else "folded hands are shown once the round is over")
-    return shown

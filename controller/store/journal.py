@@ -29,7 +29,6 @@ Schema (version 2):
 from __future__ import annotations
 
 import contextlib
-import hmac
 import json
 import sqlite3
 from collections.abc import Callable
@@ -296,29 +295,10 @@ class Journal:
         return result.legacy_records + result.keyed
 
     def check_at_start(self) -> int:
-        """Start-up integrity check: SQLite's own check, then the chain from the last checkpoint
-        (whose own MAC must hold) on, or all of it. Returns how many facts were checked; raises
-        JournalError naming the file and the first bad fact."""
-        from controller.store.verify import checkpoint_mac, verify_from, verify_journal
-        row = self.db.execute("PRAGMA quick_check(1)").fetchone()
-        if row[0] != "ok":
-            raise JournalError(f"{self.path}: the database is damaged: {row[0]}")
-        through, digest, mac = (self.meta(k) for k in ("checked_through", "checked_digest", "checked_mac"))
-        if through and digest and mac:
-            if not hmac.compare_digest(checkpoint_mac(self.key, int(through), digest), mac) or \
-                    self.digest_before(int(through) + 1) != digest:
-                raise JournalError(f"{self.path}: fact {through} no longer matches the digest recorded "
-                                   "when it was last checked")
-            checked = verify_from(self, int(through) + 1, digest)
-        else:
-            result = verify_journal(self)
-            checked = result.legacy_records + result.keyed
-        if self._next_chain > 1:
-            last = self._next_chain - 1
-            self.set_meta("checked_through", str(last))
-            self.set_meta("checked_digest", self._last_digest)
-            self.set_meta("checked_mac", checkpoint_mac(self.key, last, self._last_digest))
-        return checked
+        """Start-up integrity check (controller/store/verify.py ``check_at_start``): how many facts
+        were checked; raises JournalError naming the file and the first bad fact."""
+        from controller.store.verify import check_at_start
+        return check_at_start(self)
 
     @property
     def chain_head(self) -> tuple[int, str]:

@@ -8,7 +8,8 @@ Owns two read-only views of the journal:
   wagers accepted, hands, decisions, the results it paid per position, the
   positions confirmed paid, void reason and alerts. Piping a recalled round
   into ``settle`` settles it again independently; ``table.results`` is what
-  to compare with.
+  to compare with. ``as_the_table_shows`` hides from a round still in play
+  what the table does not show (the page's recall).
 - ``meters``: per wager type the number of wagers, the amount wagered, paid
   to players and taken by the house, and the hold; rounds complete and void,
   jackpot hits and device events (door, jam, offline). By default they
@@ -155,3 +156,21 @@ def rounds_summary(journal: Journal, first_round: int) -> dict:
             "rounds_voided": sum(1 for _, s in rows if s == "void"),
             "rounds_open": sum(1 for _, s in rows if s == "open"),
             "wagered_cents": wagered, "paid_cents": paid}
+
+
+def as_the_table_shows(doc: dict) -> dict:
+    """A recalled round as the page may show it. A round still in play shows no card the table
+    does not show (controller/round/view.py): none before the dealer's hand is revealed, and a
+    folded hand stays face down until the round is over. A finished round shows everything."""
+    table = doc["table"]
+    if table["status"] != "open":
+        return doc
+    revealed = table["announcement"] is not None
+    shown = {k: v for k, v in doc.items() if k != "dealer" or revealed}
+    shown["seats"] = [{k: v for k, v in seat.items()
+                       if k != "cards" or (revealed and seat.get("play") is not False)}
+                      for seat in doc["seats"]]
+    shown["table"] = dict(table, dead_hands=[])
+    shown["hidden"] = ("cards are shown once the dealer's hand is revealed; folded hands once the round is over"
+                       if not revealed else "folded hands are shown once the round is over")
+    return shown

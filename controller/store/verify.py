@@ -69,6 +69,30 @@ def checkpoint_mac(key: bytes, chain: int, digest: str) -> str:
     return hmac.new(key, f"checkpoint|{chain}|{digest}".encode(), hashlib.sha256).hexdigest()
 
 
+def check_at_start(journal: Journal) -> int:
+    """SQLite's own check, then the chain from the last checkpoint (whose own MAC must hold) on, or
+    all of it; then the checkpoint moves to the chain's head. Returns how many facts were checked."""
+    row = journal.db.execute("PRAGMA quick_check(1)").fetchone()
+    if row[0] != "ok":
+        raise JournalError(f"{journal.path}: the database is damaged: {row[0]}")
+    through, digest, mac = (journal.meta(k) for k in ("checked_through", "checked_digest", "checked_mac"))
+    if through and digest and mac:
+        if not hmac.compare_digest(checkpoint_mac(journal.key, int(through), digest), mac) or \
+                journal.digest_before(int(through) + 1) != digest:
+            raise JournalError(f"{journal.path}: fact {through} no longer matches the digest recorded "
+                               "when it was last checked")
+        checked = verify_from(journal, int(through) + 1, digest)
+    else:
+        result = verify_journal(journal)
+        checked = result.legacy_records + result.keyed
+    last, head = journal.chain_head
+    if last > 0:
+        journal.set_meta("checked_through", str(last))
+        journal.set_meta("checked_digest", head)
+        journal.set_meta("checked_mac", checkpoint_mac(journal.key, last, head))
+    return checked
+
+
 def _verify_legacy(journal: Journal) -> tuple[int, str]:
     """Schema-1 records (before the chain was keyed) on their plain chain, exactly as many as the
     journal held when its keyed chain began (that boundary is under the key), none after a keyed one."""

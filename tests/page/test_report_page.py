@@ -31,7 +31,11 @@ def test_the_supervisor_sees_the_days_charts_against_theory(tmp_path, page):
         assert rig.run.dealer.done.wait(120)
         rig.run.pins.set_pin("supervisor", "Ana", "2468")
         day = _gaming_day(rig)
-        page.goto(rig.run.page.url + "report")
+        page.goto(rig.run.page.url)                 # the dealer's page links to the report, in view
+        link = page.locator("#report-link")
+        expect(link).to_be_in_viewport(ratio=1)
+        link.click()
+        page.wait_for_url(rig.run.page.url + "report")
         # a wrong PIN shows nothing and says why
         assert _ask(page, "1111", day) == "refused"
         expect(page.locator("#message")).to_contain_text("wrong supervisor PIN")

@@ -141,3 +141,56 @@ def test_a_bad_day_or_shift_is_refused_in_words(capsys, played):
     assert "no such shift (gaming_day.shifts: early)" in capsys.readouterr().err
     empty = json.loads(report(capsys, played, "--json", "--day", "2001-01-01"))
     assert empty["rounds"] == {"complete": 0, "void": 0, "open": 0} and empty["wagers"]["ante"]["hold_percent"] is None
+
+
+def test_the_pdf_is_one_page_with_the_json_reports_totals_and_charts(tmp_path, capsys, played):
+    from pypdf import PdfReader
+    doc = json.loads(report(capsys, played, "--json"))
+    pdf = tmp_path / "day.pdf"
+    report(capsys, played, "--pdf", str(pdf))
+    reader = PdfReader(pdf)
+    assert len(reader.pages) == 1
+    box = reader.pages[0].mediabox
+    assert (round(float(box.width)), round(float(box.height))) == (842, 595)        # A4 landscape, points
+    text = reader.pages[0].extract_text()
+    t = doc["totals"]
+    for cents in (t["wagered"], t["paid"], t["hold"]):
+        assert f"${abs(cents) // 100:,}.{abs(cents) % 100:02d}" in text, cents
+    assert f"{t['hold_percent']:.2f}%" in text
+    for spot in ("ante", "pair_plus", "super6"):                  # each wager type's line, in dollars
+        w = doc["wagers"][spot]
+        assert f"${w['wagered'] // 100:,}.{w['wagered'] % 100:02d}" in text, spot
+    assert f"gaming day {doc['gaming_day']}" in text and "(Europe/Madrid)" in text
+    assert f"{doc['rounds']['complete']} complete, 1 void" in text
+    # the charts: a hold chart per wager type made, rounds and faults per hour, their words drawn
+    assert text.count("hold % against theory ±2 SD") == sum(1 for w in doc["wagers"].values() if w["wagers"])
+    assert "Rounds per hour" in text and "Device faults per hour" in text
+    assert "misdeal" in text and "4 cards" in text                # the void and the irregularity
+
+
+def test_a_long_day_still_fits_one_page_and_counts_what_it_left_out(tmp_path):
+    from pypdf import PdfReader
+
+    from controller.page.report_pdf import pdf_bytes
+    zero = {"wagers": 0, "wagered": 0, "paid": 0, "taken": 0, "hold": 0, "hold_percent": None,
+            "theoretical_hold_percent": None, "sigma_percent": None}
+    day = {"table": "T-1", "preset": "sheet-004", "gaming_day": "2026-03-07", "shift": None,
+           "from": "2026-03-07T06:00:00+01:00", "to": "2026-03-08T06:00:00+01:00",
+           "gaming_day_settings": {"time_zone": "Europe/Madrid"}, "rounds": {"complete": 0, "void": 0, "open": 0},
+           "wagers": {s: dict(zero) for s in ("ante", "play", "pair_plus", "six_card_bonus", "super6")},
+           "totals": {"wagered": 0, "paid": 0, "taken": 0, "hold": 0, "hold_percent": None},
+           "cap_reductions": 0, "rounds_per_hour": {}, "jackpot_hits": [], "voids": [],
+           "irregularities": [{"at": f"2026-03-07T{10 + i // 60:02d}:{i % 60:02d}:00+01:00", "round": i,
+                               "category": "device_fault", "message": f"The shoe is not answering ({i}) — "
+                               + "a long explanation of the fault that takes most of a line " * 2}
+                              for i in range(300)]}
+    day["wagers"]["ante"]["ante_bonus_paid"] = 0
+    out = tmp_path / "long.pdf"
+    out.write_bytes(pdf_bytes(day, []))
+    reader = PdfReader(out)
+    assert len(reader.pages) == 1
+    text = reader.pages[0].extract_text()
+    shown = text.count("The shoe is not answering (")
+    assert 5 < shown < 300
+    assert f"and {300 - shown} more (table-controller report lists them all)" in text.replace("\n", " ")
+    assert "Irregularities (300)" in text and "Jackpot hits (0)" in text

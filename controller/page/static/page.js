@@ -1,26 +1,69 @@
 // The dealer's page: renders each snapshot the controller pushes (server-sent events). It holds
 // no game state of its own: whatever it shows comes from the last snapshot (docs/page-api.md).
 // touch.js posts the dealer's touches; recall.js shows the last rounds from the journal.
+// Every word the dealer reads goes through t(): the catalogue's words in the table's language
+// (/words.js, loaded before this script: LANGUAGE and WORDS), keyed by their English text.
 "use strict";
 
-const SPOTS = [["ante", "Ante"], ["play", "Play"], ["pair_plus", "Pair Plus"],
-               ["six_card_bonus", "6 Card Bonus"], ["super6", "Super 6"]];
+// a word of the page in the table's language; {name} is filled from values
+const fill = (text, values) => text.replace(/\{(\w+)\}/g,
+  (whole, name) => (values && name in values ? String(values[name]) : whole));
+const t = (id, values) => fill(WORDS[id] || id, values);
+// the same English word meaning two things (the Play spot, the Play button): told apart by a
+// context, as gettext's pgettext does (its key in the catalogue: context, \u0004, the word)
+const tc = (context, id, values) => fill(WORDS[context + "\u0004" + id] || WORDS[id] || id, values);
+
+// the static page's words, marked data-t (its text) and data-t-ATTR (that attribute), as the
+// catalogue's extractor reads them (scripts/catalogue.py): whitespace runs count as one space
+function translatePage() {
+  document.documentElement.lang = LANGUAGE;
+  for (const el of document.querySelectorAll("[data-t]")) {
+    for (const node of el.childNodes) {
+      const text = node.nodeType === Node.TEXT_NODE ? node.textContent : "";
+      if (!text.trim()) continue;
+      node.textContent = text.match(/^\s*/)[0] + t(text.trim().replace(/\s+/g, " ")) + text.match(/\s*$/)[0];
+    }
+  }
+  for (const attr of ["title", "placeholder", "aria-label"]) {
+    for (const el of document.querySelectorAll(`[data-t-${attr}]`)) el.setAttribute(attr, t(el.getAttribute(attr)));
+  }
+}
+translatePage();
+
+const SPOTS = [["ante", t("Ante")], ["play", t("Play")], ["pair_plus", t("Pair Plus")],
+               ["six_card_bonus", t("6 Card Bonus")], ["super6", t("Super 6")]];
 const SUITS = { c: "♣", d: "♦", h: "♥", s: "♠" };
 const SUPERVISOR = ["void_round", "override_wager", "reset_meters", "verify_jackpot", "set_jackpots"];
 // each state: its name on the badge, and the state in words when a touch is not possible in it
 const STATES = {
-  starting: ["Starting", "the table is checking its devices"],
-  ready: ["Ready", "no round is open"],
-  betting: ["Betting", "betting is open"],
-  closed: ["No more bets", "no more bets was called and the cards are still to be dealt"],
-  dealing: ["Dealing", "the cards are being dealt"],
-  decisions: ["Decisions", "the players are deciding"],
-  collecting: ["Collecting", "the folded hands are being collected; the dealer's hand is not revealed yet"],
-  settling: ["Settling", "the wagers are being settled"],
-  complete: ["Complete", "the round is complete"],
-  void: ["Void", "the round is void"],
-  held: ["Held", "the round is held"],
+  starting: [t("Starting"), t("the table is checking its devices")],
+  ready: [t("Ready"), t("no round is open")],
+  betting: [t("Betting"), t("betting is open")],
+  closed: [t("No more bets"), t("no more bets was called and the cards are still to be dealt")],
+  dealing: [t("Dealing"), t("the cards are being dealt")],
+  decisions: [t("Decisions"), t("the players are deciding")],
+  collecting: [t("Collecting"), t("the folded hands are being collected; the dealer's hand is not revealed yet")],
+  settling: [t("Settling"), t("the wagers are being settled")],
+  complete: [t("Complete"), t("the round is complete")],
+  void: [t("Void"), t("the round is void")],
+  held: [t("Held"), t("the round is held")],
 };
+// the names of what the snapshot gives as machine words: alert kinds, devices, their states
+const KINDS = {
+  misdeal: t("misdeal"), past_posting: t("past posting"), play_amount: t("play amount"),
+  unread_spot: t("unread spot"), device_fault: t("device fault"), device_offline: t("device offline"),
+  device_security: t("device security"), sensor_fault: t("sensor fault"), shoe_error: t("shoe error"),
+  command_failed: t("command failed"), deck_check: t("deck check"), deck_count: t("deck count"),
+  dead_hand: t("dead hand"), shoe_slow: t("shoe slow"), shuffle_late: t("shuffle late"), hold: t("hold"),
+  recovery: t("recovery"), settlement: t("settlement"), void: t("void"), supervisor_called: t("supervisor called"),
+  super6_closed: t("Super 6 closed"), super6_open: t("Super 6 open"), jackpot_hit: t("jackpot hit"),
+  jackpot_verified: t("jackpot verified"), jackpot_posted: t("jackpot posted"), internal_error: t("internal error"),
+  config_changed: t("configuration changed"), clock: t("clock"), security: t("security"),
+  pin_lockout: t("PIN lockout"),
+};
+const DEVICES = { shoe: t("shoe"), sensors: t("sensors"), sign: t("sign") };
+const STATUS = { online: t("online"), offline: t("offline"), jammed: t("jammed"), "door open": t("door open"),
+                 unknown: t("unknown") };
 // the footer button that is the dealer's next step in each state
 const NEXT_STEP = { ready: "open_betting", complete: "open_betting", void: "open_betting",
                     betting: "no_more_bets", closed: "deal", collecting: "reveal" };
@@ -37,6 +80,7 @@ const money = (cents) => {
   return `${sign}$${dollars}.${String(abs % 100).padStart(2, "0")}`;
 };
 const words = (action) => action.replace(/_/g, " ");
+const kindWords = (kind) => KINDS[kind] || words(kind);
 const stateWords = (state) => (STATES[state] || [state, state])[1];
 const two = (n) => String(n).padStart(2, "0");
 // an ISO 8601 time (UTC) as the browser's local time of day, HH:MM:SS
@@ -74,7 +118,7 @@ function connect() {
 function linkUp(up) {
   linkIsUp = up;
   $("link").className = "link " + (up ? "up" : "down");
-  $("link").textContent = up ? "Live" : "Connection lost";
+  $("link").textContent = up ? t("Live") : t("Connection lost");
   $("lost").hidden = up;
   document.body.dataset.link = up ? "up" : "down";
   if (up) return;
@@ -99,16 +143,17 @@ function devicesHtml(devices, up) {
   return Object.entries(devices).map(([role, d]) => {
     const status = !up ? "unknown" : d.status || (d.online ? "online" : d.detail);
     const kind = !up ? " unknown" : status === "online" ? "" : " bad";
-    const title = up ? d.detail : "not known while the connection to the table is lost";
-    return `<span class="pill${kind}" data-device="${esc(role)}" title="${esc(title)}">${esc(role)}: ${
-      esc(status)}</span>`;
+    const title = up ? d.detail : t("not known while the connection to the table is lost");
+    return `<span class="pill${kind}" data-device="${esc(role)}" title="${esc(title)}">${esc(DEVICES[role] || role)}: ${
+      esc(STATUS[status] || status)}</span>`;
   }).join("");
 }
 
 function alertHtml(a) {
-  const where = a.round ? `round ${a.round}` : "table";
+  const where = a.round ? t("round {round}", { round: a.round }) : t("table");
   return `<li><span class="kind"><time datetime="${esc(a.at || "")}">${clock(a.at)}</time> · ${where} · ${
-    esc(words(a.kind))}${a.position ? ` · position ${a.position}` : ""}</span>${esc(a.message)}</li>`;
+    esc(kindWords(a.kind))}${a.position ? " · " + t("position {position}", { position: a.position }) : ""}</span>${
+    esc(a.message)}</li>`;
 }
 
 function render(s) {
@@ -131,25 +176,27 @@ function render(s) {
   const locked = (s.jackpot && s.jackpot.locked) || [];     // a linked level won on the floor
   $("jackpots").innerHTML = Object.entries(s.jackpots).map(([name, cents]) =>
     `<span class="pill">${esc(name.toUpperCase())} ${
-      locked.includes(name) ? "JACKPOT PENDING" : money(cents)}</span>`).join("");
+      locked.includes(name) ? esc(t("JACKPOT PENDING")) : money(cents)}</span>`).join("");
 
   const pending = s.jackpot_pending || [];
   const claims = (s.jackpot_claims || []).filter((h) => h.floor !== "final" &&
     !pending.some((p) => p.jackpot === h.jackpot));
   $("jackpot-pending").hidden = !pending.length && !claims.length;
-  $("jackpot-pending").innerHTML = pending.map((h) =>
-    `JACKPOT ${esc(h.jackpot.toUpperCase())} · position ${h.seat} · ${
-      h.amount === null ? "amount from the floor" : money(h.amount)} · ${esc(h.cards)}` +
-    " — supervisor: verify the six cards" + (h.linked ? ` (floor: ${esc(h.floor)})` : "")).concat(
-    claims.map((h) => `JACKPOT PENDING ${esc(h.jackpot.toUpperCase())} · position ${h.seat} · floor: ${
-      esc(h.floor)}`)).join("<br>");
+  $("jackpot-pending").innerHTML = pending.map((h) => esc(t(
+    "JACKPOT {jackpot} · position {position} · {amount} · {cards} — supervisor: verify the six cards",
+    { jackpot: h.jackpot.toUpperCase(), position: h.seat, cards: h.cards,
+      amount: h.amount === null ? t("amount from the floor") : money(h.amount) })) +
+    (h.linked ? " " + esc(t("(floor: {status})", { status: h.floor })) : "")).concat(
+    claims.map((h) => esc(t("JACKPOT PENDING {jackpot} · position {position} · floor: {status}",
+      { jackpot: h.jackpot.toUpperCase(), position: h.seat, status: h.floor })))).join("<br>");
   const closed = s.jackpot && s.jackpot.super6_closed;
   $("super6").hidden = !closed;
-  $("super6").textContent = closed ? "Super 6 closed: " + closed : "";
+  $("super6").textContent = closed ? t("Super 6 closed: {why}", { why: closed }) : "";
   $("hits").innerHTML = ((s.jackpot && s.jackpot.hits) || []).map((h) =>
-    `<li><span class="kind">${esc(h.jackpot.toUpperCase())} · round ${h.round} · position ${h.seat}</span>${
-      h.amount === null ? "amount from the floor pending" : money(h.amount)} (${esc(h.cards)}), verified by ${
-      esc(h.verified_by)}</li>`).join("");
+    `<li><span class="kind">${esc(h.jackpot.toUpperCase())} · ${t("round {round}", { round: h.round })} · ${
+      t("position {position}", { position: h.seat })}</span>${esc(t("{amount} ({cards}), verified by {by}",
+      { amount: h.amount === null ? t("amount from the floor pending") : money(h.amount), cards: h.cards,
+        by: h.verified_by }))}</li>`).join("");
 
   $("dealer-cards").innerHTML = cardsHtml(s.dealer.cards, s.dealer.dealt ? 3 : 0);
   $("announcement").textContent = s.dealer.announcement || "";
@@ -172,8 +219,8 @@ function render(s) {
 // why a supervisor's choice is not possible now ("" when it is offered)
 function supervisorRefusal(s, action) {
   if (s.actions.includes(action)) return "";
-  if (action === "set_jackpots" && !Object.keys(s.jackpots).length) return "This table has no jackpot values to post";
-  return "Not now: " + stateWords(s.state);
+  if (action === "set_jackpots" && !Object.keys(s.jackpots).length) return t("This table has no jackpot values to post");
+  return t("Not now: {why}", { why: stateWords(s.state) });
 }
 
 function spotRows(s, p) {
@@ -187,30 +234,31 @@ function spotRows(s, p) {
       let label = name;
       if (key === "play" && s.state !== "betting") {
         if (p.decision === "play") value = p.wagers.ante;
-        else { value = p.felt.play; label = "Play chips"; }
+        else { value = p.felt.play; label = t("Play chips"); }
       }
       const why = p.flags[key];
-      const ovr = p.overrides && key in p.overrides ? '<span class="ovr"> (override)</span>' : "";
+      const ovr = p.overrides && key in p.overrides ? `<span class="ovr"> ${esc(t("(override)"))}</span>` : "";
       return `<li class="${why ? "flag" : ""}"><span>${label}${ovr}</span><span>${
-        value == null ? "unread" : money(value)}</span>${why ? `<span class="why">${esc(why)}</span>` : ""}</li>`;
+        value == null ? esc(t("unread")) : money(value)}</span>${why ? `<span class="why">${esc(why)}</span>` : ""}</li>`;
     }).join("");
 }
 
 function positionHtml(s, p) {
   const rows = spotRows(s, p);
   let decision = "";
-  if (p.decision === "play") decision = '<div class="decision plays">Plays</div>';
+  if (p.decision === "play") decision = `<div class="decision plays">${esc(t("Plays"))}</div>`;
   if (p.decision === "fold") {
-    decision = `<div class="decision folds">Folds${
-      s.state === "collecting" ? " — collect the hand" : ""}</div>`;
+    decision = `<div class="decision folds">${esc(s.state === "collecting" ? t("Folds — collect the hand")
+      : t("Folds"))}</div>`;
   }
   let settle = "";
   if (p.settlement) {
     const net = p.settlement.net;
     settle = `<ul class="settle">${p.settlement.lines.map((l) => `<li>${esc(l)}</li>`).join("")}</ul>
       <div class="net ${net > 0 ? "pay" : net < 0 ? "take" : ""}">${
-        net > 0 ? "Pay " + money(net) : net < 0 ? "Take " + money(-net) : "Push"}</div>
-      ${p.settlement.paid ? '<div class="paid">Settled ✓</div>' : ""}`;
+        esc(net > 0 ? t("Pay {amount}", { amount: money(net) }) : net < 0 ? t("Take {amount}", { amount: money(-net) })
+          : t("Push"))}</div>
+      ${p.settlement.paid ? `<div class="paid">${esc(t("Settled ✓"))}</div>` : ""}`;
   }
   const problems = (p.problems || []).length
     ? `<ul class="problems">${p.problems.map((m) => `<li>${esc(m)}</li>`).join("")}</ul>` : "";
@@ -220,21 +268,22 @@ function positionHtml(s, p) {
     // the felt makes a Play (chips equal to the Ante); a fold leaves the Play spot empty
     const chips = "play" in p.felt;
     buttons.push(`<button class="play${p.felt.play === p.wagers.ante ? "" : " off"}" data-pos-action="play"
-                   data-position="${p.position}"${off(p.felt.play !== p.wagers.ante)}>Play</button>`,
+                   data-position="${p.position}"${off(p.felt.play !== p.wagers.ante)}>${esc(tc("button", "Play"))}</button>`,
                  `<button class="fold${chips ? " off" : ""}" data-pos-action="fold"
-                   data-position="${p.position}"${off(chips)}>Fold</button>`);
+                   data-position="${p.position}"${off(chips)}>${esc(t("Fold"))}</button>`);
   }
   const next = s.state === "settling" && s.next_to_pay === p.position;
   if (next) {
     const waiting = (s.jackpot_pending || []).length > 0 ||
       (s.jackpot_claims || []).some((h) => h.seat === p.position && h.floor !== "final");
     buttons.push(`<button class="confirm${waiting ? " off" : ""}" data-pos-action="confirm"
-                   data-position="${p.position}"${off(waiting)}>Settled</button>`);
+                   data-position="${p.position}"${off(waiting)}>${esc(t("Settled"))}</button>`);
   }
   const empty = !rows && !p.dealt && !problems;
   return `<div class="pos${empty ? " empty" : ""}${next ? " next" : ""}${problems ? " trouble" : ""}" id="pos-${
     p.position}">
-    <h3><span>Position ${p.position}</span>${p.linked ? `<span class="dim">with ${p.linked}</span>` : ""}</h3>
+    <h3><span>${esc(t("Position {position}", { position: p.position }))}</span>${
+      p.linked ? `<span class="dim">${esc(t("with {position}", { position: p.linked }))}</span>` : ""}</h3>
     ${p.settlement ? "" : `<ul class="spots">${rows}</ul>`}
     <div class="cards">${cardsHtml(p.cards, p.dealt ? 3 : 0)}</div>
     ${decision}${settle}${problems}

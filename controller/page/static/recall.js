@@ -3,8 +3,9 @@
 // announcement. A round in play shows no card the table does not show.
 "use strict";
 
-const RESULT_SPOTS = [["play", "Play"], ["ante_bonus", "Ante Bonus"], ["ante", "Ante"],
-                      ["pair_plus", "Pair Plus"], ["six_card_bonus", "6 Card Bonus"], ["super6", "Super 6"]];
+const RESULT_SPOTS = [["play", t("Play")], ["ante_bonus", t("Ante Bonus")], ["ante", t("Ante")],
+                      ["pair_plus", t("Pair Plus")], ["six_card_bonus", t("6 Card Bonus")], ["super6", t("Super 6")]];
+const STATUSES = { open: t("open"), complete: t("complete"), void: t("void") };
 const signed = (cents) => (cents > 0 ? "+" : "") + money(cents);
 
 // an ISO 8601 time (UTC) as the browser's local date and time, YYYY-MM-DD HH:MM:SS
@@ -18,63 +19,64 @@ function recallSeatHtml(rnd, seat) {
   const result = (rnd.table.results || []).find((r) => r.seat === seat.seat);
   const stakes = RESULT_SPOTS.filter(([key]) => seat.wagers[key])
     .map(([key, name]) => `${name} ${money(seat.wagers[key])}`);
-  if (seat.play) stakes.splice(1, 0, `Play ${money(seat.wagers.ante)}`);
-  const decision = seat.play === true ? "Plays" : seat.play === false ? "Folds" : "—";
+  if (seat.play) stakes.splice(1, 0, `${t("Play")} ${money(seat.wagers.ante)}`);
+  const decision = seat.play === true ? t("Plays") : seat.play === false ? t("Folds") : "—";
   let results = "—";
   let net = "—";
   if (result) {
     const won = RESULT_SPOTS.filter(([key]) => result.results[key])
       .map(([key, name]) => `${name} ${signed(result.results[key])}`);
-    if (result.cap_reduction) won.push(`cap −${money(result.cap_reduction)}`);
-    results = won.join(", ") || "push";
+    if (result.cap_reduction) won.push(t("cap −{amount}", { amount: money(result.cap_reduction) }));
+    results = won.join(", ") || t("push");
     net = signed(result.net);
   }
-  const paid = rnd.table.paid && String(seat.seat) in rnd.table.paid ? ' <span class="dim">paid</span>' : "";
+  const paid = rnd.table.paid && String(seat.seat) in rnd.table.paid ? ` <span class="dim">${esc(t("paid"))}</span>` : "";
   return `<tr data-seat="${seat.seat}"><td>${seat.seat}</td>
-    <td class="cards small">${seat.cards ? cardsHtml(seat.cards) : '<span class="dim">hidden</span>'}</td>
-    <td>${esc(stakes.join(", ") || "—")}</td><td>${decision}</td><td>${esc(results)}</td>
+    <td class="cards small">${seat.cards ? cardsHtml(seat.cards) : `<span class="dim">${esc(t("hidden"))}</span>`}</td>
+    <td>${esc(stakes.join(", ") || "—")}</td><td>${esc(decision)}</td><td>${esc(results)}</td>
     <td class="net">${net}${paid}</td></tr>`;
 }
 
 function recallRoundHtml(rnd) {
-  const t = rnd.table;
-  const status = t.status === "open" ? `in play (${t.state})` : t.status;
+  const tb = rnd.table;
+  const status = tb.status === "open" ? t("in play ({state})", { state: t(tb.state) })
+    : STATUSES[tb.status] || tb.status;
   const dealer = rnd.dealer ? `<span class="cards small">${cardsHtml(rnd.dealer)}</span>`
-    : `<span class="dim">${t.status === "open" ? "hidden" : "not dealt"}</span>`;
+    : `<span class="dim">${esc(tb.status === "open" ? t("hidden") : t("not dealt"))}</span>`;
   const notes = [];
-  if (t.void_reason) notes.push(`Void: ${esc(t.void_reason)}`);
+  if (tb.void_reason) notes.push(esc(t("Void: {reason}", { reason: tb.void_reason })));
   if (rnd.hidden) notes.push(`<span class="dim">${esc(rnd.hidden)}</span>`);
-  for (const a of t.alerts || []) {
-    notes.push(`<span class="alert-note">${esc(words(a.kind))}: ${esc(a.message)}</span>`);
+  for (const a of tb.alerts || []) {
+    notes.push(`<span class="alert-note">${esc(kindWords(a.kind))}: ${esc(a.message)}</span>`);
   }
   return `<section class="recall-round" id="recall-${rnd.id}" data-round="${rnd.id}">
-    <h3>Round ${rnd.id} <span class="status ${esc(t.status)}">${esc(status)}</span>
-      <time datetime="${esc(t.opened_at)}">${localTime(t.opened_at)}</time></h3>
-    <div class="recall-dealer">Dealer ${dealer} <b>${esc(t.announcement || "")}</b></div>
-    <table><thead><tr><th>Position</th><th>Cards</th><th>Wagers</th><th>Decision</th><th>Results</th>
-      <th>Net</th></tr></thead>
+    <h3>${esc(t("Round {round}", { round: rnd.id }))} <span class="status ${esc(tb.status)}">${esc(status)}</span>
+      <time datetime="${esc(tb.opened_at)}">${localTime(tb.opened_at)}</time></h3>
+    <div class="recall-dealer">${esc(t("Dealer"))} ${dealer} <b>${esc(tb.announcement || "")}</b></div>
+    <table><thead><tr><th>${esc(t("Position"))}</th><th>${esc(t("Cards"))}</th><th>${esc(t("Wagers"))}</th><th>${
+      esc(t("Decision"))}</th><th>${esc(t("Results"))}</th><th>${esc(t("Net"))}</th></tr></thead>
       <tbody>${rnd.seats.map((seat) => recallSeatHtml(rnd, seat)).join("") ||
-        '<tr><td colspan="6" class="dim">no wagers</td></tr>'}</tbody></table>
+        `<tr><td colspan="6" class="dim">${esc(t("no wagers"))}</td></tr>`}</tbody></table>
     ${notes.map((n) => `<div class="note">${n}</div>`).join("")}</section>`;
 }
 
 async function showRecall() {
   const list = $("recall-list");
-  list.innerHTML = '<p class="dim">Reading the journal…</p>';
+  list.innerHTML = `<p class="dim">${esc(t("Reading the journal…"))}</p>`;
   $("recall-dialog").showModal();
   let answer;
   try {
     const response = await fetch("/api/recall");
     answer = await response.json();
   } catch (err) {
-    answer = { ok: false, message: "the table did not answer (connection lost)" };
+    answer = { ok: false, message: t("the table did not answer (connection lost)") };
   }
   if (!answer.ok) {
     list.innerHTML = `<p class="error">${esc(answer.message)}</p>`;
     return;
   }
   list.innerHTML = answer.rounds.length
-    ? answer.rounds.slice().reverse().map(recallRoundHtml).join("") : '<p class="dim">No rounds yet</p>';
+    ? answer.rounds.slice().reverse().map(recallRoundHtml).join("") : `<p class="dim">${esc(t("No rounds yet"))}</p>`;
 }
 
 $("recall-open").addEventListener("click", () => {

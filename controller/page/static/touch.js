@@ -11,7 +11,7 @@ async function send(body) {
     answer = await response.json();
     answer.status = response.status;
   } catch (err) {
-    answer = { ok: false, message: "the table did not answer (connection lost)", status: 0 };
+    answer = { ok: false, message: t("the table did not answer (connection lost)"), status: 0 };
   }
   return answer;
 }
@@ -24,18 +24,18 @@ async function act(body) {
 
 let toastTimer = null;
 function toast(message, ok) {
-  const t = $("toast");
-  t.textContent = message;
-  t.className = "toast" + (ok === true ? " ok" : ok === "info" ? " info" : "");
-  t.hidden = false;
+  const box = $("toast");
+  box.textContent = message;
+  box.className = "toast" + (ok === true ? " ok" : ok === "info" ? " info" : "");
+  box.hidden = false;
   clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => { t.hidden = true; }, 6000);
+  toastTimer = setTimeout(() => { box.hidden = true; }, 6000);
 }
 
 // why an action cannot be touched now ("" when the table offers it)
 function notNow(action) {
-  if (!snap || !linkIsUp) return "Not now: the page is not connected to the table";
-  return snap.actions.includes(action) ? "" : "Not now: " + stateWords(snap.state);
+  if (!snap || !linkIsUp) return t("Not now: the page is not connected to the table");
+  return snap.actions.includes(action) ? "" : t("Not now: {why}", { why: stateWords(snap.state) });
 }
 
 document.addEventListener("click", (e) => {
@@ -51,7 +51,7 @@ document.addEventListener("click", (e) => {
   } else if (action === "misdeal") {
     $("misdeal-dialog").showModal();
   } else if (action === "call_supervisor") {
-    act({ action }).then((a) => a.ok && toast("Supervisor called", true));
+    act({ action }).then((a) => a.ok && toast(t("Supervisor called"), true));
   } else {
     act({ action });
   }
@@ -90,20 +90,20 @@ async function useChallenge() {
 
 // "12.50" -> 1250 cents, exactly (no floating point); NaN when it is not an amount
 function cents(text) {
-  const t = text.trim().replace(/,/g, "");
-  if (!/^\d+(\.\d{1,2})?$/.test(t)) return NaN;
-  const [whole, frac = ""] = t.split(".");
+  const amount = text.trim().replace(/,/g, "");
+  if (!/^\d+(\.\d{1,2})?$/.test(amount)) return NaN;
+  const [whole, frac = ""] = amount.split(".");
   return Number(whole) * 100 + Number(frac.padEnd(2, "0"));
 }
 
 $("supervisor-menu").addEventListener("click", () => {
   if ($("supervisor-menu").disabled) return;
   if (!snap || !linkIsUp || !snap.actions.some((a) => SUPERVISOR.includes(a))) {
-    toast(snap && linkIsUp ? "Not now: " + stateWords(snap.state) : notNow(""), "info");
+    toast(snap && linkIsUp ? t("Not now: {why}", { why: stateWords(snap.state) }) : notNow(""), "info");
     return;
   }
   supAction = null;
-  $("sup-title").textContent = "Supervisor";
+  $("sup-title").textContent = t("Supervisor");
   $("sup-choices").hidden = false;
   $("sup-fields").hidden = true;
   $("sup-error").textContent = "";
@@ -113,7 +113,7 @@ $("supervisor-menu").addEventListener("click", () => {
 
 for (const b of document.querySelectorAll("[data-sup]")) {
   b.addEventListener("click", () => {
-    const why = snap ? supervisorRefusal(snap, b.dataset.sup) : "Not now: the page is not connected to the table";
+    const why = snap ? supervisorRefusal(snap, b.dataset.sup) : t("Not now: the page is not connected to the table");
     $("sup-error").textContent = why;
     if (why) return;
     supAction = b.dataset.sup;
@@ -124,10 +124,12 @@ for (const b of document.querySelectorAll("[data-sup]")) {
     $("jackpot-fields").hidden = supAction !== "set_jackpots";
     $("verify-fields").hidden = supAction !== "verify_jackpot";
     const pending = (snap && snap.jackpot_pending) || [];
-    $("verify-fields").innerHTML = pending.length ? pending.map((h) =>
-      `${esc(h.jackpot.toUpperCase())} at position ${h.seat}: ${esc(h.cards)} — ${
-        h.amount === null ? "the floor states the amount" : "pay " + money(h.amount)}`).join("<br>")
-      : "No jackpot hit is waiting to be verified";
+    $("verify-fields").innerHTML = pending.length ? pending.map((h) => esc(h.amount === null ? t(
+      "{jackpot} at position {position}: {cards} — the floor states the amount",
+      { jackpot: h.jackpot.toUpperCase(), position: h.seat, cards: h.cards }) : t(
+      "{jackpot} at position {position}: {cards} — pay {amount}",
+      { jackpot: h.jackpot.toUpperCase(), position: h.seat, cards: h.cards, amount: money(h.amount) }))).join("<br>")
+      : esc(t("No jackpot hit is waiting to be verified"));
     for (const name of ["mega", "major", "minor"]) {
       $("jp-" + name).value = snap && name in snap.jackpots ? (snap.jackpots[name] / 100).toFixed(2) : "";
     }
@@ -140,11 +142,17 @@ for (const b of document.querySelectorAll("[data-sup]")) {
   });
 }
 
-// a touchscreen has no keyboard: the usual reasons are one touch away
+// a touchscreen has no keyboard: the usual reasons are one touch away. Shown in the page's
+// language, journaled in English as every fact is (a reason typed by hand is sent as typed)
 $("reasons").addEventListener("click", (e) => {
   const b = e.target.closest("button");
   if (b) $("sup-reason").value = b.textContent;
 });
+
+function reasonSent(shown) {
+  const chosen = [...document.querySelectorAll("#reasons [data-reason]")].find((b) => b.textContent === shown);
+  return chosen ? chosen.dataset.reason : shown;
+}
 
 $("keypad").addEventListener("click", (e) => {
   const b = e.target.closest("button");
@@ -156,7 +164,7 @@ $("keypad").addEventListener("click", (e) => {
 });
 
 $("sup-submit").addEventListener("click", async () => {
-  const body = { action: supAction, reason: $("sup-reason").value.trim(), pin: $("sup-pin").value,
+  const body = { action: supAction, reason: reasonSent($("sup-reason").value.trim()), pin: $("sup-pin").value,
                  role: document.querySelector("input[name=sup-role]:checked").value };
   if (supAction === "override_wager") {
     body.amount = cents($("ov-amount").value);
@@ -167,7 +175,7 @@ $("sup-submit").addEventListener("click", async () => {
     for (const name of ["mega", "major", "minor"]) body[name] = cents($("jp-" + name).value);
   }
   if (Object.values(body).some((v) => Number.isNaN(v))) {
-    $("sup-error").textContent = "amounts: dollars and cents, such as 25 or 12.50";
+    $("sup-error").textContent = t("amounts: dollars and cents, such as 25 or 12.50");
     return;
   }
   body.challenge = await useChallenge();
@@ -175,7 +183,7 @@ $("sup-submit").addEventListener("click", async () => {
   $("sup-pin").value = "";
   if (answer.ok) {
     $("sup-dialog").close();
-    toast(`${words(supAction)}: done`, true);
+    toast(t("{action}: done", { action: t(words(supAction)) }), true);
   } else {
     $("sup-error").textContent = answer.message;
     askChallenge();               // the next try needs a fresh one, whatever was refused
