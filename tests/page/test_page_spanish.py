@@ -14,12 +14,10 @@ from babel.messages.pofile import read_po
 from playwright.sync_api import expect
 
 from controller.page.i18n import LOCALE_DIR, PLACEHOLDER
-from tests.support import ROOT
-from tests.support.browser import tap, touch, wait_state
+from tests.support.browser import screenshot_dir, tap, touch, wait_state
 from tests.support.rig import table
 
 SPANISH = 'language = "es"\n'
-SHOTS = ROOT / "docs" / "screenshots"
 
 
 def english_in(texts: list[str]) -> list[str]:
@@ -136,9 +134,8 @@ def test_a_table_in_spanish_deals_a_round_with_no_english_left(tmp_path, page):
         texts.append(shown(page))
         for name in ("link", "report-link"):                  # the longer words still fit the header
             expect(page.locator(f"#{name}")).to_be_in_viewport(ratio=1)
-        SHOTS.mkdir(parents=True, exist_ok=True)
         page.evaluate("document.getElementById('toast').hidden = true")     # the refusal shown before
-        page.screenshot(path=str(SHOTS / "settling-es.png"))
+        page.screenshot(path=str(screenshot_dir(tmp_path) / "settling-es.png"))
         tap(page, "#pos-2 button[data-pos-action=confirm]")
         expect(page.locator("#pos-2 .paid")).to_have_text("Liquidada ✓")
         while rig.snap["state"] == "settling":

@@ -3,13 +3,11 @@ drawn, each hold chart with its theoretical line and ±2σ band. The screenshot 
 folder; ``SCREENSHOTS=docs/screenshots`` (as scripts/screenshots.py does for the dealer's page)
 refreshes the one in the docs: a test run leaves the source tree as it found it."""
 
-import os
-from pathlib import Path
 
 from playwright.sync_api import expect
 
 from controller.rules.gaming import GamingClock
-from tests.support import ROOT
+from tests.support.browser import screenshot_dir
 from tests.support.rig import table
 
 
@@ -60,8 +58,7 @@ def test_the_supervisor_sees_the_days_charts_against_theory(tmp_path, page):
         assert page.locator("svg.chart.faults").count() == 1
         expect(page.locator("section.report h2")).to_contain_text(f"gaming day {day}")
         expect(page.locator("table.figures")).to_contain_text("$")
-        shots = ROOT / os.environ["SCREENSHOTS"] if os.environ.get("SCREENSHOTS") else Path(tmp_path)
-        shots.mkdir(parents=True, exist_ok=True)
+        shots = screenshot_dir(tmp_path)
         page.set_viewport_size({"width": 1400, "height": 1000})
         page.screenshot(path=str(shots / "supervisor-report.png"), full_page=True)
         assert (shots / "supervisor-report.png").stat().st_size > 10_000

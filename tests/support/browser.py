@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -74,3 +75,13 @@ def bets_down(page, rig) -> None:
 
 def shuffled(page) -> None:
     page.wait_for_function("() => !window.tableSnapshot.prompt.includes('Shoe shuffling')")
+
+
+def screenshot_dir(tmp_path) -> Path:
+    """Where a test's screenshot goes: its own folder, or the docs' when asked
+    (``SCREENSHOTS=docs/screenshots``): a test run leaves the source tree as it found it."""
+    from tests.support import ROOT
+    chosen = os.environ.get("SCREENSHOTS")
+    folder = ROOT / chosen if chosen else Path(tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
