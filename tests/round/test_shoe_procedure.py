@@ -180,3 +180,57 @@ def test_a_hand_keeps_the_time_the_shoe_stamped_on_it(tmp_path):
     bench.post(HandDealt("shoe", 1, tuple((c, 1) for c in parse_cards("As Kd 3c")),
                          device_time="2026-11-22T03:00:00.123+00:00"))
     assert bench.records("hand")[0].data["device_time"] == "2026-11-22T03:00:00.123+00:00"
+
+
+def test_the_hand_asked_for_before_a_restart_is_the_rounds_next_hand_not_a_dead_one(tmp_path):
+    """Found by the soak: a controller killed after asking for hand 1 restarts; the shoe reports the
+    hand it had formed before the new controller's count. Taken for a dead hand, the shoe's answer
+    to the hand asked again (the same cards) was a misdeal, "As was read twice"."""
+    before = betting(tmp_path)
+    before.shuffled()
+    before.place(1, "ante", 500)
+    before.place(2, "ante", 500)
+    before.done("no_more_bets")
+    before.done("deal")
+    assert before.ports.shoe.asked("deliver_hand") == [(1,)]
+    before.journal.close()                                  # killed: hand 1 never reached it
+    after = Bench(tmp_path, "sheet-004")
+    after.devices_up()
+    assert after.state == "dealing" and after.table.counting_after_recovery
+    after.post(HandDealt("shoe", 1, tuple((c, 1) for c in parse_cards("As Kd 7h"))))
+    assert [(r.data["hand_no"], r.data["target"]) for r in after.records("hand")] == [(1, 1)]
+    assert not [a for a in after.snap["alerts"] if a["kind"] in ("dead_hand", "misdeal")]
+    assert after.ports.shoe.asked("deliver_hand") == []     # not before the count agrees
+    after.post(ShoeCount("shoe", 49, 1, True))
+    assert after.ports.shoe.asked("deliver_hand") == [(2,)]
+    after.deliver("2c 9d Jh")
+    after.deliver("Qs Qd 4c")                               # the dealer's
+    assert after.state == "decisions"
+    assert [r.data["target"] for r in after.records("hand")] == [1, 2, 0]
+
+
+def test_a_count_one_hand_short_after_a_restart_is_the_hand_asked_for_before_it(tmp_path):
+    """The same restart with the count first: three cards short is the hand the controller before
+    asked for (only one is asked at a time), asked for again and reported once; four short is a
+    misdeal."""
+    for short, voided in ((3, False), (4, True)):
+        folder = tmp_path / str(short)
+        before = betting(folder)
+        before.shuffled()
+        before.place(1, "ante", 500)
+        before.done("no_more_bets")
+        before.done("deal")
+        before.journal.close()
+        after = Bench(folder, "sheet-004")
+        after.devices_up()
+        after.post(ShoeCount("shoe", 52 - short, 1, True))
+        if voided:
+            assert after.state == "void" and after.snap["void_reason"] == (
+                "cards left the shoe while the controller was down (the shoe holds 48, the journal expects 52)")
+            continue
+        assert after.state == "dealing" and after.ports.shoe.asked("deliver_hand") == [(1,)]
+        after.deliver("As Kd 7h")
+        after.post(HandDealt("shoe", 1, tuple((c, 1) for c in parse_cards("As Kd 7h"))))   # the kept report too
+        after.deliver("Qs Qd 4c")
+        assert after.state == "decisions"
+        assert [r.data["target"] for r in after.records("hand")] == [1, 0]
