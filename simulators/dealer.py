@@ -55,7 +55,10 @@ class ScriptedDealer:
         key = (action, args.get("position"), snap["round"], snap["state"], tuple(snap["prompt"]),
                tuple(sorted((p["position"], tuple(sorted(p["felt"].items())), tuple(sorted(p["flags"])))
                             for p in snap["positions"])),
-               snap["jackpot"]["super6_closed"])
+               snap["jackpot"]["super6_closed"],
+               # a device back online is a visible change: "No more bets" refused while the sensors
+               # were silent is asked again when they answer (the soak's stalls in betting)
+               tuple(sorted((role, d["online"]) for role, d in snap["devices"].items())), tuple(snap["holds"]))
         if key in self._tried:
             return
         self._tried.add(key)

@@ -40,6 +40,7 @@ from controller.rules.paytable import Preset
 from drivers.wire import sensor_protocol as sensor_proto
 from drivers.wire import shoe_protocol as shoe_proto
 
+ANTE_BIT = sensor_proto.spot_mask(["ante"])                     # in a Lock message's spot mask
 QUEEN_SIX_FOUR = score3((10 * 4 + 0, 4 * 4 + 1, 2 * 4 + 2))        # Qc 6d 4h: the play threshold
 STRATEGIES = ("optimal", "always")
 WAGER_SPOTS = tuple(s for s in sensor_proto.SPOTS if s != "play")     # Play chips follow a decision
@@ -148,6 +149,12 @@ class Players:
             return
         if locked:
             return                       # some Antes locked: no edge of a round
+        if message.locked or not message.spots & ANTE_BIT:
+            # the edge is the Antes being unlocked. A sensor whose Hello cleared every lock (a new
+            # connection: a restarted controller, a dropped link) and that is now told its other
+            # locks or the deciders' Play spots again is mid-round: new bets there were past posting
+            # (found by the soak: a round recovered in dealing stalled on them)
+            return
         if self.betting_done and self._locked_since_bets:
             self.collect()               # a new round opened with last round's chips still out
         self._place_bets()
