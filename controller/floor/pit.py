@@ -2,7 +2,9 @@
 
 Owns the pit's view (``floor_view``): per table its last state and round, when the floor last
 heard from it, its last alerts (device trouble included: the table journals them as alerts),
-its jackpot group; per group the posted MEGA / MAJOR / MINOR values and whether each is
+each device's state (online from its last connect, ``device_identity`` or ``device_online``;
+offline from a later ``device_offline`` alert, the table's sentence for that device), its
+jackpot group; per group the posted MEGA / MAJOR / MINOR values and whether each is
 pending; and every claim of a pending level with its order and part of the split. The page
 (controller/floor/pit_page.py) serves it live: it LISTENs on ``floor_changes`` (each statement
 that adds records, controller/floor/schema.sql) and ``floor_jackpot`` (claims and postings).
@@ -13,6 +15,8 @@ from __future__ import annotations
 from typing import Any
 
 import psycopg
+
+from controller.rules.words import device_says
 
 TABLES = """
 SELECT t.id, gt.group_id, s.state, s.round_id, m.last_seq, m.last_received
@@ -31,6 +35,16 @@ SELECT table_id, at, kind, message FROM (
     FROM floor.records WHERE kind = 'alert') a
 WHERE n <= %s ORDER BY table_id, at DESC
 """
+DEVICES = """
+SELECT DISTINCT ON (r.table_id, d.role) r.table_id, d.role, r.kind <> 'alert', r.at
+FROM floor.records r
+JOIN (VALUES ('shoe', %s), ('sensors', %s), ('sign', %s)) AS d(role, offline)
+  ON (r.kind IN ('device_identity', 'device_online') AND r.body->>'device' = d.role)
+  OR (r.kind = 'alert' AND r.body->>'kind' = 'device_offline' AND starts_with(r.body->>'message', d.offline))
+WHERE r.kind IN ('device_identity', 'device_online', 'alert')
+ORDER BY r.table_id, d.role, r.seq DESC
+"""
+ROLES = ("shoe", "sensors", "sign")
 LEVELS = "SELECT group_id, level, value, generation, state FROM floor.jackpot_levels ORDER BY group_id, level"
 PENDING = """
 SELECT c.group_id, c.level, c.claim_order, c.table_id, c.round_id, c.position, c.winners, c.amount,
@@ -46,6 +60,10 @@ def floor_view(conn: psycopg.Connection, alerts: int = 3) -> dict[str, Any]:
     said: dict[str, list[dict[str, Any]]] = {}
     for table_id, at, kind, message in conn.execute(ALERTS, (alerts,)).fetchall():
         said.setdefault(table_id, []).append({"at": at, "kind": kind, "message": message})
+    devices: dict[str, dict[str, Any]] = {}
+    offline = tuple(device_says(role, "not answering") for role in ROLES)      # the table's own sentence
+    for table_id, role, online, at in conn.execute(DEVICES, offline).fetchall():
+        devices.setdefault(table_id, {})[role] = {"online": online, "since": at}
     groups: dict[str, dict[str, Any]] = {}
     for group_id, level, value, generation, state in conn.execute(LEVELS).fetchall():
         groups.setdefault(group_id, {})[level] = {"value": value, "generation": generation, "state": state}
@@ -57,5 +75,6 @@ def floor_view(conn: psycopg.Connection, alerts: int = 3) -> dict[str, Any]:
         tables.append({"id": table_id, "group": group_id, "state": state, "round": round_id,
                        "records": last_seq or 0,
                        "last_heard": last_received.isoformat(timespec="seconds") if last_received else None,
-                       "alerts": said.get(table_id, []), "jackpot_pending": locked})
+                       "alerts": said.get(table_id, []), "jackpot_pending": locked,
+                       "devices": devices.get(table_id, {})})
     return {"tables": tables, "groups": groups, "pending": pending}

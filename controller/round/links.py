@@ -37,6 +37,10 @@ class DeviceLinks(DealingDuties, LinkedJackpotDesk):
                         "capabilities_used": info.get("capabilities_used", [])}
             self.journal.table_event("device_identity", identity)
             self.device_identity[role] = identity
+        else:
+            # a device with no Identity (the Alpha sign): its coming back is on record all the same
+            # (the pit's page reads each device's state from these and the device_offline alerts)
+            self.journal.table_event("device_online", {"device": role})
         self.log.info("device.online", device=role, state=self.state, round=self.round.id if self.round else None)
         self.set_hold(role, None)
         if role == "sensors":

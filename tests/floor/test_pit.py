@@ -11,6 +11,7 @@ from playwright.sync_api import expect, sync_playwright
 
 from controller.floor.jackpot import ack_lock, claim, create_group
 from controller.floor.pit_page import PitPage
+from controller.rules.words import device_says
 from controller.store.outbox import facts_after
 from controller.store.pins import PinStore
 from tests.floor.conftest import make_table, play
@@ -48,6 +49,17 @@ def test_the_pit_sees_every_table_live_and_a_supervisor_posts_the_linked_values(
         play(a.journal, 1)                                    # new records show without a reload
         send(a, rows_of(a, facts_after(a.journal, 3, 100)))
         expect(card_a).to_contain_text("6 records")
+        expect(card_a.locator(".devices")).to_have_text("devices: not heard from yet")
+        # each device's state, from the table's own facts: its connects and its offline alerts
+        a.journal.table_event("device_identity", {"device": "shoe", "model": "S1"})
+        a.journal.table_event("device_online", {"device": "sign"})
+        a.journal.table_event("device_online", {"device": "sensors"})
+        a.journal.table_event("alert", {"kind": "device_offline", "position": None,
+                                        "message": device_says("sensors", "not answering: cable")})
+        send(a, rows_of(a, facts_after(a.journal, 6, 100)))
+        for role, said in (("shoe", "shoe online"), ("sensors", "sensors offline"), ("sign", "sign online")):
+            expect(card_a.locator(f'[data-device="{role}"]')).to_have_text(said)
+        expect(card_a.locator('[data-device="sensors"]')).to_have_class("device down")
 
         with a.connect() as conn:
             claim(conn, 2, "mega", 4, 1000, 100, 1)

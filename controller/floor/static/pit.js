@@ -26,6 +26,10 @@ function drawFloor(view) {
       el("h2", {}, t.id),
       el("div", { class: "state" }, `${t.state || "no state yet"}${t.round ? ", round " + t.round : ""}`),
       el("div", { class: "heard" }, `group ${t.group || "none"}; ${t.records} records, last ${t.last_heard || "never"}`));
+    const devices = Object.entries(t.devices || {});
+    card.append(el("div", { class: "devices" }, ...(devices.length ? devices.map(([role, d]) =>
+      el("span", { class: "device " + (d.online ? "up" : "down"), "data-device": role, title: "since " + d.since },
+        `${role} ${d.online ? "online" : "offline"}`)) : ["devices: not heard from yet"])));
     if (t.jackpot_pending.length) {
       card.append(el("div", { class: "pending" }, "JACKPOT PENDING: " + t.jackpot_pending.map((l) => l.toUpperCase()).join(", ")));
     }
