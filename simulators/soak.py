@@ -36,6 +36,7 @@ from simulators.table import SimOptions, SimulatedTable
 PIN = "735911"                  # the simulated supervisor's (verifies jackpot hits)
 SAMPLE_EVERY = 2.0              # seconds between two samples
 STUCK_AFTER = 90.0              # seconds without a finished round before the soak looks into it
+VOIDABLE = ("betting", "closed", "dealing", "decisions", "collecting", "held")   # void_round's sources
 READY_WITHIN = 60.0             # seconds a restarted controller has to answer
 
 
@@ -245,15 +246,23 @@ class Soak:
         self.sim.stop()
 
     def _unstick(self) -> None:
-        """No round finished for a long while: say what the table showed, then undo every fault."""
+        """No round finished for a long while: say what the table showed, then undo every fault. A
+        round still stuck the second time is voided by the simulated supervisor, as a floor person
+        ends an irregular round (the simulated players can lose track of a round after a restart and
+        leave chips no dealer's script resolves); the summary lists every stuck moment."""
         snap = self.last
-        self.stuck.append({"at": self._elapsed(), "state": snap.get("state"), "prompt": snap.get("prompt"),
-                           "alerts": [a.get("kind") for a in snap.get("alerts", [])]})
+        state, round_id = snap.get("state"), snap.get("round")
+        again = bool(self.stuck) and self.stuck[-1]["round"] == round_id and state in VOIDABLE
+        self.stuck.append({"at": self._elapsed(), "state": state, "round": round_id, "prompt": snap.get("prompt"),
+                           "alerts": [a.get("kind") for a in snap.get("alerts", [])], "voided": again})
         for command in ("shoe silent off", "sensors silent off", "shoe clear-jam", "shoe door closed",
                         "players resume"):
             self.sim.command(command)
         self._pending_undo = []
         self.dealer.forget()
+        if again:
+            self._submit("void_round", role="supervisor", who="soak supervisor",
+                         reason=f"soak: round {round_id} made no progress for {2 * STUCK_AFTER:g} s")
 
     def _sample(self) -> dict[str, Any]:
         sample = {"t": round(self._elapsed(), 2), "rounds": rounds_closed(self.work / "data" / "journal.sqlite"),
