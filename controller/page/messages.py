@@ -241,6 +241,7 @@ LINKED = (
     N_("{jackpot} claimed on the floor ({split}): position {position}'s part {amount}; not final until every "
        "table of the group took the lock"),
     N_("alone"), N_("{count} winners, claim {order}"),
+    N_("The shoe has not reported its count within {seconds} s; asking again"),
     N_("position {position}'s Super 6 jackpot waits for the floor's final amount; settle position {other} first"),
     N_("position {position}'s Super 6 jackpot waits for the floor's final amount; it is paid once every table "
        "of the group took the lock"),

@@ -22,7 +22,7 @@ from __future__ import annotations
 from controller.round import machine as procedure
 from controller.round.core import TableCore
 from controller.round.facts import DEAD_HAND, DEALER, UNREADABLE
-from controller.round.ports import CheckDeck, DealHand
+from controller.round.ports import AskShoeStatus, CheckDeck, DealHand
 from controller.rules.cards import card_text
 from drivers.events import (
     Card,
@@ -181,7 +181,9 @@ class DealingDuties(TableCore):
             self.alert("misdeal", f"Misdeal: {problem}. All hands are void; return the wagers.")
             self.trigger("misdeal", reason=problem)
             return
-        if not self.counting_after_recovery:    # else the count asks for the next hand once it agrees
+        if self.counting_after_recovery:        # the count asks for the next hand once it agrees
+            self.schedule(HAND_TIMER, self.config.hand_timeout)     # and its deadline still runs
+        else:
             self.request_next_hand()
 
     @staticmethod
@@ -202,9 +204,20 @@ class DealingDuties(TableCore):
             in_hand.add(card)
         return None
 
+    def ask_count(self) -> None:
+        """The shoe's count after a restart, with the hand timer as its deadline (an answer lost on
+        the line must not leave the round waiting without a word)."""
+        self.emit(AskShoeStatus())
+        self.schedule(HAND_TIMER, self.config.hand_timeout)
+
     def on_hand_late(self) -> None:
-        """The hand timer: the shoe has not delivered the hand asked for; ask again."""
-        if self.state == "dealing" and self.outstanding_hand:
+        """The hand timer: the shoe has not delivered the hand asked for (or its count after a
+        restart); ask again."""
+        if self.state == "dealing" and self.counting_after_recovery:
+            self.alert("shoe_slow", f"The shoe has not reported its count within {self.config.hand_timeout:g} s; "
+                       "asking again")
+            self.ask_count()
+        elif self.state == "dealing" and self.outstanding_hand:
             self.alert("shoe_slow", f"The shoe has not delivered hand {self.outstanding_hand} within "
                        f"{self.config.hand_timeout:g} s; asking again")
             self.emit(DealHand(self.outstanding_hand))
@@ -223,6 +236,7 @@ class DealingDuties(TableCore):
         if not self.counting_after_recovery or not self._accepts("count"):
             return
         self.counting_after_recovery = False
+        self.cancel(HAND_TIMER)
         rnd = self.open_round
         expected = rnd.shoe_count - rnd.cards_dealt
         if fact.remaining == expected - 3 and rnd.hands_received < rnd.hands_needed:

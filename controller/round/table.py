@@ -32,7 +32,7 @@ from controller.round.conditions import Conditions
 from controller.round.dealing import HAND_TIMER
 from controller.round.facts import DEAD_HAND, DEALER, UNREADABLE, Round
 from controller.round.felt import REMOVED_TIMER
-from controller.round.ports import AskShoeStatus, CheckDeck, Shuffle
+from controller.round.ports import CheckDeck, Shuffle
 from controller.rules.roundio import settlement_json
 from controller.rules.settlement import SeatHand, SettlementError, Wagers, settle_round
 from controller.rules.spots import Spot
@@ -257,10 +257,11 @@ class Table(Conditions):
 
     def on_enter_dealing(self, event: EventData) -> None:
         self.lock_for_decisions()
-        if event.event and event.event.name == "recover":
-            # Cards may have left the shoe while no one was recording: count them before dealing on.
+        if (event.event and event.event.name == "recover") or self.counting_after_recovery:
+            # Cards may have left the shoe while no one was recording: count them before dealing on
+            # (again after a hold that came before the count: the count is what asks for a hand)
             self.counting_after_recovery = True
-            self.emit(AskShoeStatus())
+            self.ask_count()
             return
         self.request_next_hand()
 

@@ -234,3 +234,32 @@ def test_a_count_one_hand_short_after_a_restart_is_the_hand_asked_for_before_it(
         after.deliver("Qs Qd 4c")
         assert after.state == "decisions"
         assert [r.data["target"] for r in after.records("hand")] == [1, 0]
+
+
+def test_a_count_lost_after_a_restart_is_asked_again_and_a_hold_before_it_waits_for_it(tmp_path):
+    """Found by the soak: a restarted round held (the shoe's door) before its count resumed by
+    asking for a hand, and waited on "Dealing: hand 2 of 6" with no word once the count stopped
+    asking for the next one."""
+    before = betting(tmp_path)
+    before.shuffled()
+    before.place(1, "ante", 500)
+    before.done("no_more_bets")
+    before.done("deal")
+    before.journal.close()
+    after = Bench(tmp_path, "sheet-004")
+    after.devices_up()
+    asked = len(after.ports.shoe.asked("request_status"))
+    after.later(after.config.hand_timeout + 0.1)                      # the count's answer was lost
+    assert after.snap["alerts"][-1]["message"] == (
+        f"The shoe has not reported its count within {after.config.hand_timeout:g} s; asking again")
+    assert len(after.ports.shoe.asked("request_status")) == asked + 1
+    after.post(DeviceOffline("shoe", "fake://shoe", "cable"))          # a hold before the count is taken
+    assert after.state == "held"
+    after.post(DeviceOnline("shoe", "fake://shoe"))                    # back: resumed, and counted first
+    assert after.state == "dealing" and after.table.counting_after_recovery
+    assert after.ports.shoe.asked("deliver_hand") == []               # no hand before the count agrees
+    after.post(ShoeCount("shoe", 52, 1, True))
+    assert after.ports.shoe.asked("deliver_hand") == [(1,)]
+    after.deliver("As Kd 7h")
+    after.deliver("Qs Qd 4c")
+    assert after.state == "decisions"
