@@ -47,6 +47,8 @@ ShoeFact = (ShuffleDone | HandDealt | ShoeCount | ShoeJam | ShoeDoor | DeckCheck
 class DealingDuties(TableCore):
     outstanding_hand: int | None            # the hand asked of the shoe and not yet delivered
     counting_after_recovery: bool           # a restarted dealing round waits for the shoe's count
+    hand_before_count: bool                 # ... and may take the one hand formed before the restart
+    recount_after_hand: bool                # a count one hand short: counted again once that hand is in
 
     def on_shoe(self, fact: ShoeFact) -> None:
         if isinstance(fact, ShuffleDone):
@@ -159,10 +161,11 @@ class DealingDuties(TableCore):
             self.log.info("shoe.hand_repeated", round=rnd.id, state=self.state, hand=fact.hand_no)
             return
         asked = self.outstanding_hand
-        if asked is None and self.counting_after_recovery and self.state == "dealing" and rnd is not None:
+        if asked is None and self.hand_before_count and self.state == "dealing" and rnd is not None:
             # the hand the process before a restart asked for, formed and kept by the shoe, arriving
             # before its count: it is the round's next hand (taken for a dead hand, the shoe's answer
-            # to our asking again was the same cards "read twice": found by the soak)
+            # to our asking again was the same cards "read twice": found by the soak). One only: the
+            # count, exact from then on, says whether any other card left the shoe
             asked = rnd.hands_received + 1
         if not self._accepts("hand") or fact.hand_no != asked:
             if self.round is not None and self.state in procedure.DEAD_HAND_STATES:
@@ -173,6 +176,7 @@ class DealingDuties(TableCore):
         rnd = self.open_round
         self.cancel(HAND_TIMER)
         self.outstanding_hand = None
+        self.hand_before_count = False
         target = rnd.target_of(rnd.hands_received)
         problem = self.card_problem(fact.cards, target, set(rnd.dealt_cards()), rnd.deck)
         stamp = {"device_time": fact.device_time} if fact.device_time else {}     # the shoe's clock
@@ -181,8 +185,11 @@ class DealingDuties(TableCore):
             self.alert("misdeal", f"Misdeal: {problem}. All hands are void; return the wagers.")
             self.trigger("misdeal", reason=problem)
             return
+        if self.recount_after_hand:             # the count was one hand short: this was that hand?
+            self.recount_after_hand = False
+            self.counting_after_recovery = True
         if self.counting_after_recovery:        # the count asks for the next hand once it agrees
-            self.schedule(HAND_TIMER, self.config.hand_timeout)     # and its deadline still runs
+            self.ask_count()
         else:
             self.request_next_hand()
 
@@ -235,14 +242,17 @@ class DealingDuties(TableCore):
         self.set_hold("shoe-jam", f"Shoe jammed: {JAM_ADVICE}" if fact.jammed else None)
         if not self.counting_after_recovery or not self._accepts("count"):
             return
-        self.counting_after_recovery = False
+        one_short_allowed = self.hand_before_count          # that hand not taken yet
+        self.counting_after_recovery = self.hand_before_count = False
         self.cancel(HAND_TIMER)
         rnd = self.open_round
         expected = rnd.shoe_count - rnd.cards_dealt
-        if fact.remaining == expected - 3 and rnd.hands_received < rnd.hands_needed:
+        if fact.remaining == expected - 3 and one_short_allowed and rnd.hands_received < rnd.hands_needed:
             # one hand short: the hand the controller before the restart asked for, formed and not yet
-            # reported (only one is ever asked at a time). Asked for again, the shoe reports that hand;
-            # it never forms a second one (docs/protocols/shoe.md)
+            # reported (only one is ever asked at a time). Asked for again, the shoe reports that hand
+            # (it never forms a second one, docs/protocols/shoe.md); counted again once it is in, so
+            # three cards gone with no hand formed are still found
+            self.recount_after_hand = True
             self.log.info("shoe.hand_formed_before_restart", round=rnd.id, hand=rnd.hands_received + 1)
         elif fact.remaining != expected:
             reason = (f"cards left the shoe while the controller was down (the shoe holds "

@@ -59,6 +59,8 @@ class Table(Conditions):
         self.links: list[tuple[int, int]] = []
         self.outstanding_hand = None
         self.counting_after_recovery = False
+        self.hand_before_count = False          # the one hand a restart may find formed, not yet taken
+        self.recount_after_hand = False         # a count one hand short: counted again after that hand
         self.recovered: Round | None = None
         self.replay_problem: str | None = None
         self.super6_alerted = False
@@ -257,10 +259,13 @@ class Table(Conditions):
 
     def on_enter_dealing(self, event: EventData) -> None:
         self.lock_for_decisions()
-        if (event.event and event.event.name == "recover") or self.counting_after_recovery:
-            # Cards may have left the shoe while no one was recording: count them before dealing on
-            # (again after a hold that came before the count: the count is what asks for a hand)
-            self.counting_after_recovery = True
+        if event.event and event.event.name == "recover":
+            # Cards may have left the shoe while no one was recording: count them before dealing on.
+            # The hand asked for just before the restart may be formed: it alone may come first.
+            self.counting_after_recovery = self.hand_before_count = True
+            self.ask_count()
+            return
+        if self.counting_after_recovery:        # a hold came before the count: the count asks for a hand
             self.ask_count()
             return
         self.request_next_hand()
@@ -281,6 +286,7 @@ class Table(Conditions):
 
     def on_enter_void(self, event: EventData) -> None:
         self.stop_dealing()
+        self.counting_after_recovery = self.hand_before_count = self.recount_after_hand = False
         self.lock_all()
         self.emit(Shuffle(self.open_round.deck))     # the voided cards go back and are reshuffled
 

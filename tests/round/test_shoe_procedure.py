@@ -231,9 +231,43 @@ def test_a_count_one_hand_short_after_a_restart_is_the_hand_asked_for_before_it(
         assert after.state == "dealing" and after.ports.shoe.asked("deliver_hand") == [(1,)]
         after.deliver("As Kd 7h")
         after.post(HandDealt("shoe", 1, tuple((c, 1) for c in parse_cards("As Kd 7h"))))   # the kept report too
+        assert after.ports.shoe.asked("deliver_hand") == [(1,)]        # counted again first: that hand?
+        after.post(ShoeCount("shoe", 49, 1, True))                     # yes: no other card left the shoe
         after.deliver("Qs Qd 4c")
         assert after.state == "decisions"
         assert [r.data["target"] for r in after.records("hand")] == [1, 0]
+
+
+def test_three_cards_gone_with_no_hand_formed_before_a_restart_are_found_by_the_second_count(tmp_path):
+    before = betting(tmp_path)
+    before.shuffled()
+    before.place(1, "ante", 500)
+    before.done("no_more_bets")
+    before.done("deal")
+    before.journal.close()
+    after = Bench(tmp_path, "sheet-004")
+    after.devices_up()
+    after.post(ShoeCount("shoe", 49, 1, True))       # three short: taken for the hand formed before
+    after.deliver("As Kd 7h")                        # but the shoe formed a new hand: six gone in all
+    after.post(ShoeCount("shoe", 46, 1, True))
+    assert after.state == "void" and after.snap["void_reason"] == (
+        "cards left the shoe while the controller was down (the shoe holds 46, the journal expects 49)")
+
+
+def test_only_one_unasked_hand_is_taken_before_the_count(tmp_path):
+    before = betting(tmp_path)
+    before.shuffled()
+    for position in (1, 2):
+        before.place(position, "ante", 500)
+    before.done("no_more_bets")
+    before.done("deal")
+    before.journal.close()
+    after = Bench(tmp_path, "sheet-004")
+    after.devices_up()
+    for hand_no, cards in ((1, "As Kd 7h"), (2, "2c 9d Jh")):     # the shoe sends two, unasked
+        after.post(HandDealt("shoe", hand_no, tuple((c, 1) for c in parse_cards(cards))))
+    assert [(r.data["hand_no"], r.data["target"]) for r in after.records("hand")] == [(1, 1), (2, -1)]
+    assert after.snap["alerts"][-1]["kind"] == "dead_hand"
 
 
 def test_a_count_lost_after_a_restart_is_asked_again_and_a_hold_before_it_waits_for_it(tmp_path):
