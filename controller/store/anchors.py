@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from controller.store.audit import AuditError, files_in_order, line_hash, open_lines
+from controller.store.audit import GENESIS, AuditError, files_in_order, line_hash, open_lines
 from controller.store.journal import Journal, JournalError
 
 ANCHOR = "journal.anchor"
@@ -62,7 +62,7 @@ def check_journal_against_audit(journal: Journal, audit_dir: Path) -> None:
 def check_audit_against_journal(journal: Journal, audit_dir: Path) -> None:
     """Raises AuditError when the trail no longer holds the line the journal's last commit saw."""
     seen = journal.meta("audit_head")
-    if not seen:
+    if not seen or seen == GENESIS:     # committed before any line of the trail was on the disk
         return
     for path in reversed(files_in_order(audit_dir)[-2:]):      # the current file, or the one before
         for text in reversed(_lines(path)):

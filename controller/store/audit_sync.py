@@ -13,8 +13,9 @@ anchors of the events of the last ``SYNC_AFTER`` seconds). Their facts are in
 the journal, which commits durably before anything is done; a trail that ends
 before the journal is one a power cut cut short, which the start-up check
 allows, while a journal that ends before the trail's last anchor is refused.
-A disk that fails the fsync is remembered and raised at the next commit,
-which halts the table as any journal write failure does.
+A disk that fails the fsync (or any failure of the sync, or its thread
+gone) is remembered and raised at the next commit, which halts the table as
+any journal write failure does: the journal never keeps a stale head.
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ class DurableHead:
         """The hash of the last line known durable; raises the disk's error if an fsync failed."""
         if self._failed is not None:
             raise self._failed
+        if not self._closing and not self._thread.is_alive():     # never vouch for a trail nobody syncs
+            raise OSError("the audit trail's sync thread has stopped")
         return self.value
 
     def sync(self) -> None:
@@ -59,9 +62,9 @@ class DurableHead:
                     os.fsync(descriptor)
                 finally:
                     os.close(descriptor)
-            except OSError as err:      # the trail's disk failing: said at the next commit
-                self._failed = err
-                return
+            except Exception as err:    # the trail's disk failing (or its file closed under it):
+                self._failed = err if isinstance(err, OSError) else OSError(f"audit trail sync: {err}")
+                return                  # said at the next commit, which halts the table
             self.value = last
 
     def close(self) -> None:

@@ -87,9 +87,10 @@ def check_at_start(journal: Journal) -> int:
         checked = result.legacy_records + result.keyed
     last, head = journal.chain_head
     if last > 0:
-        journal.set_meta("checked_through", str(last))
-        journal.set_meta("checked_digest", head)
-        journal.set_meta("checked_mac", checkpoint_mac(journal.key, last, head))
+        with journal.event():           # one commit: a checkpoint half written would read as tampering
+            journal.set_meta("checked_through", str(last))
+            journal.set_meta("checked_digest", head)
+            journal.set_meta("checked_mac", checkpoint_mac(journal.key, last, head))
     return checked
 
 

@@ -58,3 +58,42 @@ def test_a_failing_fsync_is_raised_at_the_next_commit(tmp_path):
     head._closing = True
     head._due.set()
     file.close()
+
+
+def test_any_failure_of_the_sync_is_raised_not_a_stale_head(tmp_path):
+    file = open(tmp_path / "trail", "w")
+    calls = []
+
+    def flush_and_dup():
+        calls.append(1)
+        if len(calls) > 1:
+            raise ValueError("I/O operation on closed file")
+        return os.dup(file.fileno()), "b" * 64
+
+    head = DurableHead(flush_and_dup)
+    head.written()
+    with pytest.raises(OSError, match="audit trail sync: I/O operation on closed file"):
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            head.head()
+            time.sleep(SYNC_AFTER / 4)
+    head._closing = True
+    head._due.set()
+    file.close()
+
+
+def test_a_commit_made_before_any_line_was_durable_is_not_read_as_tampering(tmp_path):
+    from controller.store.anchors import check_audit_against_journal
+    from controller.store.audit import GENESIS
+    from controller.store.journal import Journal
+    trail = AuditTrail(tmp_path / "audit")
+    trail.close()
+    journal = Journal(tmp_path / "journal.sqlite")
+    with journal.event():               # a table killed within its first 20 ms: the head it kept
+        journal.set_meta("audit_head", GENESIS)
+    check_audit_against_journal(journal, tmp_path / "audit")
+    with journal.event():
+        journal.set_meta("audit_head", "f" * 64)                 # a line the trail does not hold
+    with pytest.raises(Exception, match="no longer holds the line"):
+        check_audit_against_journal(journal, tmp_path / "audit")
+    journal.close()
