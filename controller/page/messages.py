@@ -242,6 +242,7 @@ LINKED = (
        "table of the group took the lock"),
     N_("alone"), N_("{count} winners, claim {order}"),
     N_("The shoe has not reported its count within {seconds} s; asking again"),
+    N_("Super 6: the floor states the amount"),
     N_("position {position}'s Super 6 jackpot waits for the floor's final amount; settle position {other} first"),
     N_("position {position}'s Super 6 jackpot waits for the floor's final amount; it is paid once every table "
        "of the group took the lock"),

@@ -90,6 +90,7 @@ def prompt(table: Table) -> list[str]:
 
 # --- the snapshot ------------------------------------------------------------------------------
 
+FLOOR_STATES = "Super 6: the floor states the amount"
 SPOTS = tuple(Spot)     # iterating the enum class itself costs a generator each time: ~30 a round
 
 
@@ -122,10 +123,16 @@ def build_snapshot(table: Table) -> dict[str, Any]:
         if rnd and rnd.settlement:
             seat = next((s for s in rnd.settlement["seats"] if s["seat"] == p), None)
             if seat:
-                entry["settlement"] = {"results": seat["results"], "net": seat["net"],
+                lines, net = settlement_lines(seat), seat["net"]
+                if p in rnd.floor_waiting:
+                    # the table's own arithmetic for a linked hit is not what will be paid: the floor's
+                    # final amount is (a split may be smaller); the rest of the position stands
+                    lines = [x for x in lines if not x.startswith("Pay Super 6")] + [FLOOR_STATES]
+                    net -= seat["results"].get("super6", 0)
+                entry["settlement"] = {"results": seat["results"], "net": net,
                                        "cap_reduction": seat["cap_reduction"],
                                        "hand": seat["hand"] if seat["play"] or not seat["wagers"].get("ante") else None,
-                                       "lines": settlement_lines(seat), "paid": p in rnd.paid}
+                                       "lines": lines, "paid": p in rnd.paid}
         positions.append(entry)
     return {
         "table": table.config.table_id,

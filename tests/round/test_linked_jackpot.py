@@ -100,6 +100,12 @@ def test_a_linked_hit_is_claimed_the_others_are_paid_first_and_it_last_with_the_
     assert "a supervisor verifies the six cards" in bench.act("confirm", position=1).message
     bench.done("verify_jackpot", role="supervisor", reason="cards checked")
     assert bench.snap["settlement_order"] == [2, 1] and bench.snap["next_to_pay"] == 1     # passed over
+    # the page shows no Super 6 amount of the table's own while the floor's is not final
+    shown = bench.snap["positions"][1]["settlement"]
+    seat = next(s for s in bench.records("settlement")[-1].data["seats"] if s["seat"] == 2)
+    assert shown["lines"][-1] == "Super 6: the floor states the amount"
+    assert not any(line.startswith("Pay Super 6") for line in shown["lines"])
+    assert shown["net"] == seat["net"] - seat["results"]["super6"]
     assert bench.act("confirm", position=2).message == ("position 2's Super 6 jackpot waits for the floor's final "
                                                         "amount; settle position 1 first")
     bench.done("confirm", position=1)
