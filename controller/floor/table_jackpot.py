@@ -68,6 +68,11 @@ class TableJackpot:
             if fact.kind == "jackpot_pending" and fact.round_id is not None:
                 doc = json.loads(fact.text)
                 self._hits[(fact.round_id, doc["jackpot"])] = dict(doc, round_id=fact.round_id)
+            elif fact.kind == "jackpot_claimed" and fact.round_id is not None:
+                doc = json.loads(fact.text)
+                if doc.get("final"):            # the table journaled the final answer: nothing more to tell
+                    self._hits.pop((fact.round_id, doc["jackpot"]), None)
+                    self._answers.pop((fact.round_id, doc["jackpot"]), None)
             elif fact.kind == "jackpot_lock_taken":
                 doc = json.loads(fact.text)
                 self._acks[doc["level"]] = max(doc["generation"], self._acks.get(doc["level"], 0))
@@ -119,7 +124,10 @@ class TableJackpot:
                 self.log.info("floor.claimed", round=key[0], level=key[1], answer=asdict(answer))
                 self._tell(key, asdict(answer), None)
             if answer.final:
-                del self._hits[key]
+                # kept until the journal shows it (``saw``): an answer the engine did not journal (its
+                # internal-error path, a halt) is told again, never lost until the link drops
+                self._answers.pop(key, None)
+                self._retry_at[key] = now + REFUSED_RETRY
 
     def _tell(self, key: tuple[int, str], answer: dict | None, refused: str | None) -> None:
         if self.on_claim is not None:
