@@ -35,7 +35,7 @@ from simulators.table import SimOptions, SimulatedTable
 
 PIN = "735911"                  # the simulated supervisor's (verifies jackpot hits)
 SAMPLE_EVERY = 2.0              # seconds between two samples
-STUCK_AFTER = 90.0              # seconds without a finished round before the soak looks into it
+STUCK_AFTER = 90.0              # default seconds without a finished round before the soak looks into it
 VOIDABLE = ("betting", "closed", "dealing", "decisions", "collecting", "held")   # void_round's sources
 READY_WITHIN = 60.0             # seconds a restarted controller has to answer
 
@@ -75,6 +75,7 @@ class SoakOptions:
     faults: str = "mixed"               # none | mixed
     fault_rate: float = 0.02            # chance of a fault at each state change (mixed)
     kill_rate: float = 0.0005           # chance of a SIGKILL at each state change (mixed)
+    stuck_after: float = STUCK_AFTER    # seconds with no round finished before faults are undone
     positions: int = 6
     preset: str = "sheet-004"
     work_dir: str = "soak-data"
@@ -225,7 +226,7 @@ class Soak:
                         rounds_seen, last_progress = sample["rounds"], time.monotonic()
                     if rounds_seen >= self.options.rounds:
                         break
-                    if time.monotonic() - last_progress > STUCK_AFTER:
+                    if time.monotonic() - last_progress > self.options.stuck_after:
                         self._unstick()
                         last_progress = time.monotonic()
                 time.sleep(0.05)
@@ -262,7 +263,7 @@ class Soak:
         self.dealer.forget()
         if again:
             self._submit("void_round", role="supervisor", who="soak supervisor",
-                         reason=f"soak: round {round_id} made no progress for {2 * STUCK_AFTER:g} s")
+                         reason=f"soak: round {round_id} made no progress for {2 * self.options.stuck_after:g} s")
 
     def _sample(self) -> dict[str, Any]:
         sample = {"t": round(self._elapsed(), 2), "rounds": rounds_closed(self.work / "data" / "journal.sqlite"),

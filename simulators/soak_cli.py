@@ -29,6 +29,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fault-rate", type=_rate, default=0.02, help="chance of a fault at each state change")
     p.add_argument("--kill-rate", type=_rate, default=0.0005, help="chance of a SIGKILL at each state change")
     p.add_argument("--preset", choices=preset_names(), default="sheet-004")
+    p.add_argument("--stuck-after", type=_at_least(5), default=90, metavar="S",
+                   help="seconds with no round finished before the soak undoes its faults (twice: voids the "
+                   "round) (default 90)")
     p.add_argument("--work-dir", default="soak-data", help="the configuration, journal, audit and logs")
     p.add_argument("--report", metavar="FILE", help="write the HTML report here")
     p.add_argument("--summary", metavar="FILE", help="write the JSON summary here too")
@@ -41,7 +44,8 @@ def main(argv: list[str]) -> int:
     from simulators.soak_check import check, journal_path
     from simulators.soak_report import html_report, summary
     soak = Soak(SoakOptions(rounds=args.rounds, seed=args.seed, faults=args.faults, fault_rate=args.fault_rate,
-                            kill_rate=args.kill_rate, preset=args.preset, work_dir=args.work_dir))
+                            kill_rate=args.kill_rate, preset=args.preset, work_dir=args.work_dir,
+                            stuck_after=float(args.stuck_after)))
     began = time.monotonic()
     try:
         soak.run()

@@ -12,7 +12,8 @@ from tests.support import ROOT
 def test_a_short_soak_with_kills_and_faults_loses_and_doubles_nothing(tmp_path):
     report, summary = tmp_path / "soak.html", tmp_path / "soak.json"
     done = subprocess.run([sys.executable, "-m", "simulators.cli", "soak", "--rounds", "6", "--seed", "5",
-                           "--fault-rate", "0.3", "--kill-rate", "0.2", "--work-dir", str(tmp_path / "work"),
+                           "--fault-rate", "0.3", "--kill-rate", "0.2", "--stuck-after", "15",
+                           "--work-dir", str(tmp_path / "work"),
                            "--report", str(report), "--summary", str(summary)],
                           cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
