@@ -19,3 +19,15 @@ def presets():
 @pytest.fixture(scope="session")
 def p004(presets):
     return presets["sheet-004"]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One Debian chromium for the session (the page's and the pit's tests), a context per test."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.support.browser import launch
+    with sync_playwright() as playwright:
+        chromium = launch(playwright)
+        yield chromium
+        chromium.close()

@@ -92,14 +92,7 @@ def fragment(report: dict[str, Any], timeline: list[dict]) -> str:
     out.append(f'<tr class="total"><td>total</td><td></td><td>{money(t["wagered"])}</td><td>{money(t["paid"])}</td>'
                f'<td>{money(t["hold"])}</td><td>{pct(t["hold_percent"])}</td><td></td><td></td></tr>'
                "</tbody></table>")
-    notes = []
-    if r["wagers"]["ante"].get("ante_bonus_paid"):
-        notes.append(f"Ante Bonus paid (in the Ante's paid): {money(r['wagers']['ante']['ante_bonus_paid'])}")
-    if r["cap_reductions"]:
-        notes.append(f"maximum payout reductions: {money(r['cap_reductions'])}")
-    notes.append("theory: the par sheet's hold for the wagers made; ±2σ: how far chance alone may carry "
-                 "the hold % (about 95 days in 100 stay inside)")
-    out.append('<p class="notes">' + " · ".join(escape(x) for x in notes) + "</p>")
+    out.append('<p class="notes">' + " · ".join(escape(x) for x in notes(r)) + "</p>")
     out.append('<div class="charts">' + "".join(pictures(r, timeline)) + "</div>")
     out.append('<div class="lists">')
     out.append(_list("Jackpot hits", [f"{h['at']} · round {h['round']} · position {h['seat']} · "
@@ -114,6 +107,18 @@ def fragment(report: dict[str, Any], timeline: list[dict]) -> str:
                      + ([f"and {more} more (table-controller report lists them all)"] if more > 0 else [])))
     out.append("</div></section>")
     return "".join(out)
+
+
+def notes(r: dict[str, Any]) -> list[str]:
+    """The figures' footnotes, for the page and the PDF alike."""
+    said = []
+    if r["wagers"]["ante"].get("ante_bonus_paid"):
+        said.append(f"Ante Bonus paid (in the Ante's paid): {money(r['wagers']['ante']['ante_bonus_paid'])}")
+    if r["cap_reductions"]:
+        said.append(f"maximum payout reductions: {money(r['cap_reductions'])}")
+    said.append("theory: the par sheet's hold for the wagers made; ±2σ: how far chance alone may carry "
+                "the hold % (about 95 days in 100 stay inside)")
+    return said
 
 
 def _list(title: str, items: list[str]) -> str:

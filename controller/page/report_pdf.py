@@ -19,7 +19,7 @@ import logging
 import re
 from typing import Any
 
-from controller.page.report_page import pct, pictures
+from controller.page.report_page import notes, pct, pictures
 from controller.rules.spots import label
 from controller.rules.words import money
 
@@ -62,7 +62,7 @@ def pdf_bytes(report: dict[str, Any], timeline: list[dict]) -> bytes:
     _figures(pdf, r)
     pdf.set_font("helvetica", "", 7)
     pdf.set_text_color(85)
-    pdf.multi_cell(0, 3.2, latin(" · ".join(_notes(r))), new_x="LMARGIN", new_y="NEXT")
+    pdf.multi_cell(0, 3.2, latin(" · ".join(notes(r))), new_x="LMARGIN", new_y="NEXT")
     pdf.set_text_color(0)
     _charts(pdf, pictures(r, timeline))
     _lists(pdf, r)
@@ -72,17 +72,6 @@ def pdf_bytes(report: dict[str, Any], timeline: list[dict]) -> bytes:
 def _title(r: dict[str, Any]) -> str:
     what = f"shift {r['shift']} of gaming day {r['gaming_day']}" if r["shift"] else f"gaming day {r['gaming_day']}"
     return f"Table {r['table']} · {what}"
-
-
-def _notes(r: dict[str, Any]) -> list[str]:
-    notes = []
-    if r["wagers"]["ante"].get("ante_bonus_paid"):
-        notes.append(f"Ante Bonus paid (in the Ante's paid): {money(r['wagers']['ante']['ante_bonus_paid'])}")
-    if r["cap_reductions"]:
-        notes.append(f"maximum payout reductions: {money(r['cap_reductions'])}")
-    notes.append("theory: the par sheet's hold for the wagers made; ±2σ: how far chance alone may carry "
-                 "the hold % (about 95 days in 100 stay inside)")
-    return notes
 
 
 def _figures(pdf: Any, r: dict[str, Any]) -> None:

@@ -127,8 +127,9 @@ def build_snapshot(table: Table) -> dict[str, Any]:
                 if p in rnd.floor_waiting:
                     # the table's own arithmetic for a linked hit is not what will be paid: the floor's
                     # final amount is (a split may be smaller); the rest of the position stands
-                    lines = [x for x in lines if not x.startswith("Pay Super 6")] + [FLOOR_STATES]
-                    net -= seat["results"].get("super6", 0)
+                    results = {k: v for k, v in seat["results"].items() if k != Spot.SUPER6.value}
+                    lines = settlement_lines(dict(seat, results=results)) + [FLOOR_STATES]
+                    net -= seat["results"].get(Spot.SUPER6.value, 0)
                 entry["settlement"] = {"results": seat["results"], "net": net,
                                        "cap_reduction": seat["cap_reduction"],
                                        "hand": seat["hand"] if seat["play"] or not seat["wagers"].get("ante") else None,

@@ -6,21 +6,12 @@ from __future__ import annotations
 
 import secrets
 
-import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
 from controller.floor.jackpot import ack_lock, create_group
 from tests.floor.conftest import enroll_table, make_table, start_table
 from tests.floor.test_linked_claims import VALUES, claim, dealt_with_a_royal, final
-from tests.support.browser import VIEWPORTS, launch, tap, touch, wait_state
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as playwright:
-        chromium = launch(playwright)
-        yield chromium
-        chromium.close()
+from tests.support.browser import VIEWPORTS, tap, touch, wait_state
 
 
 def test_the_dealer_page_shows_jackpot_pending_and_settles_the_hit_once_the_floor_is_final(

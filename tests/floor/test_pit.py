@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import secrets
 
-import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
 from controller.floor.jackpot import ack_lock, claim, create_group
 from controller.floor.pit_page import PitPage
@@ -16,17 +15,8 @@ from controller.store.outbox import facts_after
 from controller.store.pins import PinStore
 from tests.floor.conftest import make_table, play
 from tests.floor.test_forwarder import rows_of, send
-from tests.support.browser import launch
 
 VALUES = {"mega": 10_000_000, "major": 2_500_000, "minor": 250_000}
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as playwright:
-        chromium = launch(playwright)
-        yield chromium
-        chromium.close()
 
 
 def test_the_pit_sees_every_table_live_and_a_supervisor_posts_the_linked_values(cluster, admin, browser, tmp_path):

@@ -1,19 +1,10 @@
-"""The browser for the page tests: one Debian chromium for the session, a fresh context per test."""
+"""The page tests' tab: a fresh context per test in the session's chromium (tests/conftest.py)."""
 
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import sync_playwright
 
-from tests.support.browser import VIEWPORTS, launch
-
-
-@pytest.fixture(scope="session")
-def browser():
-    with sync_playwright() as playwright:
-        chromium = launch(playwright)
-        yield chromium
-        chromium.close()
+from tests.support.browser import VIEWPORTS
 
 
 @pytest.fixture

@@ -182,21 +182,28 @@ def test_a_hand_keeps_the_time_the_shoe_stamped_on_it(tmp_path):
     assert bench.records("hand")[0].data["device_time"] == "2026-11-22T03:00:00.123+00:00"
 
 
-def test_the_hand_asked_for_before_a_restart_is_the_rounds_next_hand_not_a_dead_one(tmp_path):
-    """Found by the soak: a controller killed after asking for hand 1 restarts; the shoe reports the
-    hand it had formed before the new controller's count. Taken for a dead hand, the shoe's answer
-    to the hand asked again (the same cards) was a misdeal, "As was read twice"."""
-    before = betting(tmp_path)
+def restarted_mid_deal(folder, positions=(1,)) -> Bench:
+    """A round killed just after it asked the shoe for hand 1, and the table started again on the
+    same journal: recovered in dealing, waiting for the shoe's count."""
+    before = betting(folder)
     before.shuffled()
-    before.place(1, "ante", 500)
-    before.place(2, "ante", 500)
+    for position in positions:
+        before.place(position, "ante", 500)
     before.done("no_more_bets")
     before.done("deal")
     assert before.ports.shoe.asked("deliver_hand") == [(1,)]
     before.journal.close()                                  # killed: hand 1 never reached it
-    after = Bench(tmp_path, "sheet-004")
+    after = Bench(folder, "sheet-004")
     after.devices_up()
     assert after.state == "dealing" and after.table.counting_after_recovery
+    return after
+
+
+def test_the_hand_asked_for_before_a_restart_is_the_rounds_next_hand_not_a_dead_one(tmp_path):
+    """Found by the soak: a controller killed after asking for hand 1 restarts; the shoe reports the
+    hand it had formed before the new controller's count. Taken for a dead hand, the shoe's answer
+    to the hand asked again (the same cards) was a misdeal, "As was read twice"."""
+    after = restarted_mid_deal(tmp_path, (1, 2))
     after.post(HandDealt("shoe", 1, tuple((c, 1) for c in parse_cards("As Kd 7h"))))
     assert [(r.data["hand_no"], r.data["target"]) for r in after.records("hand")] == [(1, 1)]
     assert not [a for a in after.snap["alerts"] if a["kind"] in ("dead_hand", "misdeal")]
@@ -214,15 +221,7 @@ def test_a_count_one_hand_short_after_a_restart_is_the_hand_asked_for_before_it(
     asked for (only one is asked at a time), asked for again and reported once; four short is a
     misdeal."""
     for short, voided in ((3, False), (4, True)):
-        folder = tmp_path / str(short)
-        before = betting(folder)
-        before.shuffled()
-        before.place(1, "ante", 500)
-        before.done("no_more_bets")
-        before.done("deal")
-        before.journal.close()
-        after = Bench(folder, "sheet-004")
-        after.devices_up()
+        after = restarted_mid_deal(tmp_path / str(short))
         after.post(ShoeCount("shoe", 52 - short, 1, True))
         if voided:
             assert after.state == "void" and after.snap["void_reason"] == (
@@ -239,14 +238,7 @@ def test_a_count_one_hand_short_after_a_restart_is_the_hand_asked_for_before_it(
 
 
 def test_three_cards_gone_with_no_hand_formed_before_a_restart_are_found_by_the_second_count(tmp_path):
-    before = betting(tmp_path)
-    before.shuffled()
-    before.place(1, "ante", 500)
-    before.done("no_more_bets")
-    before.done("deal")
-    before.journal.close()
-    after = Bench(tmp_path, "sheet-004")
-    after.devices_up()
+    after = restarted_mid_deal(tmp_path)
     after.post(ShoeCount("shoe", 49, 1, True))       # three short: taken for the hand formed before
     after.deliver("As Kd 7h")                        # but the shoe formed a new hand: six gone in all
     after.post(ShoeCount("shoe", 46, 1, True))
@@ -255,15 +247,7 @@ def test_three_cards_gone_with_no_hand_formed_before_a_restart_are_found_by_the_
 
 
 def test_only_one_unasked_hand_is_taken_before_the_count(tmp_path):
-    before = betting(tmp_path)
-    before.shuffled()
-    for position in (1, 2):
-        before.place(position, "ante", 500)
-    before.done("no_more_bets")
-    before.done("deal")
-    before.journal.close()
-    after = Bench(tmp_path, "sheet-004")
-    after.devices_up()
+    after = restarted_mid_deal(tmp_path, (1, 2))
     for hand_no, cards in ((1, "As Kd 7h"), (2, "2c 9d Jh")):     # the shoe sends two, unasked
         after.post(HandDealt("shoe", hand_no, tuple((c, 1) for c in parse_cards(cards))))
     assert [(r.data["hand_no"], r.data["target"]) for r in after.records("hand")] == [(1, 1), (2, -1)]
@@ -274,14 +258,7 @@ def test_a_count_lost_after_a_restart_is_asked_again_and_a_hold_before_it_waits_
     """Found by the soak: a restarted round held (the shoe's door) before its count resumed by
     asking for a hand, and waited on "Dealing: hand 2 of 6" with no word once the count stopped
     asking for the next one."""
-    before = betting(tmp_path)
-    before.shuffled()
-    before.place(1, "ante", 500)
-    before.done("no_more_bets")
-    before.done("deal")
-    before.journal.close()
-    after = Bench(tmp_path, "sheet-004")
-    after.devices_up()
+    after = restarted_mid_deal(tmp_path)
     asked = len(after.ports.shoe.asked("request_status"))
     after.later(after.config.hand_timeout + 0.1)                      # the count's answer was lost
     assert after.snap["alerts"][-1]["message"] == (
