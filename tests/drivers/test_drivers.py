@@ -242,3 +242,23 @@ def test_a_reading_for_a_position_the_table_does_not_have_is_naked_and_never_pos
         assert events.of(SpotChanged) == SpotChanged("sensors", 6, "ante", "placed", 500, None)
         assert not [e for e in events.seen if isinstance(e, SpotChanged) and e.position == 7]
         assert (7, 0) not in drv.spots
+
+
+def test_a_socket_port_sends_small_frames_at_once():
+    """A ``socket://`` port (a device server on the network) has Nagle's algorithm off: with it on,
+    a frame written while the last was unacknowledged waited for the peer's delayed ACK (~40 ms a
+    hand in the soak)."""
+    import socket
+
+    from drivers.transport import SerialTransport
+
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(1)
+        transport = SerialTransport("shoe", f"socket://127.0.0.1:{server.getsockname()[1]}")
+        transport.open()
+        try:
+            sock = transport._port._socket      # pyserial's own; the option is what is checked
+            assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+        finally:
+            transport.close()
