@@ -3,7 +3,8 @@
 Owns opening, reading, writing and closing; nothing about any protocol.
 Serial devices open through ``serial.serial_for_url`` so configuration can
 name ``/dev/table-shoe``, ``socket://host:port``, ``rfc2217://...``,
-``loop://`` or ``spy://...`` alike. USB devices are named
+``loop://`` or ``spy://...`` alike; ``socket://`` (a device server on the
+network) has a transport of its own that reads whatever has arrived. USB devices are named
 ``usb://VID:PID[/SERIAL]`` (hex ids) and found through ``usb.core.find`` with
 an injectable backend. Every failure is a ``TransportError`` whose message
 names the device and its URL.
@@ -12,6 +13,9 @@ names the device and its URL.
 from __future__ import annotations
 
 import re
+import select
+import socket
+import urllib.parse
 from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 if TYPE_CHECKING:                       # imported where used, so a missing library fails only there
@@ -54,7 +58,6 @@ class SerialTransport:
             self._port = serial.serial_for_url(self.url, **self.settings)
         except (serial.SerialException, OSError, ValueError) as err:
             raise TransportError(f"{self.device}: cannot open {self.url}: {_reason(err)}") from None
-        _no_nagle(self._port)
 
     def read(self) -> bytes:
         import serial
@@ -86,6 +89,66 @@ class SerialTransport:
         if self._port is None:
             raise TransportError(f"{self.device}: {self.url} is not open")
         return self._port
+
+
+class TcpTransport:
+    """``socket://HOST:PORT``: a serial device server on the network (or a simulator), read whole.
+
+    pyserial's socket port reads one byte per call (its ``in_waiting`` is 0 or 1), so every byte of
+    a frame went round the driver's loop on its own, and it leaves Nagle's algorithm on, so a frame
+    written while the last was unacknowledged waited for the peer's delayed ACK (about 40 ms a hand
+    in the soak). This reads what has arrived, up to 4 KB, and sends each frame at once."""
+
+    def __init__(self, device: str, url: str, *, timeout: float = 0.05, connect_timeout: float = 2.0):
+        self.device, self.url = device, url
+        self.timeout, self.connect_timeout = timeout, connect_timeout
+        self._sock: socket.socket | None = None
+
+    def open(self) -> None:
+        parts = urllib.parse.urlsplit(self.url)
+        unknown = [k for k in urllib.parse.parse_qs(parts.query) if k != "logging"]   # pyserial's one option
+        try:
+            if unknown:
+                raise ValueError(f"unknown option {unknown[0]!r}")
+            host, port = parts.hostname, parts.port
+            if not host or not port:
+                raise ValueError("not socket://HOST:PORT")
+            sock = socket.create_connection((host, port), timeout=self.connect_timeout)
+        except (OSError, ValueError) as err:
+            raise TransportError(f"{self.device}: cannot open {self.url}: {_reason(err)}") from None
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.settimeout(2.0)                # a write that cannot go out in 2 s: the link is lost
+        self._sock = sock
+
+    def read(self) -> bytes:
+        sock = self._require()
+        try:
+            ready, _, _ = select.select([sock], [], [], self.timeout)
+            data = sock.recv(4096) if ready else None
+        except (OSError, ValueError) as err:
+            raise TransportError(f"{self.device}: reading {self.url} failed: {_reason(err)}") from None
+        if data is None:
+            return b""
+        if not data:
+            raise TransportError(f"{self.device}: reading {self.url} failed: the other end closed the connection")
+        return data
+
+    def write(self, data: bytes) -> None:
+        sock = self._require()
+        try:
+            sock.sendall(data)
+        except OSError as err:
+            raise TransportError(f"{self.device}: writing {self.url} failed: {_reason(err)}") from None
+
+    def close(self) -> None:
+        sock, self._sock = self._sock, None
+        if sock is not None:
+            sock.close()
+
+    def _require(self) -> socket.socket:
+        if self._sock is None:
+            raise TransportError(f"{self.device}: {self.url} is not open")
+        return self._sock
 
 
 USB_URL = re.compile(r"usb://([0-9a-fA-F]{4}):([0-9a-fA-F]{4})(?:/(.+))?$")
@@ -176,29 +239,18 @@ def _usb_serial(dev: Any) -> str | None:
         return None
 
 
-def _no_nagle(port: Any) -> None:
-    """A ``socket://`` port (a serial device server on the network, or a simulator) sends each frame
-    at once. pyserial leaves Nagle's algorithm on, and with the peer's delayed ACK every small
-    frame written after an unacknowledged one waited about 40 ms: a hand asked of the shoe took
-    45 ms instead of under one. pyserial offers no option for it, so its socket is reached here."""
-    import socket
-    sock = getattr(port, "_socket", None)
-    if isinstance(sock, socket.socket):
-        try:
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        except OSError:                 # not TCP after all (a future pyserial): only slower
-            pass
-
-
 def _reason(err: BaseException) -> str:
     text = getattr(err, "strerror", None) or str(err) or type(err).__name__
     return text
 
 
 def open_transport(device: str, url: str, **settings: Any) -> Transport:
-    """A transport for a configured URL: ``usb://`` for pyusb, anything else for pyserial."""
+    """A transport for a configured URL: ``usb://`` for pyusb, ``socket://`` read whole (above),
+    anything else for pyserial (a serial line's settings mean nothing to a TCP socket)."""
     if url.startswith("usb://"):
         return UsbTransport(device, url, backend=settings.get("backend"),
                             timeout=settings.get("timeout", 0.05))
+    if url.startswith("socket://"):
+        return TcpTransport(device, url, timeout=settings.get("timeout", 0.05))
     settings.pop("backend", None)
     return SerialTransport(device, url, **settings)

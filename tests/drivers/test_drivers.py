@@ -244,21 +244,39 @@ def test_a_reading_for_a_position_the_table_does_not_have_is_naked_and_never_pos
         assert (7, 0) not in drv.spots
 
 
-def test_a_socket_port_sends_small_frames_at_once():
-    """A ``socket://`` port (a device server on the network) has Nagle's algorithm off: with it on,
-    a frame written while the last was unacknowledged waited for the peer's delayed ACK (~40 ms a
-    hand in the soak)."""
+
+def test_a_socket_port_reads_what_has_arrived_and_sends_each_frame_at_once():
+    """``socket://`` (a device server on the network): a read returns every byte that has arrived,
+    not one byte a call (pyserial's socket port), Nagle's algorithm is off (a frame written while
+    the last was unacknowledged waited for the peer's delayed ACK, ~40 ms a hand in the soak), and
+    the other end closing is a lost connection naming the device and URL."""
+    import select
     import socket
 
-    from drivers.transport import SerialTransport
+    from drivers.transport import TcpTransport, TransportError, open_transport
 
     with socket.socket() as server:
         server.bind(("127.0.0.1", 0))
         server.listen(1)
-        transport = SerialTransport("shoe", f"socket://127.0.0.1:{server.getsockname()[1]}")
+        url = f"socket://127.0.0.1:{server.getsockname()[1]}"
+        transport = open_transport("shoe", url, baudrate=9600, bytesize=7)   # line settings mean nothing here
+        assert isinstance(transport, TcpTransport)
         transport.open()
+        peer, _ = server.accept()
         try:
-            sock = transport._port._socket      # pyserial's own; the option is what is checked
-            assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+            assert transport._sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+            peer.sendall(bytes(range(40)))          # one segment on the loopback
+            select.select([transport._sock], [], [], 2.0)
+            assert transport.read() == bytes(range(40))
+            transport.write(b"\x00abc\x00")
+            assert peer.recv(16) == b"\x00abc\x00"
+            assert transport.read() == b""          # nothing came within the read timeout
+            peer.close()
+            with pytest.raises(TransportError, match=r"shoe: reading socket://127\.0\.0\.1:\d+ failed: the other"):
+                for _ in range(50):
+                    transport.read()
         finally:
             transport.close()
+    bad = TcpTransport("sensors", "socket://127.0.0.1:1?timeout=3")
+    with pytest.raises(TransportError, match="sensors: cannot open .*unknown option 'timeout'"):
+        bad.open()
