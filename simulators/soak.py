@@ -47,6 +47,9 @@ class Fault:
     commands: tuple[str, ...]   # fault commands, at once
     undo: tuple[str, ...] = ()  # fault commands, ``hold`` seconds later
     hold: float = 0.0
+    # chips the fault put on the felt go with the round's others (the players collect the table):
+    # undone later, its "remove" took a chip of the next round's bets and the round waited for ever
+    ends_with_round: bool = False
 
 
 ANY = ("betting", "closed", "dealing", "decisions", "collecting", "settling", "complete", "ready")
@@ -64,7 +67,7 @@ FAULTS = (
     Fault("misdeal: card of the other deck", ("betting", "closed"), ("shoe foreign-card",)),
     Fault("misdeal: four cards", ("betting", "closed"), ("shoe hand-size 4",)),
     Fault("past posting", ("decisions", "collecting", "settling"), ("sensors place {pos} pair_plus 500",),
-          ("sensors remove {pos} pair_plus",), 1.0),
+          ("sensors remove {pos} pair_plus",), 1.0, ends_with_round=True),
 )
 
 
@@ -106,7 +109,7 @@ class Soak:
         self.proc: subprocess.Popen | None = None
         self.last: dict[str, Any] = {}
         self._state: str | None = None
-        self._pending_undo: list[tuple[float, tuple[str, ...]]] = []
+        self._pending_undo: list[tuple[float, tuple[str, ...], bool]] = []   # (due, commands, ends_with_round)
         self._lock = threading.Lock()
         self._kill_due = False
         self.holds = 0
@@ -165,6 +168,8 @@ class Soak:
             if state != self._state:
                 self.holds += state == "held"
                 self._state = state
+                if state in ("complete", "void"):
+                    self._pending_undo = [item for item in self._pending_undo if not item[2]]
                 self._maybe_fault(snap)
         self.dealer.observe(snap)
 
@@ -190,7 +195,8 @@ class Soak:
         for command in fault.commands:
             self.sim.command(command.format(**values))
         if fault.undo:
-            self._pending_undo.append((time.monotonic() + fault.hold, tuple(c.format(**values) for c in fault.undo)))
+            self._pending_undo.append((time.monotonic() + fault.hold, tuple(c.format(**values) for c in fault.undo),
+                                       fault.ends_with_round))
         self.injected.append({"kind": fault.kind, "state": state, "round": snap["round"], "at": self._elapsed()})
 
     def _undo_due(self) -> None:
@@ -198,7 +204,7 @@ class Soak:
             now = time.monotonic()
             due = [item for item in self._pending_undo if item[0] <= now]
             self._pending_undo = [item for item in self._pending_undo if item[0] > now]
-        for _, commands in due:
+        for _, commands, _ in due:
             for command in commands:
                 self.sim.command(command)
 
