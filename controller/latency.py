@@ -44,7 +44,13 @@ class Latencies:
                 return min(self.worst, LOWEST * 10 ** ((index + 1) / PER_DECADE))
         return self.worst
 
-    def summary(self) -> dict[str, float | int]:
-        """``{"n", "p50_ms", "p99_ms", "max_ms"}``, milliseconds to three decimals."""
+    def summary(self) -> dict[str, object]:
+        """``{"n", "p50_ms", "p99_ms", "max_ms", "buckets"}``, milliseconds to three decimals;
+        ``buckets`` is the histogram itself, ``[upper edge ms, count]`` for each bucket that holds
+        anything (the last one's edge is the maximum), so a reader can draw it or merge several."""
         return {"n": self.n, "p50_ms": round(self.percentile(50) * 1000, 3),
-                "p99_ms": round(self.percentile(99) * 1000, 3), "max_ms": round(self.worst * 1000, 3)}
+                "p99_ms": round(self.percentile(99) * 1000, 3), "max_ms": round(self.worst * 1000, 3),
+                "buckets": [[round(self._edge(i) * 1000, 4), count] for i, count in enumerate(self.counts) if count]}
+
+    def _edge(self, index: int) -> float:
+        return self.worst if index == BUCKETS - 1 else LOWEST * 10 ** ((index + 1) / PER_DECADE)

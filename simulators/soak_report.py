@@ -3,7 +3,7 @@
 Owns the presentation of a soak (simulators/soak.py) and of its check
 (simulators/soak_check.py): the summary a lab reads with a tool, and a page a
 person reads, with rounds per second over time, memory over time, the
-latency figures of each controller's life, faults by kind and state, and the
+latency histograms (every life's merged) and each life's p99, faults by kind and state, and the
 recovery time of each restart. The plots are SVG written here in Python: no
 chart library, nothing fetched, the file opens anywhere.
 """
@@ -11,6 +11,7 @@ chart library, nothing fetched, the file opens anywhere.
 from __future__ import annotations
 
 import html
+import math
 from collections import Counter
 from typing import Any
 
@@ -33,11 +34,36 @@ def summary(soak: Any, checked: dict[str, Any], elapsed_s: float) -> dict[str, A
                        "max": recoveries[-1] if recoveries else None},
         "memory_kb": {"first": rss[0] if rss else None, "last": rss[-1] if rss else None,
                       "max": max(rss) if rss else None},
+        "latency": {key: merged(soak.lives, key) for key in ("frame_to_snapshot", "snapshot_to_page")},
         "latency_by_life": soak.lives,
         "dealer": {"actions_sent": soak.client.sent, "refused": soak.client.refused,
                    "unanswered": soak.client.unanswered},
         "check": checked,
     }
+
+
+def merged(lives: list[dict[str, Any]], key: str) -> dict[str, Any]:
+    """One histogram over every controller life (each life's ``buckets`` from its /api/health):
+    counts added edge by edge, the percentiles read from the sum (the upper edge of the bucket
+    holding them), the worst the worst of any life."""
+    counts: Counter[float] = Counter()
+    worst = 0.0
+    for life in lives:
+        figures = life.get(key) or {}
+        for edge, count in figures.get("buckets", []):
+            counts[edge] += count
+        worst = max(worst, figures.get("max_ms", 0.0))
+    n = sum(counts.values())
+
+    def percentile(p: float) -> float:
+        rank, seen = -(-n * p // 100), 0
+        for edge in sorted(counts):
+            seen += counts[edge]
+            if seen >= rank:
+                return min(edge, worst)
+        return worst
+    return {"n": n, "p50_ms": percentile(50) if n else 0.0, "p99_ms": percentile(99) if n else 0.0,
+            "max_ms": worst, "buckets": sorted([edge, c] for edge, c in counts.items())}
 
 
 def _by_state(injected: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
@@ -55,7 +81,7 @@ def html_report(doc: dict[str, Any], samples: list[dict[str, Any]], restarts: li
     lives = doc["latency_by_life"]
     latency = [(f"life {i + 1}", life.get(key, {}).get("p99_ms", 0.0))
                for i, life in enumerate(lives) for key in ("frame_to_snapshot",)]
-    page = [(f"life {i + 1}", life.get("snapshot_to_page", {}).get("p99_ms", 0.0)) for i, life in enumerate(lives)]
+    whole = doc.get("latency", {})
     faults = sorted(doc["faults_injected"].items(), key=lambda kv: -kv[1])
     recovery = [(f"#{i + 1} {r['state']}", r["recovery_s"]) for i, r in enumerate(restarts)]
     check = doc["check"]
@@ -80,12 +106,30 @@ def html_report(doc: dict[str, Any], samples: list[dict[str, Any]], restarts: li
             f"<table>{rows}</table>"
             f"<h2>Rounds per second over time</h2>{line_chart(rates, 's', 'rounds/s')}"
             f"<h2>Controller memory over time</h2>{line_chart(memory, 's', 'MB')}"
+            f"{_histogram_section('Frame to snapshot', whole.get('frame_to_snapshot'))}"
+            f"{_histogram_section('Snapshot to page', whole.get('snapshot_to_page'))}"
             f"<h2>Frame to snapshot, p99 per controller life</h2>{bar_chart(latency, 'ms')}"
-            f"<h2>Snapshot to page, p99 per controller life</h2>{bar_chart(page, 'ms')}"
             f"<h2>Faults injected, by kind</h2>{bar_chart(faults, 'faults')}"
             f"<h2>Recovery time per restart</h2>"
             f"{bar_chart(recovery, 's')}"
             "</body></html>\n")
+
+
+def _histogram_section(title: str, figures: dict[str, Any] | None) -> str:
+    if not figures or not figures.get("n"):
+        return f"<h2>{html.escape(title)}</h2><p>(no data)</p>"
+    said = (f"{figures['n']} events; p50 {figures['p50_ms']:g} ms, p99 {figures['p99_ms']:g} ms, "
+            f"max {figures['max_ms']:g} ms")
+    bars: list[tuple[str, float]] = []
+    previous = None
+    for edge, count in figures["buckets"]:     # empty buckets between two drawn as empty bars
+        steps = min(round(math.log10(edge / previous) * 24), 48) if previous else 0
+        bars += [(f"≤{previous * 10 ** (j / 24):.3g} ms", 0) for j in range(1, steps)] if previous else []
+        bars.append((f"≤{edge:.3g} ms", count))
+        previous = edge
+    return (f"<h2>{html.escape(title)}: histogram over every life</h2><p>{html.escape(said)}</p>"
+            f"{bar_chart(bars, 'events')}<p>Buckets are log-spaced (24 a decade); a bar is labelled with "
+            "its upper edge.</p>")
 
 
 def line_chart(points: list[tuple[float, float]], x_unit: str, y_unit: str) -> str:

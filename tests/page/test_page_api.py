@@ -71,7 +71,8 @@ def test_the_page_and_its_files_come_from_the_package_with_a_strict_policy(rig):
     assert set(latency) == {"frame_to_snapshot", "snapshot_to_page"}
     # the devices' hellos went through the engine before the table was ready: measured
     assert latency["frame_to_snapshot"]["n"] >= 3 and latency["frame_to_snapshot"]["max_ms"] > 0
-    assert set(latency["snapshot_to_page"]) == {"n", "p50_ms", "p99_ms", "max_ms"}
+    assert set(latency["snapshot_to_page"]) == {"n", "p50_ms", "p99_ms", "max_ms", "buckets"}
+    assert sum(c for _, c in latency["frame_to_snapshot"]["buckets"]) == latency["frame_to_snapshot"]["n"]
 
 
 def test_malformed_or_unauthorised_requests_change_nothing_and_say_why(rig):

@@ -27,7 +27,21 @@ def test_a_short_soak_with_kills_and_faults_loses_and_doubles_nothing(tmp_path):
     assert check["payments_doubled"] == check["payments_lost"] == check["void_rounds_that_paid"] == 0
     assert doc["recovery_s"]["max"] > 0
     page = report.read_text()
-    assert page.count("<svg") == 6 and "PASS" in page and "<script" not in page
+    assert page.count("<svg") == 7 and "PASS" in page and "<script" not in page
+    # the latency histograms: every life's events merged, none lost on the way
+    for key in ("frame_to_snapshot", "snapshot_to_page"):
+        whole = doc["latency"][key]
+        assert whole["n"] == sum(life[key]["n"] for life in doc["latency_by_life"]) > 0
+        assert whole["max_ms"] == max(life[key]["max_ms"] for life in doc["latency_by_life"])
+    assert page.count("histogram over every life") == 2
+
+
+def test_lives_merge_into_one_histogram():
+    from simulators.soak_report import merged
+    lives = [{"t": {"n": 3, "max_ms": 2.0, "buckets": [[0.1, 2], [2.0, 1]]}},
+             {"t": {"n": 100, "max_ms": 9.0, "buckets": [[0.1, 90], [1.0, 9], [9.0, 1]]}}, {}]
+    assert merged(lives, "t") == {"n": 103, "p50_ms": 0.1, "p99_ms": 2.0, "max_ms": 9.0,
+                                  "buckets": [[0.1, 92], [1.0, 9], [2.0, 1], [9.0, 1]]}
 
 
 def test_soak_options_are_refused_in_words():
