@@ -272,8 +272,8 @@ class Engine:
             self.log.warning("device.fault", device=event.device, url=event.url, reason=event.reason,
                              raw=event.raw_hex, state=table.state, security=event.security)
             if event.security:          # a forged or replayed frame, or a wrong key: never a fact
-                table.alert("device_security", device_says(event.device, f"link: a frame failed authentication "
-                                                           f"({event.reason}); it was refused. Call a technician"))
+                table.alert("device_security", device_says(event.device, f"sending frames that fail authentication "
+                                                           f"({event.reason}); each is refused. Call a technician"))
             else:
                 table.alert("device_fault", device_says(event.device, "sending what the table cannot use (refused; "
                                                         "the log has the bytes): call a technician if it repeats"))

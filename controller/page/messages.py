@@ -130,8 +130,8 @@ ALERTS = (
     N_("The shoe is not taking the command to {command}: {reason}"),
     N_("The bet sensors are not taking the command to {command}: {reason}"),
     N_("The jackpot sign is not taking the command to {command}: {reason}"),
-    N_("The shoe is link: a frame failed authentication ({reason}); it was refused. Call a technician"),
-    N_("The bet sensors are link: a frame failed authentication ({reason}); it was refused. Call a technician"),
+    N_("The shoe is sending frames that fail authentication ({reason}); each is refused. Call a technician"),
+    N_("The bet sensors are sending frames that fail authentication ({reason}); each is refused. Call a technician"),
     N_("The shoe is sending what the table cannot use (refused; the log has the bytes): call a technician "
        "if it repeats"),
     N_("The bet sensors are sending what the table cannot use (refused; the log has the bytes): call a "
