@@ -161,13 +161,15 @@ class DealingDuties(TableCore):
             self.log.info("shoe.hand_repeated", round=rnd.id, state=self.state, hand=fact.hand_no)
             return
         asked = self.outstanding_hand
-        if asked is None and self.hand_before_count and self.state == "dealing" and rnd is not None:
+        kept = asked is None and self.hand_before_count and self.round_state == "dealing" and rnd is not None
+        if kept and rnd is not None:
             # the hand the process before a restart asked for, formed and kept by the shoe, arriving
             # before its count: it is the round's next hand (taken for a dead hand, the shoe's answer
-            # to our asking again was the same cards "read twice": found by the soak). One only: the
-            # count, exact from then on, says whether any other card left the shoe
+            # to our asking again was the same cards "read twice": found by the soak), also while a
+            # hold stops the deal (its cards left the shoe before the hold). One only: the count,
+            # exact from then on, says whether any other card left the shoe
             asked = rnd.hands_received + 1
-        if not self._accepts("hand") or fact.hand_no != asked:
+        if not (kept or self._accepts("hand")) or fact.hand_no != asked:
             if self.round is not None and self.state in procedure.DEAD_HAND_STATES:
                 self.fact("hand", hand_no=fact.hand_no, target=DEAD_HAND, cards=cards)
             self.alert("dead_hand", f"A hand came from the shoe for no position (hand {fact.hand_no}): "

@@ -246,6 +246,25 @@ def test_three_cards_gone_with_no_hand_formed_before_a_restart_are_found_by_the_
         "cards left the shoe while the controller was down (the shoe holds 46, the journal expects 49)")
 
 
+def test_the_hand_formed_before_a_restart_is_taken_while_a_hold_stops_the_deal(tmp_path):
+    """Review finding: a hold before the count (the sensors away) made the kept hand a dead hand,
+    and the same cards, asked for again after the hold, a misdeal "read twice"."""
+    after = restarted_mid_deal(tmp_path, (1, 2))
+    after.post(DeviceOffline("sensors", "fake://sensors", "cable"))
+    assert after.state == "held"
+    after.post(HandDealt("shoe", 1, tuple((c, 1) for c in parse_cards("As Kd 7h"))))
+    assert [(r.data["hand_no"], r.data["target"]) for r in after.records("hand")] == [(1, 1)]
+    assert not [a for a in after.snap["alerts"] if a["kind"] in ("dead_hand", "misdeal")]
+    after.post(DeviceOnline("sensors", "fake://sensors"))
+    assert after.state == "dealing" and after.ports.shoe.asked("deliver_hand") == []   # the count first
+    after.post(ShoeCount("shoe", 49, 1, True))
+    assert after.ports.shoe.asked("deliver_hand") == [(2,)]
+    after.deliver("2c 9d Jh")
+    after.deliver("Qs Qd 4c")
+    assert after.state == "decisions"
+    assert [r.data["target"] for r in after.records("hand")] == [1, 2, 0]
+
+
 def test_only_one_unasked_hand_is_taken_before_the_count(tmp_path):
     after = restarted_mid_deal(tmp_path, (1, 2))
     for hand_no, cards in ((1, "As Kd 7h"), (2, "2c 9d Jh")):     # the shoe sends two, unasked
