@@ -16,10 +16,11 @@ naming both. Each is first checked on its own chain.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 from controller.store.audit import GENESIS, AuditError, files_in_order, line_hash, open_lines
-from controller.store.journal import Journal, JournalError
+from controller.store.journal import FACTS, Journal, JournalError
 
 ANCHOR = "journal.anchor"
 # An anchor carries the first 128 bits of the fact's keyed digest (HMAC-SHA256): as strong as a
@@ -57,6 +58,47 @@ def check_journal_against_audit(journal: Journal, audit_dir: Path) -> None:
     if len(digest) < ANCHOR_DIGITS or not journal.digest_before(chain + 1).startswith(digest):
         raise JournalError(f"{journal.path}: fact {chain} differs from the one the audit trail ({where}) "
                            "saw committed")
+
+
+def check_every_anchor(journal: Journal, audit_dir: Path) -> int:
+    """Every anchor of the trail, oldest first, against the fact it names (``verify``; the start-up
+    check reads only the newest). A journal rewritten in the middle by someone holding the table's
+    key verifies on its own chain, but no longer holds the digests the trail saw committed then.
+    Returns the anchors checked; raises JournalError naming the first that does not hold."""
+    facts = journal.db.execute(f"SELECT chain, digest FROM ({FACTS}) ORDER BY 1")
+    at, held = 0, GENESIS
+    checked = 0
+    for chain, digest, where in _anchors(audit_dir):
+        if chain < at:                      # out of order (not written so): looked up on its own
+            held_then = journal.digest_before(chain + 1) if chain > 0 else GENESIS
+        else:
+            while at < chain:
+                row = facts.fetchone()
+                if row is None:
+                    raise JournalError(f"{journal.path}: the journal ends at fact {at}, but the audit trail "
+                                       f"({where}) saw fact {chain} committed: commits were lost; call a technician")
+                at, held = int(row[0]), str(row[1])
+            held_then = held
+        if chain > 0 and (len(digest) < ANCHOR_DIGITS or not held_then.startswith(digest)):
+            raise JournalError(f"{journal.path}: fact {chain} differs from the one the audit trail ({where}) saw "
+                               "committed: the journal was rewritten after the fact; call a technician")
+        checked += 1
+    return checked
+
+
+def _anchors(audit_dir: Path) -> Iterator[tuple[int, str, str]]:
+    """(chain, digest, where) of every anchor in the trail, oldest file and line first."""
+    for path in files_in_order(audit_dir):
+        with open_lines(path, errors="replace") as f:
+            for number, text in enumerate(f, 1):
+                if ANCHOR not in text:
+                    continue
+                try:
+                    entry = json.loads(text)
+                except json.JSONDecodeError:
+                    continue
+                if entry.get("event") == ANCHOR and "chain" in entry:
+                    yield int(entry["chain"]), str(entry["digest"]), f"{path.name}, line {number}"
 
 
 def check_audit_against_journal(journal: Journal, audit_dir: Path) -> None:
