@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Protocol
 
+from controller.rules.cards import parse_card
 from controller.rules.paytable import Preset
 from simulators.dealer import ScriptedDealer, Submit
 from simulators.table import SimOptions, SimulatedTable
@@ -34,14 +35,20 @@ class Configurable(Protocol):
     def with_devices(self, devices: dict[str, Any]) -> Any: ...
 
 
+# Super 6's MINOR on sheet 004 for position 1: Ah Kh Qh, and the dealer Jh Th 2c (a five-card royal flush)
+ROYAL_FOR_POSITION_1 = [parse_card(c) for c in ("Ah", "Kh", "Qh", "Jh", "Th", "2c")]
+
+
 def simulate(config: Configurable, *, transport: str = "pty", shoe_usb: bool = False, seed: int = 1,
-             strategy: str = "optimal") -> tuple[SimulatedTable, Any]:
-    """The simulated table for ``config`` (not started) and ``config`` pointed at it."""
+             strategy: str = "optimal", royal_at: tuple[int, ...] = ()) -> tuple[SimulatedTable, Any]:
+    """The simulated table for ``config`` (not started) and ``config`` pointed at it; ``royal_at``:
+    the players' rounds dealt a royal flush for position 1 on purpose (simulators/players.py)."""
     # the simulated devices' heartbeat keeps well inside the drivers' silence timeout
     beat = min(1.0, config.devices["shoe"].settings.get("silence_after", 3.0) / 4)
     sim = SimulatedTable(SimOptions(transport=transport, shoe_usb=shoe_usb, seed=seed,
                                     positions=config.positions, strategy=strategy, heartbeat_every=beat,
-                                    sign_address=config.devices["sign"].settings.get("address", "01")),
+                                    sign_address=config.devices["sign"].settings.get("address", "01"),
+                                    rigged={r: ROYAL_FOR_POSITION_1 for r in royal_at} or None),
                          preset=config.preset)
     urls = sim.urls()
     line = sim.line_settings()

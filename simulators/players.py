@@ -12,6 +12,13 @@ Script file: one JSON object per line, used round after round (and again from
 the top): {"bets": {"1": {"ante": 500, "pair_plus": 500}}, "decisions": {"1": "play"}}
 Positions missing from "decisions" follow the strategy.
 
+A rigged round (``rigged``: the players' round number, from 1, to cards) is
+played on purpose for a rare path: the players sit at position 1 only with an
+Ante of $5 and a Super 6 of $10, and the shoe's next shuffle deals those cards
+first (set when the round before is collected, so it is the shuffle of that
+round), e.g. position 1 Ah Kh Qh and the dealer Jh Th 2c: a five-card royal
+flush, Super 6's MINOR on sheet 004.
+
 A player who plays puts chips equal to the Ante on the Play spot; a player
 who folds leaves it empty and the dealer (simulators/dealer.py) sees the fold.
 
@@ -113,7 +120,8 @@ def plays_optimally(cards) -> bool:
 
 class Players:
     def __init__(self, preset: Preset, sensors, shoe, *, positions: int = 6, seed: int = 1,
-                 strategy: str = "optimal", script: list[dict] | None = None, sit_chance: float = 0.8):
+                 strategy: str = "optimal", script: list[dict] | None = None, sit_chance: float = 0.8,
+                 rigged: dict[int, list[int]] | None = None):
         if strategy not in STRATEGIES:
             raise ValueError(f"strategy {strategy!r}: choose {' or '.join(STRATEGIES)}")
         self.preset = preset
@@ -122,6 +130,9 @@ class Players:
         self.rng = random.Random(seed)
         self.strategy = strategy
         self.script = script
+        self.rigged = rigged or {}
+        if 1 in self.rigged:
+            shoe.planned = list(self.rigged[1])
         self.sit_chance = sit_chance
         self.rounds = 0
         self.lock = threading.Lock()
@@ -169,7 +180,9 @@ class Players:
         with self.lock:
             if self.betting_done:
                 return
-            if self.script:
+            if self.rounds + 1 in self.rigged:
+                bets = {1: {"ante": 500, "super6": 1000}}
+            elif self.script:
                 plan = self.script[self.rounds % len(self.script)]
                 bets = {p: dict(w) for p, w in plan["bets"].items()}
             else:
@@ -261,5 +274,7 @@ class Players:
         self.sensors.clear_table()
         with self.lock:
             self.rounds += 1
+            if self.rounds + 1 in self.rigged:         # the next shuffle is the rigged round's
+                self.shoe.planned = list(self.rigged[self.rounds + 1])
             self.betting_done = False
             self.bets, self.hands, self.folded = {}, {}, set()

@@ -59,6 +59,7 @@ class SimOptions:
     base_port: int | None = None    # TCP: shoe on this port, sensors the next, sign the one after
     sign_address: str = "01"        # the sign's own address, as set in its set-up menu
     authenticate: bool = True       # pair the framed devices with fresh keys (docs/protocols/framing.md)
+    rigged: dict[int, list[int]] | None = None     # players' round -> cards dealt first (players.py)
 
 
 class SimulatedTable:
@@ -75,7 +76,7 @@ class SimulatedTable:
                                         key=keys.get("sensors"))
         self.sign = SimulatedSign(ports["sign"], address=o.sign_address)
         self.players = Players(self.preset, self.sensors, self.shoe, positions=o.positions,
-                               seed=o.seed + 1, strategy=o.strategy, script=o.script)
+                               seed=o.seed + 1, strategy=o.strategy, script=o.script, rigged=o.rigged)
 
     @property
     def usb_backend(self):

@@ -59,6 +59,7 @@ class RunOptions:
     page: bool = True
     program: Verdict | None = None  # the program's self-check, when the command line made it already
     log_level: str | None = None    # overrides log.level on the console (the audit trail keeps info)
+    royal_at: tuple[int, ...] = ()  # simulated: rounds dealt position 1 a royal flush on purpose
 
 
 class Watcher(Protocol):
@@ -100,7 +101,7 @@ class TableRun:
             # the one place the controller reaches for simulators: devices where hardware would be
             from simulators.harness import simulate
             self.sim, config = simulate(config, transport=opts.sim_transport, shoe_usb=opts.shoe_usb,
-                                        seed=opts.seed, strategy=opts.strategy)
+                                        seed=opts.seed, strategy=opts.strategy, royal_at=opts.royal_at)
         self.config = config
         self.audit = AuditTrail(audit_dir(config, opts.data_dir), retention=config.audit_retention)
         self.audit.check()                      # a trail that does not verify stops the start

@@ -34,6 +34,9 @@ def add_commands(sub: Subparsers) -> None:
     p.add_argument("--seed", type=int, default=1, help="seed of the simulated shoe and players")
     p.add_argument("--strategy", choices=("optimal", "always"), default="optimal",
                    help="how the scripted players decide")
+    p.add_argument("--royal-at", type=int, action="append", default=[], metavar="ROUND",
+                   help="with --simulate: in the players' round ROUND (from 1) position 1 alone bets Ante $5 "
+                   "and Super 6 $10 and is dealt a royal flush (Super 6's MINOR on sheet 004); repeatable")
     p.add_argument("--shoe-usb", action="store_true", help="attach the simulated shoe by USB")
     p.add_argument("--data-dir", metavar="DIR", help="journal and audit files (overrides data.dir)")
     p.add_argument("--log-format", choices=("json", "console"), help="overrides log.format")
@@ -50,6 +53,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     # module added beside one of theirs (an extension module wins over a .py) never gets to run.
     from controller.app.manifest import check_at_start
     program = check_at_start()
+    if any(r < 1 for r in args.royal_at):
+        raise SystemExit(f"table-controller: --royal-at {min(args.royal_at)}: a round number is 1 or more")
+    if args.royal_at and args.config is not None and not args.simulate:
+        raise SystemExit("table-controller: --royal-at needs simulated devices (--simulate)")
     # run brings in the engine, the drivers and the page's web server: only when running
     from controller.app.run import RunOptions, run
     watcher = None
@@ -61,4 +68,5 @@ def cmd_run(args: argparse.Namespace) -> int:
     return run(RunOptions(program=program, config=args.config, simulate=args.simulate, autoplay=args.autoplay,
                           rounds=args.rounds, seed=args.seed, data_dir=args.data_dir,
                           log_format=args.log_format, shoe_usb=args.shoe_usb,
-                          strategy=args.strategy, port=args.port, log_level=level), watcher)
+                          strategy=args.strategy, port=args.port, log_level=level,
+                          royal_at=tuple(args.royal_at)), watcher)

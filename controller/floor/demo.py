@@ -9,7 +9,9 @@ would. When the tables are done a forwarder per table catches up what a table co
 before it stopped (store and forward), and the floor's records are compared fact by fact with
 each table's journal. The JSON summary says what the floor holds: tables, rounds, records in
 the journals, forwarded and confirmed, gaps, duplicates and mismatches (all three 0 when the
-floor is right).
+floor is right). With ``--hits N`` the tables share one linked Super 6 jackpot and the first N
+are dealt a MINOR hit for position 1 in their third round (``run --royal-at``): the
+summary adds the floor's claims in their order, the split, and the hits the tables paid.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import structlog
 from controller.app.config import EMBEDDED_DEFAULT
 from controller.floor.cluster import Cluster
 from controller.floor.forwarder import Forwarder
+from controller.floor.jackpot import create_group
 from controller.floor.link import floor_key
 from controller.floor.schema import FloorError, apply_schema, enroll
 from controller.floor.settings import FloorSettings
@@ -38,6 +41,9 @@ from controller.store.chain import load_key
 from controller.store.journal import Journal
 from controller.store.outbox import chain_end, facts_after
 
+TABLE_DEADLINE = 120.0              # seconds, plus one a round, before a table still playing is stopped
+GROUP = "DEMO"                      # the demo's linked jackpot group (--hits)
+DEMO_VALUES = {"mega": 10_000_000, "major": 2_500_000, "minor": 250_000}     # cents: $100,000 / $25,000 / $2,500
 JOURNAL = "journal.sqlite"          # controller/app/run.py's JOURNAL_FILE (the app layer is above this one)
 
 
@@ -48,6 +54,8 @@ def add_command(sub: Any) -> None:
     p.add_argument("--seed", type=int, default=1, help="table i plays with seed SEED+i")
     p.add_argument("--outage", type=float, default=0.0, metavar="SECONDS",
                    help="stop PostgreSQL for SECONDS once every table reached the floor (default 0: no outage)")
+    p.add_argument("--hits", type=int, default=0, metavar="N",
+                   help="one linked jackpot for every table; tables 1..N hit MINOR in the same round (default 0)")
     p.add_argument("--keep", metavar="DIR", help="keep the tables' folders (journals, logs) in DIR")
     p.set_defaults(func=cmd_demo)
 
@@ -67,24 +75,36 @@ def cmd_demo(args: argparse.Namespace) -> int:
         raise FloorError(f"--tables must be 1 to 50, not {args.tables}")
     if args.rounds < 1:
         raise FloorError(f"--rounds must be at least 1, not {args.rounds}")
+    if not 0 <= args.hits <= args.tables:
+        raise FloorError(f"--hits must be 0 to the tables ({args.tables}), not {args.hits}")
+    if args.hits and args.rounds < 6:
+        raise FloorError("--hits needs --rounds 6 or more: each table takes the lock between two later rounds")
     if args.outage < 0:
         raise FloorError(f"--outage must be 0 or more seconds, not {args.outage}")
     # the forwarders' log lines go to standard error: standard output is the JSON summary alone
     structlog.configure(logger_factory=structlog.PrintLoggerFactory(sys.stderr))
-    print(json.dumps(run_demo(args.tables, args.rounds, args.seed, args.outage, args.keep)))
+    print(json.dumps(run_demo(args.tables, args.rounds, args.seed, args.outage, args.keep, args.hits)))
     return 0
 
 
-def run_demo(tables: int, rounds: int, seed: int, outage: float = 0.0, keep: str | None = None) -> dict[str, Any]:
+def run_demo(tables: int, rounds: int, seed: int, outage: float = 0.0, keep: str | None = None,
+             hits: int = 0) -> dict[str, Any]:
     work = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="table-floor-demo-"))
     work.mkdir(parents=True, exist_ok=True)
     with Cluster(max_connections=max(100, tables * 3)) as cluster:
         with psycopg.connect(cluster.dsn(), autocommit=True) as admin:
             apply_schema(admin)
-            floor = [_enroll(admin, cluster, work, f"T{i}") for i in range(1, tables + 1)]
+            group = GROUP if hits else None
+            floor = [_enroll(admin, cluster, work, f"T{i}", group) for i in range(1, tables + 1)]
+            if group:
+                create_group(admin, group, [t.table_id for t in floor], DEMO_VALUES, by="demo supervisor",
+                             reason="the demo's opening values")
         started = time.monotonic()
+        # early, once the floor's values are shown (Super 6 is closed before), with rounds left for every
+        # table to take the lock between two of them, which makes the floor's answer final
+        hit_round = 3
         for i, t in enumerate(floor, start=1):
-            t.process = _start(t, rounds, seed + i)
+            t.process = _start(t, rounds, seed + i, hit_round if i <= hits else None)
         outages = 0
         if outage > 0:
             _wait_all_on_floor(cluster, floor)
@@ -94,12 +114,18 @@ def run_demo(tables: int, rounds: int, seed: int, outage: float = 0.0, keep: str
             outages = 1
         for t in floor:
             assert t.process is not None
-            out, _ = t.process.communicate()
+            try:
+                out, _ = t.process.communicate(timeout=TABLE_DEADLINE + rounds)
+            except subprocess.TimeoutExpired:   # e.g. a hit waiting for a table that stopped: said, not hung
+                t.process.kill()
+                out, _ = t.process.communicate()
             t.summary = _last_json(out)
         played = time.monotonic() - started
         caught_up = sum(_catch_up(t) for t in floor)
         with psycopg.connect(cluster.dsn(), autocommit=True) as admin:
             result = _summary(admin, floor, rounds, outages, caught_up)
+            if hits:
+                result["jackpot"] = _jackpot_summary(admin, floor, hits, hit_round)
         result["seconds"] = round(played, 1)
     if not keep:
         import shutil
@@ -107,7 +133,8 @@ def run_demo(tables: int, rounds: int, seed: int, outage: float = 0.0, keep: str
     return result
 
 
-def _enroll(admin: psycopg.Connection, cluster: Cluster, work: Path, table_id: str) -> DemoTable:
+def _enroll(admin: psycopg.Connection, cluster: Cluster, work: Path, table_id: str,
+            group: str | None = None) -> DemoTable:
     folder = work / table_id
     folder.mkdir(parents=True, exist_ok=True)
     key, _ = load_key(folder, create=True)         # the journal key, made before the journal: enrolment needs it
@@ -120,14 +147,16 @@ def _enroll(admin: psycopg.Connection, cluster: Cluster, work: Path, table_id: s
     config = EMBEDDED_DEFAULT.replace('id = "SIM-1"', f'id = "{table_id}"').replace(
         'dir = "table-data"', f'dir = "{folder}"').replace('format = "console"', 'format = "json"')
     config += (f'\n[floor]\ndsn = "{dsn}"\nuser = "{role}"\npassword_file = "floor-password"\n'
-               'poll = 0.1\ndrain = 10.0\n')
+               'poll = 0.1\ndrain = 10.0\n' + (f'jackpot_group = "{group}"\n' if group else ""))
     (folder / "table.toml").write_text(config)
     return DemoTable(table_id, folder, settings, key)
 
 
-def _start(t: DemoTable, rounds: int, seed: int) -> subprocess.Popen:
+def _start(t: DemoTable, rounds: int, seed: int, royal_at: int | None = None) -> subprocess.Popen:
     command = [sys.executable, "-m", "controller.cli", "run", "--config", str(t.folder / "table.toml"),
                "--simulate", "--autoplay", "--rounds", str(rounds), "--seed", str(seed), "--port", "0"]
+    if royal_at is not None:
+        command += ["--royal-at", str(royal_at)]
     log = open(t.folder / "table.log", "w")         # noqa: SIM115 - the child holds it until it exits
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True, cwd=Path.cwd())
 
@@ -171,6 +200,28 @@ def _catch_up(t: DemoTable) -> int:
         fwd.stop()
     forwarded: int = fwd.status()["forwarded"]
     return forwarded
+
+
+def _jackpot_summary(admin: psycopg.Connection, floor: list[DemoTable], hits: int, hit_round: int) -> dict[str, Any]:
+    """The floor's claims in their order (the split each got) and, from each table's journal, the
+    hit rounds it completed: a linked hit is paid last, after the floor's final answer."""
+    rows = admin.execute("SELECT claim_order, table_id, round_id, level, generation, winners, amount "
+                         "FROM floor.jackpot_claims WHERE group_id = %s ORDER BY generation, level, claim_order",
+                         (GROUP,)).fetchall()
+    claims_made = [{"order": o, "table": t, "round": r, "level": lv, "generation": g, "winners": w, "amount": a}
+                   for o, t, r, lv, g, w, a in rows]
+    paid = 0
+    for t in floor:
+        journal = Journal.read_only(t.folder / JOURNAL, keyed=False)
+        try:
+            paid += journal.db.execute(
+                "SELECT count(DISTINCT r.round_id) FROM records r JOIN rounds o ON o.id = r.round_id "
+                "WHERE r.kind = 'jackpot_pending' AND o.status = 'complete'").fetchone()[0]
+        finally:
+            journal.close()
+    return {"group": GROUP, "royals_dealt": hits, "players_round": hit_round, "claims": claims_made,
+            "hits_claimed": len(claims_made), "split": sum(1 for c in claims_made if c["winners"] > 1),
+            "hits_paid": paid}
 
 
 def _summary(admin: psycopg.Connection, floor: list[DemoTable], rounds: int, outages: int,

@@ -294,3 +294,24 @@ def test_journal_readers_keep_exit_2_for_an_untrusted_journal(tmp_path, capsys):
         assert main([command, "--data-dir", str(tmp_path / "data")]) == 2
         assert capsys.readouterr().err == (f"table-controller: {journal}: cannot open the journal: "
                                            "file is not a database\n")
+
+
+def test_royal_at_deals_the_rare_hand_on_purpose_and_is_refused_without_simulation(tmp_path):
+    """``run --royal-at R``: the players' round R is position 1 alone with Ante $5 and Super 6 $10,
+    dealt Ah Kh Qh against Jh 10h 2c, Super 6's MINOR on sheet 004, paid at the posted $2,500.00."""
+    import json
+    import sqlite3
+    done = subprocess.run([sys.executable, "-m", "controller.cli", "run", "--autoplay", "--rounds", "3",
+                           "--royal-at", "2", "--seed", "4", "--data-dir", str(tmp_path / "d"), "--port", "0",
+                           "--log-format", "json"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    db = sqlite3.connect(tmp_path / "d" / "journal.sqlite")
+    settled = {r: json.loads(d) for r, d in db.execute("SELECT round_id, data FROM records WHERE kind = 'settlement'")}
+    hits = {r: s["jackpot_hits"] for r, s in settled.items() if s["jackpot_hits"]}
+    assert list(hits) == [2] and [(h["jackpot"], h["amount"], h["seat"]) for h in hits[2]] == [("minor", 250_000, 1)]
+    assert settled[2]["dealer"] == "Jh 10h 2c"
+    for bad, said in ((["--royal-at", "0"], "--royal-at 0: a round number is 1 or more"),
+                      (["--config", "deploy/table.example.toml", "--royal-at", "2"], "--royal-at needs simulated")):
+        done = subprocess.run([sys.executable, "-m", "controller.cli", "run", *bad], capture_output=True, text=True,
+                              timeout=60)
+        assert done.returncode != 0 and said in done.stderr
