@@ -168,7 +168,8 @@ def test_a_refused_frame_is_alerted_as_such_and_changes_nothing(tmp_path):
     before = len(bench.records())
     bench.post(DeviceFault("shoe", "fake://shoe", "refused: bad MAC", "00 11", security=True))
     alert = bench.snap["alerts"][-1]
-    assert alert["kind"] == "device_security" and "sending frames that fail authentication (refused: bad MAC)" in alert["message"]
+    assert alert["kind"] == "device_security"
+    assert "sending frames that fail authentication (refused: bad MAC)" in alert["message"]
     assert [r.kind for r in bench.records()][before:] == ["alert"] and bench.state == "betting"
 
 
