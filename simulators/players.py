@@ -197,6 +197,13 @@ class Players:
             self._locked_since_bets = False
 
     def _random_bets(self) -> dict[int, dict[str, int]]:
+        # nobody sitting down (about once in 15,000 rounds at six positions) is drawn again: a table is
+        # dealt only to someone, and an empty round left the dealer nothing to do (it hung a soak)
+        while not (bets := self._draw_bets()) and self.sit_chance > 0:
+            pass
+        return bets
+
+    def _draw_bets(self) -> dict[int, dict[str, int]]:
         bets = {}
         for position in range(1, self.positions + 1):
             if self.rng.random() >= self.sit_chance:

@@ -113,6 +113,7 @@ class Soak:
         self._lock = threading.Lock()
         self._kill_due = False
         self.holds = 0
+        self.stop_asked: str | None = None      # a signal's name: end now, check and report what was played
 
     # --- the controller ------------------------------------------------------------------
 
@@ -225,6 +226,9 @@ class Soak:
                 if self._kill_due:
                     self._kill_and_restart(self._state or "?")
                     self._kill_due = False
+                if self.stop_asked:
+                    self._sample()
+                    break
                 if time.monotonic() >= next_sample:
                     sample = self._sample()
                     next_sample = time.monotonic() + SAMPLE_EVERY

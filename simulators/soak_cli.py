@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import time
 from pathlib import Path
@@ -47,12 +48,18 @@ def main(argv: list[str]) -> int:
                             kill_rate=args.kill_rate, preset=args.preset, work_dir=args.work_dir,
                             stuck_after=float(args.stuck_after)))
     began = time.monotonic()
+
+    def stop(signum: int, _frame: object) -> None:   # a lab ends a long campaign early and keeps its report
+        soak.stop_asked = signal.Signals(signum).name
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
     try:
         soak.run()
         checked = check(soak.config, journal_path(soak.work))
     finally:
         soak.close()
     doc = summary(soak, checked, round(time.monotonic() - began, 1))
+    doc["stopped_by"] = soak.stop_asked         # None: the rounds asked for were played
     text = json.dumps(doc, indent=1)
     print(text, flush=True)
     if args.summary:

@@ -51,3 +51,48 @@ def test_soak_options_are_refused_in_words():
     done = subprocess.run([sys.executable, "-m", "simulators.cli", "soak", "--kill-rate", "2"], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "'2' is not a chance from 0 to 1" in done.stderr
+
+
+def test_a_soak_stopped_by_a_signal_still_checks_and_reports_what_was_played(tmp_path):
+    """A lab ends a long campaign early (SIGTERM, or Ctrl-C): the rounds played are checked and
+    the summary and report written, saying so."""
+    import signal
+    import sqlite3
+    import time
+    summary = tmp_path / "soak.json"
+    soak = subprocess.Popen([sys.executable, "-m", "simulators.cli", "soak", "--rounds", "100000", "--faults", "none",
+                             "--work-dir", str(tmp_path / "work"), "--summary", str(summary)],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    journal = tmp_path / "work" / "data" / "journal.sqlite"
+    deadline = time.monotonic() + 120
+    closed = 0
+    while closed < 3 and time.monotonic() < deadline:
+        time.sleep(0.2)
+        if journal.exists():
+            try:
+                with sqlite3.connect(f"file:{journal}?mode=ro", uri=True) as db:
+                    closed = db.execute("SELECT count(*) FROM rounds WHERE status = 'complete'").fetchone()[0]
+            except sqlite3.Error:
+                pass
+    assert closed >= 3
+    soak.send_signal(signal.SIGTERM)
+    out, err = soak.communicate(timeout=300)
+    assert soak.returncode == 0, err[-3000:]
+    doc = json.loads(summary.read_text())
+    assert doc["stopped_by"] == "SIGTERM" and doc["rounds_closed"] >= 3
+    assert doc["check"]["rounds_recalled"] == doc["check"]["rounds_in_journal"] >= 3
+    assert doc["check"]["resettlement_discrepancies"] == 0 and doc["check"]["verify"]["ok"]
+
+
+def test_the_simulated_players_never_leave_the_table_empty():
+    """Nobody sitting down made a round with no wagers: the scripted dealer had nothing to ask and a
+    50,000-round soak waited for ever after round 32,157."""
+    from controller.rules.paytable import load_preset
+    from simulators.players import Players
+
+    class Shoe:
+        listeners: list = []
+    class Sensors:
+        listeners: list = []
+    players = Players(load_preset("sheet-004"), Sensors(), Shoe(), positions=1, seed=3, sit_chance=0.05)
+    assert all(players._random_bets() for _ in range(200))
