@@ -200,7 +200,10 @@ class FramedDriver(DeviceDriver):
         """The session's second half: who the device is and what it can do; we turn on what we use,
         set its clock, and the device is online."""
         if self._reply is None:
-            self.fault("Identity before a HelloReply: ignored")
+            if self.online:     # an answer to a Hello said again while the device was silent: already online
+                self.log.info("device.identity_repeated")
+            else:
+                self.fault("Identity before a HelloReply: ignored")
             return
         reply, self._reply = self._reply, None
         self.capabilities = identity.capabilities & HOST_CAPABILITIES

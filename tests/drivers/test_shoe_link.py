@@ -206,3 +206,18 @@ def test_a_device_that_sends_no_identity_stays_offline_and_is_reported():
     with running(lambda p: OldShoe(p, heartbeat_every=0.2), "tcp", "shoe", "shoe-framed", **FAST) as (_, drv, events):
         fault = events.of(DeviceFault)
         assert "sent no Identity after its HelloReply" in fault.reason and not drv.online
+
+
+def test_an_identity_said_again_while_online_is_no_fault(table_shoe):
+    """A device that answered two Hellos (the host said Hello again while the device was silent)
+    sends its Identity twice: the second reaches a host already online, and was a "call a
+    technician" device fault 123 times in a 32,000-round soak. It is logged, not reported."""
+    from drivers.wire.messages import Identity
+    device, drv, events = table_shoe
+    with capture_logs() as logs:
+        device.emit(Identity(device.manufacturer, "SimulatedShoe", device.serial, device.firmware_version,
+                             tuple(range(32)), device.capabilities))
+        drv.request_status()
+        events.of(ShoeCount)                         # the Identity, sent before, has been handled
+    assert not [e for e in events.seen if isinstance(e, DeviceFault)] and drv.online
+    assert any(line["event"] == "device.identity_repeated" for line in logs)
