@@ -60,10 +60,12 @@ def build_parser() -> argparse.ArgumentParser:
 def cmd_init(args: argparse.Namespace) -> int:
     import psycopg
 
-    from controller.floor.schema import SCHEMA_VERSION, apply_schema
+    from controller.floor.schema import SCHEMA_VERSION, apply_schema, schema_version
     with psycopg.connect(args.dsn, autocommit=True) as conn:
+        before = schema_version(conn)
         made = apply_schema(conn)
-    print(f"floor schema version {SCHEMA_VERSION} {'created' if made else 'already there'}")
+    done = "already there" if not made else "created" if before is None else f"upgraded from version {before}"
+    print(f"floor schema version {SCHEMA_VERSION} {done}")
     return 0
 
 

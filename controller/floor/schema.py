@@ -1,6 +1,6 @@
 """The floor database's schema and its enrolment of tables (the administrator's side).
 
-Owns ``schema.sql`` (version 1: tables, their keys, every table's records, the role per table
+Owns ``schema.sql`` (version 2: tables, their keys, every table's records, the role per table
 with row-level security, the check on arrival) and the two things only the floor's
 administrator does: apply the schema to an empty database, and enroll a table (its own login
 role in the ``floor_table`` group, its row, its floor key). Every statement runs in one
@@ -18,7 +18,10 @@ from psycopg import sql
 from controller.errors import InputError
 from controller.floor.settings import default_role
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+# what a floor of an older version needs to read this one: the functions whose body changed, taken
+# from schema.sql itself (one text, never a second copy). 1 -> 2: ack_lock NOTIFYs a split made final
+UPGRADES: dict[int, tuple[str, ...]] = {1: ("floor.ack_lock",)}
 ROLE_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 
 
@@ -40,16 +43,31 @@ def schema_version(conn: psycopg.Connection) -> int | None:
 
 
 def apply_schema(conn: psycopg.Connection) -> bool:
-    """Create the floor's schema in an empty database (True), or find it already there (False);
-    another version is refused."""
+    """Create the floor's schema in an empty database, or bring an older version up to this one
+    (True); find it already there (False); a version this release cannot upgrade is refused."""
     with conn.transaction():
         version = schema_version(conn)
         if version == SCHEMA_VERSION:
             return False
-        if version is not None:
+        if version is None:
+            conn.execute(schema_text())     # a trusted file of the package, not input
+            return True
+        if version not in UPGRADES:
             raise FloorError(f"the floor database has schema version {version}; this release reads {SCHEMA_VERSION}")
-        conn.execute(schema_text())     # a trusted file of the package, not input
+        while version < SCHEMA_VERSION:
+            for name in UPGRADES[version]:
+                conn.execute(_function_text(name).replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION", 1))
+            version += 1
+        conn.execute("UPDATE floor.meta SET value = %s WHERE key = 'schema_version'", (str(version),))
     return True
+
+
+def _function_text(name: str) -> str:
+    """A function's whole definition as schema.sql has it."""
+    found = re.search(rf"^CREATE FUNCTION {re.escape(name)}\(.*?^\$\$;", schema_text(), re.M | re.S)
+    if found is None:
+        raise FloorError(f"schema.sql defines no function {name}")
+    return found.group(0)
 
 
 def enroll(conn: psycopg.Connection, table_id: str, password: str, key: bytes, role: str | None = None) -> str:

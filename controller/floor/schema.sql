@@ -5,7 +5,7 @@ CREATE EXTENSION IF NOT EXISTS pgcrypto;        -- hmac(): the floor checks each
 CREATE SCHEMA floor;
 
 CREATE TABLE floor.meta (key text PRIMARY KEY, value text NOT NULL);
-INSERT INTO floor.meta VALUES ('schema_version', '1');
+INSERT INTO floor.meta VALUES ('schema_version', '2');
 
 -- Every table of the floor, and the database role it logs in as (one role per table).
 CREATE TABLE floor.tables (
@@ -268,6 +268,8 @@ AS $$
 DECLARE
     t text := floor.caller_table();
     g text;
+    added integer;
+    is_final boolean;
 BEGIN
     SELECT group_id INTO g FROM floor.group_tables WHERE table_id = t;
     IF NOT FOUND THEN
@@ -275,7 +277,15 @@ BEGIN
     END IF;
     INSERT INTO floor.lock_acks (group_id, level, generation, table_id) VALUES (g, p_level, p_generation, t)
         ON CONFLICT DO NOTHING;
-    RETURN floor.split_final(g, p_level, p_generation);
+    GET DIAGNOSTICS added = ROW_COUNT;
+    is_final := floor.split_final(g, p_level, p_generation);
+    IF is_final AND added > 0 THEN
+        -- this acknowledgement made the split final: every table of the group hears it at once and
+        -- asks for its final answer, instead of at its next poll
+        PERFORM pg_notify('floor_jackpot', json_build_object('group', g, 'level', p_level, 'state', 'final',
+                                                             'generation', p_generation)::text);
+    END IF;
+    RETURN is_final;
 END
 $$;
 GRANT EXECUTE ON FUNCTION floor.claim_jackpot(bigint, text, integer, bigint, integer, integer),

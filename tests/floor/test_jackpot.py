@@ -144,3 +144,36 @@ def test_only_a_table_in_the_group_claims_and_only_for_itself(cluster, admin, gr
                 conn.execute(statement)
             conn.rollback()
     loner.journal.close()
+
+
+def test_the_acknowledgement_that_makes_a_split_final_is_heard_by_every_table_at_once(cluster, admin, group):
+    """ack_lock NOTIFYs the group when it made the split final (state "final"), once: the tables
+    ask for their final answer then, not at their next poll; earlier acks and repeats say nothing."""
+    import json
+    group_id, (a, b, c) = group
+    with psycopg.connect(cluster.dsn(), autocommit=True) as listener, \
+            a.connect() as ca, b.connect() as cb, c.connect() as cc:
+        listener.execute(f"LISTEN {CHANNEL}")
+        claim(ca, 1, "minor", 1, 1000, 100, 1)
+        for conn in (ca, cb):
+            assert not ack_lock(conn, "minor", 1)
+        assert ack_lock(cc, "minor", 1) and ack_lock(cc, "minor", 1)       # final; the repeat adds no ack
+        notes = [json.loads(n.payload) for n in listener.notifies(timeout=0.5, stop_after=10)]
+    finals = [n for n in notes if n.get("state") == "final"]
+    assert finals == [{"group": group_id, "level": "minor", "state": "final", "generation": 1}]
+
+
+def test_a_version_1_floor_is_brought_up_to_this_release(cluster, admin):
+    """A floor made by the release before (schema version 1, ack_lock without its NOTIFY) is
+    upgraded in place by ``apply_schema`` (``table-floor init``), in one transaction."""
+    from controller.floor.schema import SCHEMA_VERSION, apply_schema, schema_version
+    old = ("CREATE OR REPLACE FUNCTION floor.ack_lock(p_level text, p_generation integer) RETURNS boolean "
+           "LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, floor AS $$ BEGIN RETURN false; END $$")
+    with admin.transaction():
+        admin.execute(old)
+        admin.execute("UPDATE floor.meta SET value = '1' WHERE key = 'schema_version'")
+    assert schema_version(admin) == 1
+    assert apply_schema(admin) and schema_version(admin) == SCHEMA_VERSION == 2
+    body = admin.execute("SELECT prosrc FROM pg_proc WHERE proname = 'ack_lock'").fetchone()[0]
+    assert "pg_notify('floor_jackpot'" in body
+    assert not apply_schema(admin)                                         # already there
