@@ -1,7 +1,7 @@
 """The JSON form of a round, as ``table-controller settle`` reads and writes it.
 
 Owns the audit interchange format: one round per JSON object,
-``{"id", "preset"?, "dealer", "jackpots"?, "seats": [{"seat", "cards", "play",
+``{"id", "preset"?, "dealer", "jackpots"?, "linked"?, "seats": [{"seat", "cards", "play",
 "wagers": {"ante", "pair_plus", "six_card_bonus", "super6"}}]}`` in, and the
 settlement out (results per wager in pay order, cap reduction, net). Recall
 writes rounds in the same input form so any recorded round can be settled
@@ -22,9 +22,17 @@ from controller.errors import InputError
 from controller.rules.cards import CardError, cards_text, parse_cards
 from controller.rules.hand3 import describe3
 from controller.rules.paytable import JACKPOTS, PayTableError, Preset
-from controller.rules.settlement import RoundSettlement, SeatHand, SeatResult, SettlementError, Wagers, settle_round
+from controller.rules.settlement import (
+    LinkedSplit,
+    RoundSettlement,
+    SeatHand,
+    SeatResult,
+    SettlementError,
+    Wagers,
+    settle_round,
+)
 
-ROUND_KEYS = {"id", "preset", "dealer", "jackpots", "seats", "table"}   # "table": what recall adds; only
+ROUND_KEYS = {"id", "preset", "dealer", "jackpots", "linked", "seats", "table"}   # "table": what recall adds; only
 VOID_SETTLED = "void, nothing to settle"                                  # its "status" is read
 SEAT_KEYS = {"seat", "cards", "play", "wagers"}
 WAGER_KEYS = set(Wagers().as_dict())
@@ -41,7 +49,7 @@ def _whole(value: Any, where: str) -> int:
 
 
 def parse_round(obj: Any, presets: Callable[[str], Preset], default_preset: str | None
-                ) -> tuple[Preset, tuple[int, ...], list[SeatHand], dict[str, int]]:
+                ) -> tuple[Preset, tuple[int, ...], list[SeatHand], dict[str, int], dict[str, LinkedSplit]]:
     if not isinstance(obj, dict):
         raise RoundFormatError("a round must be a JSON object")
     for key in obj:
@@ -68,7 +76,26 @@ def parse_round(obj: Any, presets: Callable[[str], Preset], default_preset: str 
     if not isinstance(seats_doc, list):
         raise RoundFormatError("seats: must be a list")
     seats = [_parse_seat(s, i) for i, s in enumerate(seats_doc)]
-    return preset, dealer, seats, jackpots
+    return preset, dealer, seats, jackpots, _parse_linked(obj.get("linked", {}))
+
+
+def _parse_linked(doc: Any) -> dict[str, LinkedSplit]:
+    """``linked``: {level: {"value", "winners", "order"}}, a linked jackpot's split as the floor
+    answered it (recall writes it for a hit whose answer was final)."""
+    if not isinstance(doc, dict):
+        raise RoundFormatError("linked: must be an object of splits by mega, major, minor")
+    out = {}
+    for level, split in doc.items():
+        where = f"linked.{level}"
+        if level not in JACKPOTS:
+            raise RoundFormatError(f"{where}: unknown jackpot (mega, major, minor)")
+        if not isinstance(split, dict) or set(split) != {"value", "winners", "order"}:
+            raise RoundFormatError(f"{where}: must be {{\"value\", \"winners\", \"order\"}}")
+        value, winners, order = (_whole(split[k], f"{where}.{k}") for k in ("value", "winners", "order"))
+        if value <= 0 or winners < 1 or not 1 <= order <= winners:
+            raise RoundFormatError(f"{where}: value must be positive cents and order 1 to winners ({winners})")
+        out[level] = LinkedSplit(value, winners, order)
+    return out
 
 
 def _parse_seat(doc: Any, index: int) -> SeatHand:
@@ -148,8 +175,8 @@ def settle_json(obj: Any, presets: Callable[[str], Preset], default_preset: str 
     if void is not None:
         return void
     try:
-        preset, dealer, seats, jackpots = parse_round(obj, presets, default_preset)
-        result = settle_round(preset, dealer, seats, jackpots)
+        preset, dealer, seats, jackpots, linked = parse_round(obj, presets, default_preset)
+        result = settle_round(preset, dealer, seats, jackpots, linked)
     except (RoundFormatError, CardError, SettlementError, PayTableError) as err:
         return {"id": round_id, "error": str(err)}
     return settlement_json(round_id, preset, result)

@@ -74,6 +74,20 @@ class JackpotHit:
 
 
 @dataclass(frozen=True)
+class LinkedSplit:
+    """A linked jackpot's share as the floor decided it (docs/floor.md): the level's value when
+    won, how many claims of the same hand shared it, and this claim's place in the floor's order
+    (odd cents go to the first claims)."""
+    value: int
+    winners: int
+    order: int
+
+    def amount(self, share_percent: int) -> int:
+        base, odd = divmod(self.value, self.winners)
+        return (base + (1 if self.order <= odd else 0)) * share_percent // 100
+
+
+@dataclass(frozen=True)
 class SeatResult:
     seat: int
     cards: tuple[int, ...]
@@ -148,8 +162,10 @@ def split_jackpot(posted: int, shares_percent: Sequence[int]) -> list[int]:
 
 
 def settle_round(preset: Preset, dealer: Sequence[int], seats: Sequence[SeatHand],
-                 jackpots: Mapping[str, int] | None = None) -> RoundSettlement:
-    """Settle one round; raises SettlementError (or CardError) and settles nothing on bad input."""
+                 jackpots: Mapping[str, int] | None = None,
+                 linked: Mapping[str, LinkedSplit] | None = None) -> RoundSettlement:
+    """Settle one round; raises SettlementError (or CardError) and settles nothing on bad input.
+    ``linked``: levels won on a linked jackpot, paid the floor's split instead of the posted value."""
     if len(dealer) != 3:
         raise SettlementError(f"dealer: {len(dealer)} cards, expected 3")
     hands = {"dealer": dealer}
@@ -172,7 +188,7 @@ def settle_round(preset: Preset, dealer: Sequence[int], seats: Sequence[SeatHand
     dealer_ok = qualifies(dealer_score, preset.dealer_qualifies_with)
     order = sorted(seats, key=lambda s: -s.seat)
     results = [_settle_seat(preset, s, dealer, dealer_score, dealer_ok) for s in order]
-    hits = _award_jackpots(preset, results, jackpots or {})
+    hits = _award_jackpots(preset, results, jackpots or {}, linked or {})
     capped = [_apply_cap(preset, r) for r in results]
     return RoundSettlement(tuple(dealer), dealer_score, dealer_ok, tuple(capped), tuple(hits))
 
@@ -250,10 +266,16 @@ def award_jackpots(preset: Preset, claims: Sequence[JackpotClaim],
     return hits
 
 
-def _award_jackpots(preset: Preset, results: list[SeatResult],
-                    posted: Mapping[str, int]) -> list[JackpotHit]:
+def _award_jackpots(preset: Preset, results: list[SeatResult], posted: Mapping[str, int],
+                    linked: Mapping[str, LinkedSplit]) -> list[JackpotHit]:
     claims = [JackpotClaim(r.seat, r.jackpot, r.wagers.super6) for r in results if r.jackpot]
-    hits = award_jackpots(preset, claims, posted)
+    hits = award_jackpots(preset, [c for c in claims if c.jackpot not in linked], posted)
+    for c in claims:
+        split = linked.get(c.jackpot)
+        if split is not None:                   # one hit per level at a table: the floor's order says the rest
+            assert preset.super6 is not None
+            share = preset.super6[c.bet].jackpot_share_percent
+            hits.append(JackpotHit(c.seat, c.jackpot, c.bet, share, split.value, split.winners, split.amount(share)))
     by_seat = {r.seat: r for r in results}
     for hit in hits:
         by_seat[hit.seat].results["super6"] = hit.amount

@@ -45,6 +45,10 @@ def recall_round(journal: Journal, round_id: int) -> dict:
         doc["dealer"] = cards_text(c for c in rnd.hands[DEALER] if c < 52)
     if rnd.jackpots:
         doc["jackpots"] = rnd.jackpots
+    finals = {level: hit["claim"] for level, hit in rnd.floor_hits.items() if (hit["claim"] or {}).get("final")}
+    if finals:      # a linked hit is paid the floor's split: settle needs it to settle the round again
+        doc["linked"] = {level: {"value": c["value"], "winners": c["winners"], "order": c["claim_order"]}
+                         for level, c in finals.items()}
     seats = []
     for position in rnd.active:
         seat = {"seat": position, "wagers": rnd.wagers[position]}

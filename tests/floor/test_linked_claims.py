@@ -7,6 +7,7 @@ claimed when it is back; new values are posted on the floor and taken between ro
 
 from __future__ import annotations
 
+import json
 import secrets
 import signal
 
@@ -15,7 +16,11 @@ import pytest
 
 from controller.floor.jackpot import claims, create_group, post_values
 from controller.rules.cards import parse_card
+from controller.rules.paytable import load_preset
+from controller.rules.roundio import settle_json
 from controller.store.failpoints import Failpoints
+from controller.store.journal import Journal
+from controller.store.recall import recall_round
 from tests.floor.conftest import enroll_table, start_table
 from tests.floor.remote_table import RemoteTable
 
@@ -106,6 +111,17 @@ def test_two_tables_hitting_minor_in_rounds_dealt_before_the_lock_split_it_and_a
         recorded = claims(admin, group, "minor", 1)
         assert [(r["table_id"], r["claim_order"], r["amount"]) for r in recorded] == \
             [(enrolled[0][0], 1, 125_000), (enrolled[1][0], 2, 62_500)]
+        # recall | settle, independently: the floor's split from the recalled round, not one winner's
+        for (_, config), rig, amount in ((enrolled[0], a, 125_000), (enrolled[1], b, 62_500)):
+            journal = Journal.read_only(config.parent / "data" / "journal.sqlite", keyed=False)
+            try:
+                doc = recall_round(journal, rig.snap["round"])
+            finally:
+                journal.close()
+            assert doc["linked"] == {"minor": {"value": 250_000, "winners": 2, "order": 1 if amount == 125_000 else 2}}
+            again = settle_json(json.loads(json.dumps(doc)), load_preset, None)
+            assert [s["results"]["super6"] for s in again["seats"]] == [amount]
+            assert [s["net"] for s in again["seats"]] == [s["net"] for s in doc["table"]["results"]]
         # Super 6 stays closed until the floor posts MINOR anew; each table takes it between rounds
         assert a.snap["jackpot"]["super6_closed"].startswith("JACKPOT PENDING")
         post_values(admin, group, dict(VALUES, minor=200_000), by="Ana", reason="reseed after MINOR")
