@@ -39,7 +39,7 @@ NAMES = (
     N_("collecting"), N_("settling"), N_("complete"), N_("void"), N_("held"), N_("open"),
     N_("open betting"), N_("no more bets"), N_("deal"), N_("play"), N_("fold"), N_("reveal"), N_("confirm"),
     N_("misdeal"), N_("link positions"), N_("unlink positions"), N_("override wager"), N_("void round"),
-    N_("verify jackpot"), N_("call supervisor"), N_("reset meters"), N_("set jackpots"),
+    N_("verify jackpot"), N_("refer jackpot"), N_("call supervisor"), N_("reset meters"), N_("set jackpots"),
     N_("and"), N_("done"),
 )
 
@@ -237,6 +237,9 @@ LINKED = (
        "floor's administrator"),
     N_("The floor refused the {jackpot} claim of position {position}: {reason}. Nothing is paid; call the "
        "floor's administrator"),
+    N_("{jackpot} claim of position {position} referred to the floor by the {by}: Super 6 wager returned, the rest "
+       "paid as settled"),
+    N_("no linked jackpot claim of this round was refused by the floor"),
     N_("{jackpot} claimed on the floor ({split}): position {position}'s part {amount}"),
     N_("{jackpot} claimed on the floor ({split}): position {position}'s part {amount}; not final until every "
        "table of the group took the lock"),

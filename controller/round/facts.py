@@ -22,6 +22,8 @@ Record kinds (data fields):
   jackpot_pending   jackpot, seat, bet, share_percent, generation   a linked hit, to claim on the floor
   jackpot_claimed   jackpot, seat, and the floor's answer: claim_order, winners, amount, generation,
                     value, final; or refused (the floor's words)
+  jackpot_referred  jackpot, seat, refused, by, reason   a refused linked claim settled without the
+                    linked award (Super 6 returned), referred to the floor by a supervisor
   jackpot_verified  hits (settlement's jackpot_hits with the six cards), by, reason
   paid       position, net, by, folded?       the dealer confirmed this position (folded: collected
                                               with the folds before the reveal)
@@ -190,6 +192,12 @@ class Round:
 
     def _on_jackpot_pending(self, d):
         self.floor_hits[d["jackpot"]] = dict(d, claim=None, refused=None)
+
+    def _on_jackpot_referred(self, d):
+        # settled without the linked award: final at nothing, the Super 6 wager itself returned
+        hit = self.floor_hits[d["jackpot"]]
+        hit["claim"] = {"claim_order": 0, "winners": 0, "amount": 0, "generation": hit["generation"], "value": 0,
+                        "final": True, "referred": d["by"]}
 
     def _on_jackpot_claimed(self, d):
         hit = self.floor_hits[d["jackpot"]]

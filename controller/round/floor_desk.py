@@ -135,6 +135,28 @@ class LinkedJackpotDesk(JackpotDesk):
         if answer["final"]:
             self._state_again(level, answer)
 
+    def jackpot_refused(self, event: Any) -> bool:
+        """refer_jackpot's condition: a linked hit of this round the floor refused."""
+        rnd = self.open_round
+        if any(h["refused"] and not (h["claim"] or {}).get("final") for h in rnd.floor_hits.values()):
+            return True
+        return self.refuse("no linked jackpot claim of this round was refused by the floor")
+
+    def record_jackpot_referred(self, event: Any) -> None:
+        """A supervisor settles each refused linked hit without its award: the position is paid what
+        else it won and its Super 6 wager is returned (neither won nor lost), and the claim is referred
+        to the floor with who, why and the floor's words, so the round can end (casino policy,
+        docs/floor.md)."""
+        rnd = self.open_round
+        by, reason = event.kwargs.get("by", "supervisor"), event.kwargs.get("reason", "")
+        for level, hit in list(rnd.floor_hits.items()):
+            if not hit["refused"] or (hit["claim"] or {}).get("final"):
+                continue
+            self.fact("jackpot_referred", jackpot=level, seat=hit["seat"], refused=hit["refused"], by=by, reason=reason)
+            self._state_again(level, rnd.floor_hits[level]["claim"])
+            self.alert("jackpot_referred", f"{level.upper()} claim of position {hit['seat']} referred to the floor by "
+                       f"the {by}: Super 6 wager returned, the rest paid as settled", hit["seat"])
+
     def _state_again(self, level: str, claim: dict) -> None:
         """The settlement once more, with the floor's final amount for the hit (the round's last one)."""
         rnd = self.open_round
@@ -146,10 +168,11 @@ class LinkedJackpotDesk(JackpotDesk):
             seat["net"] += claim["amount"] - seat["results"]["super6"]
             seat["results"]["super6"] = claim["amount"]
             hit.update(amount=claim["amount"], winners=claim["winners"], posted=claim["value"],
-                       claim_order=claim["claim_order"], generation=claim["generation"], final=True)
+                       claim_order=claim["claim_order"], generation=claim["generation"], final=True,
+                       **({"referred": claim["referred"]} if claim.get("referred") else {}))
         self.fact("settlement", **doc)
         self.jackpot.reread_hits()
-        if rnd.jackpot_verified_by:
+        if rnd.jackpot_verified_by and not claim.get("referred"):
             self.emit(ShowMessage(f"{level.upper()} JACKPOT POSITION {self._hit_seat(level)} {money(claim['amount'])}"))
 
     def _hit_seat(self, level: str) -> int:

@@ -61,6 +61,8 @@ TRANSITIONS: list[dict[str, Any]] = [
     {"trigger": "reveal", "source": "collecting", "dest": "settling"},
     {"trigger": "verify_jackpot", "source": "settling", "dest": None, "conditions": "jackpot_unverified",
      "after": "record_jackpot_verified"},
+    {"trigger": "refer_jackpot", "source": "settling", "dest": None, "conditions": "jackpot_refused",
+     "after": "record_jackpot_referred"},
     {"trigger": "confirm", "source": "settling", "dest": None, "conditions": "position_next_to_pay",
      "after": "record_paid"},
     {"trigger": "all_paid", "source": "settling", "dest": "complete", "conditions": "everything_paid"},
@@ -121,7 +123,8 @@ DEAD_HAND_STATES = ("dealing", "decisions", "held")     # a stray hand is journa
 
 # triggers the dealer (or supervisor) may touch; the rest come from devices and the engine
 DEALER_ACTIONS = ("open_betting", "no_more_bets", "deal", "play", "fold", "reveal", "confirm", "misdeal",
-                  "link_positions", "unlink_positions", "override_wager", "void_round", "verify_jackpot")
+                  "link_positions", "unlink_positions", "override_wager", "void_round", "verify_jackpot",
+                  "refer_jackpot")
 # actions outside the round's procedure, taken by the table itself in any state (each method
 # refuses with a reason where it does not apply, e.g. a meter reset while a round is open)
 TABLE_ACTIONS = ("call_supervisor", "reset_meters", "set_jackpots")
@@ -131,13 +134,15 @@ ACTION_ARGUMENTS: dict[str, tuple[str, ...]] = {
     "open_betting": (), "no_more_bets": (), "deal": (), "reveal": (), "play": ("position",), "fold": ("position",),
     "confirm": ("position",), "misdeal": ("reason",), "link_positions": ("position", "other"),
     "unlink_positions": ("position",), "override_wager": ("position", "spot", "amount", "reason"),
-    "void_round": ("reason",), "verify_jackpot": ("reason",), "call_supervisor": ("reason",),
+    "void_round": ("reason",), "verify_jackpot": ("reason",), "refer_jackpot": ("reason",),
+    "call_supervisor": ("reason",),
     "reset_meters": ("reason",), "set_jackpots": ("reason", "mega", "major", "minor"),
 }
 ARGUMENT_TYPES: dict[str, type] = {"position": int, "other": int, "spot": str, "amount": int, "reason": str,
                                    "mega": int, "major": int, "minor": int}
 # actions that need a supervisor's or technician's PIN (controller/store/pins.py)
-SUPERVISOR_ACTIONS = ("void_round", "override_wager", "reset_meters", "set_jackpots", "verify_jackpot")
+SUPERVISOR_ACTIONS = ("void_round", "override_wager", "reset_meters", "set_jackpots", "verify_jackpot",
+                      "refer_jackpot")
 BETWEEN_ROUNDS = ("ready", "complete", "void")
 # tried after every event, in this order, so the round moves on by itself when it can
 AUTOMATIC = ("self_check_passed", "replay_failed", "recover", "all_dealt", "all_decided", "all_paid", "hold", "resume")

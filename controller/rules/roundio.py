@@ -89,8 +89,11 @@ def _parse_linked(doc: Any) -> dict[str, LinkedSplit]:
         where = f"linked.{level}"
         if level not in JACKPOTS:
             raise RoundFormatError(f"{where}: unknown jackpot (mega, major, minor)")
+        if split == {"referred": True}:                  # settled without the linked award
+            out[level] = LinkedSplit(0, 0, 0)
+            continue
         if not isinstance(split, dict) or set(split) != {"value", "winners", "order"}:
-            raise RoundFormatError(f"{where}: must be {{\"value\", \"winners\", \"order\"}}")
+            raise RoundFormatError(f"{where}: must be {{\"value\", \"winners\", \"order\"}} or {{\"referred\": true}}")
         value, winners, order = (_whole(split[k], f"{where}.{k}") for k in ("value", "winners", "order"))
         if value <= 0 or winners < 1 or not 1 <= order <= winners:
             raise RoundFormatError(f"{where}: value must be positive cents and order 1 to winners ({winners})")

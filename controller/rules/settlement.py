@@ -77,12 +77,15 @@ class JackpotHit:
 class LinkedSplit:
     """A linked jackpot's share as the floor decided it (docs/floor.md): the level's value when
     won, how many claims of the same hand shared it, and this claim's place in the floor's order
-    (odd cents go to the first claims)."""
+    (odd cents go to the first claims). No winners: a refused claim a supervisor settled without
+    the linked award (``refer_jackpot``), paid nothing."""
     value: int
     winners: int
     order: int
 
     def amount(self, share_percent: int) -> int:
+        if self.winners == 0:
+            return 0
         base, odd = divmod(self.value, self.winners)
         return (base + (1 if self.order <= odd else 0)) * share_percent // 100
 

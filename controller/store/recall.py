@@ -47,7 +47,8 @@ def recall_round(journal: Journal, round_id: int) -> dict:
         doc["jackpots"] = rnd.jackpots
     finals = {level: hit["claim"] for level, hit in rnd.floor_hits.items() if (hit["claim"] or {}).get("final")}
     if finals:      # a linked hit is paid the floor's split: settle needs it to settle the round again
-        doc["linked"] = {level: {"value": c["value"], "winners": c["winners"], "order": c["claim_order"]}
+        doc["linked"] = {level: {"referred": True} if c.get("referred") else
+                         {"value": c["value"], "winners": c["winners"], "order": c["claim_order"]}
                          for level, c in finals.items()}
     seats = []
     for position in rnd.active:

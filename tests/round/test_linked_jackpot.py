@@ -159,3 +159,37 @@ def test_a_refused_claim_is_said_once_and_pays_nothing(tmp_path):
     assert bench.snap["jackpot_claims"][0]["floor"].startswith("refused by the floor: table T")
     assert "waits for the floor's final amount" in bench.act("confirm", position=1).message
     assert sum(a["kind"] == "jackpot_claim" for a in bench.snap["alerts"]) == 1
+    # the way out (casino policy, docs/floor.md): a supervisor settles it without the linked award
+    assert "no linked jackpot claim" not in bench.act("refer_jackpot", role="dealer", reason="x").message
+    assert not bench.act("refer_jackpot", role="dealer", reason="x").ok          # a supervisor's action
+    before = next(s for s in bench.records("settlement")[-1].data["seats"] if s["seat"] == 1)
+    bench.done("refer_jackpot", role="supervisor", reason="floor refused: stale generation; referred to the pit")
+    referred = bench.records("jackpot_referred")[0].data
+    assert (referred["jackpot"], referred["seat"], referred["reason"]) == \
+        ("minor", 1, "floor refused: stale generation; referred to the pit")
+    assert referred["refused"].startswith("table T: round 1: dealt under minor generation 1")
+    seat = next(s for s in bench.records("settlement")[-1].data["seats"] if s["seat"] == 1)
+    assert seat["results"]["super6"] == 0                                 # the Super 6 wager returned
+    assert seat["net"] == before["net"] - before["results"]["super6"]      # the rest as settled
+    assert bench.snap["alerts"][-1]["kind"] == "jackpot_referred"
+    bench.done("confirm", position=1)
+    assert bench.state == "complete"
+    assert [(r.data["position"], r.data["net"]) for r in bench.records("paid")] == [(1, seat["net"])]
+    assert not bench.act("refer_jackpot", role="supervisor", reason="again").ok
+    # recall | settle: the referred hit settles again to what was paid
+    from controller.rules.paytable import load_preset
+    from controller.rules.roundio import settle_json
+    from controller.store.recall import recall_round
+    doc = recall_round(bench.journal, bench.snap["round"])
+    assert doc["linked"] == {"minor": {"referred": True}}
+    again = settle_json(json.loads(json.dumps(doc)), load_preset, None)
+    assert [s["net"] for s in again["seats"]] == [s["net"] for s in doc["table"]["results"]] == [seat["net"]]
+
+
+def test_refer_jackpot_is_refused_when_no_claim_was_refused(tmp_path):
+    bench = on_the_floor(tmp_path)
+    bench.open_and_bet({1: {"ante": 500, "super6": 1000}})
+    bench.deal("Ah Kh Qh", "Jh 10h 2c")
+    bench.decide({1: True})
+    refused = bench.act("refer_jackpot", role="supervisor", reason="x")
+    assert not refused.ok and refused.message == "no linked jackpot claim of this round was refused by the floor"

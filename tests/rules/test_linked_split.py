@@ -24,6 +24,11 @@ def test_a_linked_hit_is_paid_its_place_in_the_floors_split(winners, order):
     assert (hit["jackpot"], hit["winners"], hit["amount"]) == ("minor", winners, part // 2)
 
 
+def test_a_hit_settled_without_the_linked_award_pays_nothing_for_it():
+    settled = settle_json(dict(ROYAL, linked={"minor": {"referred": True}}), load_preset, None)
+    assert settled["seats"][0]["results"]["super6"] == 0 and settled["jackpot_hits"][0]["amount"] == 0
+
+
 def test_without_linked_it_is_the_posted_value_of_one_table():
     assert settle_json(ROYAL, load_preset, None)["seats"][0]["results"]["super6"] == 125_000
 

@@ -33,7 +33,7 @@ translatePage();
 const SPOTS = [["ante", t("Ante")], ["play", t("Play")], ["pair_plus", t("Pair Plus")],
                ["six_card_bonus", t("6 Card Bonus")], ["super6", t("Super 6")]];
 const SUITS = { c: "♣", d: "♦", h: "♥", s: "♠" };
-const SUPERVISOR = ["void_round", "override_wager", "reset_meters", "verify_jackpot", "set_jackpots"];
+const SUPERVISOR = ["void_round", "override_wager", "reset_meters", "verify_jackpot", "refer_jackpot", "set_jackpots"];
 // each state: its name on the badge, and the state in words when a touch is not possible in it
 const STATES = {
   starting: [t("Starting"), t("the table is checking its devices")],
