@@ -9,6 +9,7 @@ could not be reached or refused the work). The work lives in the modules each co
     demo     demo.py     a whole floor on one machine: a throwaway cluster and N simulated tables
     report   report.py   a gaming day per table and wager type, from the floor's records
     pit      pit_page.py the pit's page: every table live, the linked jackpot's postings
+    close-claims jackpot.py  a floor supervisor ends a won generation's claims (a table cut off)
 
 The administrator's connection comes from ``--dsn`` or, when it is not given, from libpq's
 environment (PGHOST, PGDATABASE, PGUSER, ~/.pgpass ...): a password never goes on a command line.
@@ -51,6 +52,16 @@ def build_parser() -> argparse.ArgumentParser:
                    "(default: loopback)")
     p.set_defaults(func=cmd_pit)
 
+    p = sub.add_parser("close-claims", help="make a linked jackpot's split final among the claims received, "
+                       "when a table of the group cannot take the lock (cut off, closed)")
+    p.add_argument("--dsn", default="", help="the floor database (default: libpq's environment)")
+    p.add_argument("--group", required=True, help="the jackpot group")
+    p.add_argument("--level", required=True, choices=("mega", "major", "minor"))
+    p.add_argument("--generation", required=True, type=int, help="the won generation (the pit's page shows it)")
+    p.add_argument("--by", required=True, metavar="NAME", help="the floor supervisor closing them")
+    p.add_argument("--reason", required=True, help="why (journaled on the floor)")
+    p.set_defaults(func=cmd_close_claims)
+
     from controller.floor import demo, report
     demo.add_command(sub)
     report.add_command(sub)
@@ -85,6 +96,21 @@ def cmd_enroll(args: argparse.Namespace) -> int:
     with psycopg.connect(args.dsn, autocommit=True) as conn:
         role = enroll(conn, args.table, password, floor_key(key, args.table), args.role)
     print(f"table {args.table} enrolled as role {role}")
+    return 0
+
+
+def cmd_close_claims(args: argparse.Namespace) -> int:
+    import psycopg
+
+    from controller.floor.jackpot import close_claims
+    from controller.rules.words import money
+    with psycopg.connect(args.dsn, autocommit=True) as conn:
+        final = close_claims(conn, args.group, args.level, args.generation, by=args.by, reason=args.reason)
+    print(f"{args.level.upper()} generation {args.generation} of group {args.group}: claims closed by {args.by}; "
+          f"the split is final among {len(final)} claim(s)")
+    for c in final:
+        print(f"  {c['claim_order']}. table {c['table_id']}, round {c['round_id']}, position {c['position']}: "
+              f"{money(c['amount'])}")
     return 0
 
 

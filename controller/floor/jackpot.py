@@ -86,7 +86,8 @@ def post_values(conn: psycopg.Connection, group_id: str, values: dict[str, int],
                 "SELECT gt.table_id FROM floor.group_tables gt WHERE gt.group_id = %s AND NOT EXISTS ("
                 "SELECT 1 FROM floor.lock_acks a WHERE a.group_id = gt.group_id AND a.level = %s "
                 "AND a.generation = %s AND a.table_id = gt.table_id) ORDER BY 1", (group_id, level, gen))]
-            if missing:
+            if missing and not conn.execute("SELECT floor.split_final(%s, %s, %s)",
+                                             (group_id, level, gen)).fetchone()[0]:     # type: ignore[index]
                 raise FloorError(f"group {group_id}: the {level.upper()} split of generation {gen} is not final: "
                                  f"table(s) {', '.join(missing)} have not taken its lock")
         out = {}
@@ -122,6 +123,30 @@ def ack_lock(conn: psycopg.Connection, level: str, generation: int) -> bool:
     with conn.transaction():
         row = conn.execute("SELECT floor.ack_lock(%s, %s)", (level, generation)).fetchone()
     return bool(row and row[0])
+
+
+def close_claims(conn: psycopg.Connection, group_id: str, level: str, generation: int, *, by: str,
+                 reason: str) -> list[dict]:
+    """A floor supervisor ends a won generation's claims while a table of the group cannot take the
+    lock (cut off, closed): the split is final among the claims received, a later claim is refused
+    (its table settles it without the linked award, ``refer_jackpot``), and the group is told at
+    once. Returns the claims, final. Refused in words when there is nothing to close."""
+    if not by.strip() or not reason.strip():
+        raise FloorError("closing the claims names who closes them and why")
+    with conn.transaction():
+        row = conn.execute("SELECT generation, state FROM floor.jackpot_levels WHERE group_id = %s AND level = %s "
+                           "FOR UPDATE", (group_id, level)).fetchone()
+        if row is None:
+            raise FloorError(f"jackpot group {group_id!r} has no {level} level")
+        final = conn.execute("SELECT floor.split_final(%s, %s, %s)", (group_id, level, generation)).fetchone()
+        if row != (generation, "pending") or (final and final[0]):
+            raise FloorError(f"{level.upper()} generation {generation} of group {group_id} has no claims waiting "
+                             f"to be made final (the level is at generation {row[0]}, {row[1]})")
+        conn.execute("INSERT INTO floor.claim_windows_closed (group_id, level, generation, closed_by, reason) "
+                     "VALUES (%s, %s, %s, %s, %s)", (group_id, level, generation, by, reason))
+        conn.execute("SELECT pg_notify(%s, json_build_object('group', %s::text, 'level', %s::text, "
+                     "'state', 'final', 'generation', %s::int)::text)", (CHANNEL, group_id, level, generation))
+    return claims(conn, group_id, level, generation)
 
 
 def claims(conn: psycopg.Connection, group_id: str, level: str, generation: int) -> list[dict]:

@@ -20,8 +20,10 @@ from controller.floor.settings import default_role
 
 SCHEMA_VERSION = 2
 # what a floor of an older version needs to read this one: the functions whose body changed, taken
-# from schema.sql itself (one text, never a second copy). 1 -> 2: ack_lock NOTIFYs a split made final
-UPGRADES: dict[int, tuple[str, ...]] = {1: ("floor.ack_lock",)}
+# from schema.sql itself (one text, never a second copy), tables first. 1 -> 2: ack_lock NOTIFYs a
+# split made final; a floor supervisor may close a generation's claims (claim_windows_closed)
+UPGRADES: dict[int, tuple[str, ...]] = {1: ("TABLE floor.claim_windows_closed", "floor.split_final",
+                                            "floor.claim_jackpot", "floor.ack_lock")}
 ROLE_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 
 
@@ -56,17 +58,21 @@ def apply_schema(conn: psycopg.Connection) -> bool:
             raise FloorError(f"the floor database has schema version {version}; this release reads {SCHEMA_VERSION}")
         while version < SCHEMA_VERSION:
             for name in UPGRADES[version]:
-                conn.execute(_function_text(name).replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION", 1))
+                if name.startswith("TABLE "):
+                    conn.execute(_definition(rf"CREATE TABLE {re.escape(name[6:])} \(.*?^\);", name))
+                else:
+                    conn.execute(_definition(rf"CREATE FUNCTION {re.escape(name)}\(.*?^\$\$;", name)
+                                 .replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION", 1))
             version += 1
         conn.execute("UPDATE floor.meta SET value = %s WHERE key = 'schema_version'", (str(version),))
     return True
 
 
-def _function_text(name: str) -> str:
-    """A function's whole definition as schema.sql has it."""
-    found = re.search(rf"^CREATE FUNCTION {re.escape(name)}\(.*?^\$\$;", schema_text(), re.M | re.S)
+def _definition(pattern: str, name: str) -> str:
+    """A table's or function's whole definition as schema.sql has it."""
+    found = re.search("^" + pattern, schema_text(), re.M | re.S)
     if found is None:
-        raise FloorError(f"schema.sql defines no function {name}")
+        raise FloorError(f"schema.sql does not define {name}")
     return found.group(0)
 
 

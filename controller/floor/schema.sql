@@ -182,6 +182,18 @@ CREATE TABLE floor.lock_acks (
 GRANT SELECT ON floor.jackpot_groups, floor.group_tables, floor.jackpot_levels, floor.jackpot_postings,
     floor.jackpot_claims, floor.lock_acks TO floor_table;
 
+-- A floor supervisor ended a generation's claims while a table of the group could not take the lock
+-- (cut off, closed for the night): the split is final among the claims received, a later one refused.
+CREATE TABLE floor.claim_windows_closed (
+    group_id   text NOT NULL,
+    level      text NOT NULL,
+    generation integer NOT NULL,
+    closed_by  text NOT NULL CHECK (closed_by <> ''),
+    reason     text NOT NULL CHECK (reason <> ''),
+    closed_at  timestamptz NOT NULL DEFAULT clock_timestamp(),
+    PRIMARY KEY (group_id, level, generation)
+);
+
 -- The claim, in one transaction: the level's row locked FOR UPDATE (claims of one level queue here),
 -- a resent claim answered with the claim already recorded, the level locked (state 'pending', and
 -- NOTIFY floor_jackpot) by the generation's first claim, the claim ordered and the generation's
@@ -221,6 +233,11 @@ BEGIN
                 USING ERRCODE = 'integrity_constraint_violation';
         END IF;
     ELSE
+        IF EXISTS (SELECT 1 FROM floor.claim_windows_closed w WHERE w.group_id = g AND w.level = p_level
+                   AND w.generation = p_generation) THEN
+            RAISE EXCEPTION 'table %: round %: the floor closed the claims of % generation % before this one came',
+                t, p_round, p_level, p_generation USING ERRCODE = 'integrity_constraint_violation';
+        END IF;
         IF p_generation <> lv.generation THEN
             RAISE EXCEPTION 'table %: round %: dealt under % generation %, but the floor posted generation % since: '
                 'the round''s Super 6 was closed for it', t, p_round, p_level, p_generation, lv.generation
@@ -251,11 +268,14 @@ BEGIN
 END
 $$;
 
--- Whether a generation's split is final: every table of the group has taken its lock.
+-- Whether a generation's split is final: every table of the group has taken its lock, or a floor
+-- supervisor closed its claims.
 CREATE FUNCTION floor.split_final(p_group text, p_level text, p_generation integer) RETURNS boolean
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, floor
 AS $$
-    SELECT NOT EXISTS (SELECT 1 FROM floor.group_tables gt WHERE gt.group_id = p_group
+    SELECT EXISTS (SELECT 1 FROM floor.claim_windows_closed w WHERE w.group_id = p_group AND w.level = p_level
+                   AND w.generation = p_generation)
+        OR NOT EXISTS (SELECT 1 FROM floor.group_tables gt WHERE gt.group_id = p_group
                        AND NOT EXISTS (SELECT 1 FROM floor.lock_acks a WHERE a.group_id = p_group
                                        AND a.level = p_level AND a.generation = p_generation
                                        AND a.table_id = gt.table_id))

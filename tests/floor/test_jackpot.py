@@ -164,16 +164,74 @@ def test_the_acknowledgement_that_makes_a_split_final_is_heard_by_every_table_at
 
 
 def test_a_version_1_floor_is_brought_up_to_this_release(cluster, admin):
-    """A floor made by the release before (schema version 1, ack_lock without its NOTIFY) is
+    """A floor made by the release before (schema version 1: ack_lock without its NOTIFY, no closing
+    of claims) is
     upgraded in place by ``apply_schema`` (``table-floor init``), in one transaction."""
     from controller.floor.schema import SCHEMA_VERSION, apply_schema, schema_version
     old = ("CREATE OR REPLACE FUNCTION floor.ack_lock(p_level text, p_generation integer) RETURNS boolean "
            "LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, floor AS $$ BEGIN RETURN false; END $$")
-    with admin.transaction():
+    with admin.transaction():                    # the floor as version 1 had it
         admin.execute(old)
+        admin.execute("DROP TABLE floor.claim_windows_closed")
         admin.execute("UPDATE floor.meta SET value = '1' WHERE key = 'schema_version'")
     assert schema_version(admin) == 1
     assert apply_schema(admin) and schema_version(admin) == SCHEMA_VERSION == 2
     body = admin.execute("SELECT prosrc FROM pg_proc WHERE proname = 'ack_lock'").fetchone()[0]
     assert "pg_notify('floor_jackpot'" in body
+    assert admin.execute("SELECT count(*) FROM floor.claim_windows_closed").fetchone() == (0,)
     assert not apply_schema(admin)                                         # already there
+
+
+def test_a_floor_supervisor_closes_the_claims_a_cut_off_table_holds_up(cluster, admin, group):
+    """A table of the group never takes the lock (cut off, closed for the night): the winner would
+    wait for ever. A floor supervisor closes the generation's claims with a reason: the split is
+    final among the claims received (the group told at once), a later claim of that generation is
+    refused in words (its table settles it without the linked award), and new values may be
+    posted although that table never acknowledged."""
+    import json
+
+    from controller.floor.jackpot import close_claims
+    group_id, (a, b, c) = group
+    with psycopg.connect(cluster.dsn(), autocommit=True) as listener, \
+            a.connect() as ca, b.connect() as cb, c.connect() as cc:
+        listener.execute(f"LISTEN {CHANNEL}")
+        assert not claim(ca, 1, "minor", 1, 1000, 100, 1).final
+        for conn in (ca, cb):
+            assert not ack_lock(conn, "minor", 1)                      # table c is cut off
+        with pytest.raises(FloorError, match="names who closes them and why"):
+            close_claims(admin, group_id, "minor", 1, by="Ana", reason=" ")
+        with pytest.raises(FloorError, match="MAJOR generation 1 of group .* has no claims waiting"):
+            close_claims(admin, group_id, "major", 1, by="Ana", reason="table 3 down")
+        closed = close_claims(admin, group_id, "minor", 1, by="Ana", reason="table J3 cut off since 02:10")
+        assert [(r["claim_order"], r["winners"], r["amount"]) for r in closed] == [(1, 1, 250_000)]
+        assert claim(ca, 1, "minor", 1, 1000, 100, 1).final               # the winner's answer: final
+        with pytest.raises(psycopg.IntegrityError, match=f"table {c.table_id}: round 4: the floor closed the "
+                                                         "claims of minor generation 1 before this one came"):
+            claim(cc, 4, "minor", 6, 1000, 100, 1)
+        notes = [json.loads(n.payload) for n in listener.notifies(timeout=0.5, stop_after=10)]
+        assert {"group": group_id, "level": "minor", "state": "final", "generation": 1} in notes
+        with pytest.raises(FloorError, match="has no claims waiting"):
+            close_claims(admin, group_id, "minor", 1, by="Ana", reason="again")
+    assert post_values(admin, group_id, dict(VALUES, minor=200_000), by="Ana", reason="reseed")["minor"] == 2
+    row = admin.execute("SELECT closed_by, reason FROM floor.claim_windows_closed WHERE group_id = %s",
+                        (group_id,)).fetchone()
+    assert row == ("Ana", "table J3 cut off since 02:10")
+
+
+def test_close_claims_from_the_command_line(cluster, admin, group):
+    import subprocess
+    import sys
+
+    from tests.support import ROOT
+    group_id, (a, _, _) = group
+    with a.connect() as ca:
+        claim(ca, 2, "major", 3, 500, 50, 1)
+    command = [sys.executable, "-m", "controller.floor", "close-claims", "--dsn", cluster.dsn(), "--group", group_id,
+               "--level", "major", "--generation", "1", "--by", "Ana", "--reason", "table down"]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        f"MAJOR generation 1 of group {group_id}: claims closed by Ana; the split is final among 1 claim(s)",
+        f"  1. table {a.table_id}, round 2, position 3: $12,500.00"]
+    again = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert again.returncode == 2 and "has no claims waiting to be made final" in again.stderr
