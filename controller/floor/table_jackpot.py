@@ -73,6 +73,10 @@ class TableJackpot:
                 if doc.get("final"):            # the table journaled the final answer: nothing more to tell
                     self._hits.pop((fact.round_id, doc["jackpot"]), None)
                     self._answers.pop((fact.round_id, doc["jackpot"]), None)
+            elif fact.kind == "jackpot_referred" and fact.round_id is not None:
+                doc = json.loads(fact.text)     # settled without the award: nothing more to claim
+                self._hits.pop((fact.round_id, doc["jackpot"]), None)
+                self._answers.pop((fact.round_id, doc["jackpot"]), None)
             elif fact.kind == "jackpot_lock_taken":
                 doc = json.loads(fact.text)
                 self._acks[doc["level"]] = max(doc["generation"], self._acks.get(doc["level"], 0))

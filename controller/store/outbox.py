@@ -57,9 +57,11 @@ def chain_end(journal: Journal) -> int:
 
 def hits_to_claim(journal: Journal) -> list[dict]:
     """A linked jackpot's hits journaled as ``jackpot_pending`` whose final answer from the floor
-    is not in the journal (each with its ``round_id``), oldest first: the forwarder claims them."""
-    final = {(round_id, json.loads(data)["jackpot"]) for round_id, data in journal.db.execute(
-        "SELECT round_id, data FROM records WHERE kind = 'jackpot_claimed'") if json.loads(data).get("final")}
+    is not in the journal, nor their referral (``jackpot_referred``: settled without the award), each
+    with its ``round_id``, oldest first: the forwarder claims them."""
+    final = {(round_id, json.loads(data)["jackpot"]) for round_id, kind, data in journal.db.execute(
+        "SELECT round_id, kind, data FROM records WHERE kind IN ('jackpot_claimed', 'jackpot_referred')")
+        if kind == "jackpot_referred" or json.loads(data).get("final")}
     rows = journal.db.execute("SELECT round_id, data FROM records WHERE kind = 'jackpot_pending' ORDER BY seq")
     hits = [dict(json.loads(data), round_id=round_id) for round_id, data in rows]
     return [h for h in hits if (h["round_id"], h["jackpot"]) not in final]
