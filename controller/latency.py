@@ -39,9 +39,7 @@ class Latencies:
         for index, count in enumerate(self.counts):
             seen += count
             if seen >= rank:
-                if index == BUCKETS - 1:    # it holds everything slower: its edge says nothing
-                    return self.worst
-                return min(self.worst, LOWEST * 10 ** ((index + 1) / PER_DECADE))
+                return min(self.worst, self._edge(index))
         return self.worst
 
     def summary(self) -> dict[str, object]:
@@ -53,4 +51,5 @@ class Latencies:
                 "buckets": [[round(self._edge(i) * 1000, 4), count] for i, count in enumerate(self.counts) if count]}
 
     def _edge(self, index: int) -> float:
+        # the last bucket holds everything slower: its edge says nothing, the maximum does
         return self.worst if index == BUCKETS - 1 else LOWEST * 10 ** ((index + 1) / PER_DECADE)

@@ -82,14 +82,14 @@ def post_values(conn: psycopg.Connection, group_id: str, values: dict[str, int],
                              "a win in between they may change again 24 hours after that")
         for level in won:
             gen = levels[level][0]
+            if _final(conn, group_id, level, gen):     # every table took the lock, or the claims were closed
+                continue
             missing = [t for (t,) in conn.execute(
                 "SELECT gt.table_id FROM floor.group_tables gt WHERE gt.group_id = %s AND NOT EXISTS ("
                 "SELECT 1 FROM floor.lock_acks a WHERE a.group_id = gt.group_id AND a.level = %s "
                 "AND a.generation = %s AND a.table_id = gt.table_id) ORDER BY 1", (group_id, level, gen))]
-            if missing and not conn.execute("SELECT floor.split_final(%s, %s, %s)",
-                                             (group_id, level, gen)).fetchone()[0]:     # type: ignore[index]
-                raise FloorError(f"group {group_id}: the {level.upper()} split of generation {gen} is not final: "
-                                 f"table(s) {', '.join(missing)} have not taken its lock")
+            raise FloorError(f"group {group_id}: the {level.upper()} split of generation {gen} is not final: "
+                             f"table(s) {', '.join(missing)} have not taken its lock")
         out = {}
         for level in JACKPOTS:
             gen, value, state = levels[level]
@@ -101,8 +101,7 @@ def post_values(conn: psycopg.Connection, group_id: str, values: dict[str, int],
                 conn.execute("INSERT INTO floor.jackpot_postings (group_id, level, generation, value, posted_by, "
                              "reason) VALUES (%s, %s, %s, %s, %s, %s)",
                              (group_id, level, gen, values[level], by, reason))
-                conn.execute("SELECT pg_notify(%s, json_build_object('group', %s::text, 'level', %s::text, "
-                             "'state', 'open', 'generation', %s::int)::text)", (CHANNEL, group_id, level, gen))
+                _notify(conn, group_id, level, "open", gen)
             out[level] = gen
     return out
 
@@ -138,15 +137,24 @@ def close_claims(conn: psycopg.Connection, group_id: str, level: str, generation
                            "FOR UPDATE", (group_id, level)).fetchone()
         if row is None:
             raise FloorError(f"jackpot group {group_id!r} has no {level} level")
-        final = conn.execute("SELECT floor.split_final(%s, %s, %s)", (group_id, level, generation)).fetchone()
-        if row != (generation, "pending") or (final and final[0]):
+        if row != (generation, "pending") or _final(conn, group_id, level, generation):
             raise FloorError(f"{level.upper()} generation {generation} of group {group_id} has no claims waiting "
                              f"to be made final (the level is at generation {row[0]}, {row[1]})")
         conn.execute("INSERT INTO floor.claim_windows_closed (group_id, level, generation, closed_by, reason) "
                      "VALUES (%s, %s, %s, %s, %s)", (group_id, level, generation, by, reason))
-        conn.execute("SELECT pg_notify(%s, json_build_object('group', %s::text, 'level', %s::text, "
-                     "'state', 'final', 'generation', %s::int)::text)", (CHANNEL, group_id, level, generation))
+        _notify(conn, group_id, level, "final", generation)
     return claims(conn, group_id, level, generation)
+
+
+def _final(conn: psycopg.Connection, group_id: str, level: str, generation: int) -> bool:
+    row = conn.execute("SELECT floor.split_final(%s, %s, %s)", (group_id, level, generation)).fetchone()
+    return bool(row and row[0])
+
+
+def _notify(conn: psycopg.Connection, group_id: str, level: str, state: str, generation: int) -> None:
+    """The group's tables hear a level change (``CHANNEL``; ack_lock in schema.sql says "final" too)."""
+    conn.execute("SELECT pg_notify(%s, json_build_object('group', %s::text, 'level', %s::text, 'state', %s::text, "
+                 "'generation', %s::int)::text)", (CHANNEL, group_id, level, state, generation))
 
 
 def claims(conn: psycopg.Connection, group_id: str, level: str, generation: int) -> list[dict]:

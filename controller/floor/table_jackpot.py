@@ -68,15 +68,12 @@ class TableJackpot:
             if fact.kind == "jackpot_pending" and fact.round_id is not None:
                 doc = json.loads(fact.text)
                 self._hits[(fact.round_id, doc["jackpot"])] = dict(doc, round_id=fact.round_id)
-            elif fact.kind == "jackpot_claimed" and fact.round_id is not None:
+            elif fact.kind in ("jackpot_claimed", "jackpot_referred") and fact.round_id is not None:
                 doc = json.loads(fact.text)
-                if doc.get("final"):            # the table journaled the final answer: nothing more to tell
+                # the final answer journaled, or the hit settled without the award: nothing more to tell
+                if fact.kind == "jackpot_referred" or doc.get("final"):
                     self._hits.pop((fact.round_id, doc["jackpot"]), None)
                     self._answers.pop((fact.round_id, doc["jackpot"]), None)
-            elif fact.kind == "jackpot_referred" and fact.round_id is not None:
-                doc = json.loads(fact.text)     # settled without the award: nothing more to claim
-                self._hits.pop((fact.round_id, doc["jackpot"]), None)
-                self._answers.pop((fact.round_id, doc["jackpot"]), None)
             elif fact.kind == "jackpot_lock_taken":
                 doc = json.loads(fact.text)
                 self._acks[doc["level"]] = max(doc["generation"], self._acks.get(doc["level"], 0))

@@ -137,8 +137,7 @@ class LinkedJackpotDesk(JackpotDesk):
 
     def jackpot_refused(self, event: Any) -> bool:
         """refer_jackpot's condition: a linked hit of this round the floor refused."""
-        rnd = self.open_round
-        if any(h["refused"] and not (h["claim"] or {}).get("final") for h in rnd.floor_hits.values()):
+        if self._refused_hits():
             return True
         return self.refuse("no linked jackpot claim of this round was refused by the floor")
 
@@ -147,15 +146,17 @@ class LinkedJackpotDesk(JackpotDesk):
         else it won and its Super 6 wager is returned (neither won nor lost), and the claim is referred
         to the floor with who, why and the floor's words, so the round can end (casino policy,
         docs/floor.md)."""
-        rnd = self.open_round
         by, reason = event.kwargs.get("by", "supervisor"), event.kwargs.get("reason", "")
-        for level, hit in list(rnd.floor_hits.items()):
-            if not hit["refused"] or (hit["claim"] or {}).get("final"):
-                continue
+        for level, hit in self._refused_hits():
             self.fact("jackpot_referred", jackpot=level, seat=hit["seat"], refused=hit["refused"], by=by, reason=reason)
-            self._state_again(level, rnd.floor_hits[level]["claim"])
+            self._state_again(level, self.open_round.floor_hits[level]["claim"])   # final at nothing now
             self.alert("jackpot_referred", f"{level.upper()} claim of position {hit['seat']} referred to the floor by "
                        f"the {by}: Super 6 wager returned, the rest paid as settled", hit["seat"])
+
+    def _refused_hits(self) -> list[tuple[str, dict]]:
+        """The open round's linked hits the floor refused and nobody has settled yet, by level."""
+        return [(level, hit) for level, hit in self.open_round.floor_hits.items()
+                if hit["refused"] and not (hit["claim"] or {}).get("final")]
 
     def _state_again(self, level: str, claim: dict) -> None:
         """The settlement once more, with the floor's final amount for the hit (the round's last one)."""

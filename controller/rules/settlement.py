@@ -84,10 +84,7 @@ class LinkedSplit:
     order: int
 
     def amount(self, share_percent: int) -> int:
-        if self.winners == 0:
-            return 0
-        base, odd = divmod(self.value, self.winners)
-        return (base + (1 if self.order <= odd else 0)) * share_percent // 100
+        return _part(self.value, self.winners, self.order) * share_percent // 100 if self.winners else 0
 
 
 @dataclass(frozen=True)
@@ -158,10 +155,13 @@ def split_jackpot(posted: int, shares_percent: Sequence[int]) -> list[int]:
     to the cent. One winner with a 100% share gets exactly the posted value.
     """
     count = len(shares_percent)
-    if count == 0:
-        return []
-    base, odd = divmod(posted, count)
-    return [(base + (1 if i < odd else 0)) * share // 100 for i, share in enumerate(shares_percent)]
+    return [_part(posted, count, i + 1) * share // 100 for i, share in enumerate(shares_percent)]
+
+
+def _part(value: int, winners: int, order: int) -> int:
+    """The ``order``-th (from 1) of ``winners`` equal parts of ``value``: odd cents to the first."""
+    base, odd = divmod(value, winners)
+    return base + (1 if order <= odd else 0)
 
 
 def settle_round(preset: Preset, dealer: Sequence[int], seats: Sequence[SeatHand],
