@@ -70,16 +70,18 @@ class FloorJackpots:
 @dataclass(frozen=True)
 class JackpotClaimed:
     """The floor's answer to a linked hit's claim ({claim_order, winners, amount, generation, value,
-    final}), or its refusal in the floor's words (posted by the forwarder's thread)."""
+    final}), or its refusal in the floor's words, ``for_good`` when nothing the floor's administrator
+    can do would make it stand (posted by the forwarder's thread)."""
     round_id: int
     level: str
     answer: dict[str, Any] | None
     refused: str | None = None
+    for_good: bool = False
 
     def deliver(self, table: Any, log: Any) -> None:
         log.info("floor.jackpot_claimed", round=self.round_id, level=self.level, answer=self.answer,
-                 refused=self.refused, state=table.state)
-        table.on_jackpot_claimed(self.round_id, self.level, self.answer, self.refused)
+                 refused=self.refused, for_good=self.for_good, state=table.state)
+        table.on_jackpot_claimed(self.round_id, self.level, self.answer, self.refused, self.for_good)
 
 
 FLOOR_EVENTS = (FloorLink, FloorJackpots, JackpotClaimed)   # the forwarder's: each delivers itself

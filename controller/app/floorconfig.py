@@ -15,7 +15,7 @@ alone, as it always has.
            heartbeat      seconds of quiet after which the link is checked (0.2-60, default 2)
            jackpot_group  the linked Super 6 jackpot's group this table is in: its values are the
                           floor's (taken between rounds), its hits are claimed and paid on the
-                          floor's split (docs/floor.md), and its Super 6 is closed while the floor
+                          floor's split (docs/floor-jackpot.md), and its Super 6 is closed while the floor
                           cannot be reached (and until it first is)
 """
 

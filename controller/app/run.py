@@ -150,8 +150,8 @@ class TableRun:
             self.forwarder = Forwarder(config.floor, self.journal.path, self.journal.key,
                                        on_link=lambda up, reason: engine.post(FloorLink(up, reason)),
                                        on_levels=lambda levels: engine.post(FloorJackpots(levels)),
-                                       on_claim=lambda rnd, level, answer, refused: engine.post(
-                                           JackpotClaimed(rnd, level, answer, refused)))
+                                       on_claim=lambda rnd, level, answer, refused, for_good: engine.post(
+                                           JackpotClaimed(rnd, level, answer, refused, for_good)))
         self.first_round = (self.journal.last_round() or (0, ""))[0] + 1
         self.notifier = Notifier()
         self.clock = ClockWatch(self.engine.post, PageAlert)     # an alert, never a stop

@@ -10,6 +10,7 @@ could not be reached or refused the work). The work lives in the modules each co
     report   report.py   a gaming day per table and wager type, from the floor's records
     pit      pit_page.py the pit's page: every table live, the linked jackpot's postings
     close-claims jackpot.py  a floor supervisor ends a won generation's claims (a table cut off)
+    hits     jackpot.py  every linked hit on the floor and what became of it (the floor's debts)
 
 The administrator's connection comes from ``--dsn`` or, when it is not given, from libpq's
 environment (PGHOST, PGDATABASE, PGUSER, ~/.pgpass ...): a password never goes on a command line.
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 STATUS_INPUT, STATUS_DATABASE = 2, 3
@@ -60,7 +62,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--generation", required=True, type=int, help="the won generation (the pit's page shows it)")
     p.add_argument("--by", required=True, metavar="NAME", help="the floor supervisor closing them")
     p.add_argument("--reason", required=True, help="why (journaled on the floor)")
+    p.add_argument("--confirm", action="store_true", help="close them (without it: say what closing would do, "
+                   "which tables have not taken the lock and their hits not yet claimed, and close nothing)")
     p.set_defaults(func=cmd_close_claims)
+
+    p = sub.add_parser("hits", help="every linked hit the tables journaled and what became of it: claimed, "
+                       "referred (settled at the table without the award: owed by the floor's decision), "
+                       "unclaimed, disputed")
+    p.add_argument("--dsn", default="", help="the floor database (default: libpq's environment)")
+    p.add_argument("--group", help="one jackpot group (default: all)")
+    p.add_argument("--state", choices=("claimed", "referred", "unclaimed", "disputed"))
+    p.add_argument("--json", action="store_true", help="a JSON list (money in cents; docs/cli.md)")
+    p.set_defaults(func=cmd_hits)
 
     from controller.floor import demo, report
     demo.add_command(sub)
@@ -102,9 +115,13 @@ def cmd_enroll(args: argparse.Namespace) -> int:
 def cmd_close_claims(args: argparse.Namespace) -> int:
     import psycopg
 
-    from controller.floor.jackpot import close_claims
+    from controller.floor.jackpot import claims, close_claims, linked_hits, tables_without_ack
     from controller.rules.words import money
     with psycopg.connect(args.dsn, autocommit=True) as conn:
+        if not args.confirm:
+            return _close_claims_preview(args, claims(conn, args.group, args.level, args.generation),
+                                         tables_without_ack(conn, args.group, args.level, args.generation),
+                                         linked_hits(conn, args.group, "unclaimed"))
         final = close_claims(conn, args.group, args.level, args.generation, by=args.by, reason=args.reason)
     print(f"{args.level.upper()} generation {args.generation} of group {args.group}: claims closed by {args.by}; "
           f"the split is final among {len(final)} claim(s)")
@@ -112,6 +129,59 @@ def cmd_close_claims(args: argparse.Namespace) -> int:
         print(f"  {c['claim_order']}. table {c['table_id']}, round {c['round_id']}, position {c['position']}: "
               f"{money(c['amount'])}")
     return 0
+
+
+def _close_claims_preview(args: argparse.Namespace, received: list[dict], missing: list[str],
+                          unclaimed: list[dict]) -> int:
+    """What closing would do, for the floor supervisor to read before ``--confirm``: a win at a table
+    that has not taken the lock is refused from then on and settled there without the award."""
+    name = f"{args.level.upper()} generation {args.generation} of group {args.group}"
+    print(f"{name}: closing would make the split final among {len(received)} claim(s) received")
+    print("tables that have not taken the lock: " + (", ".join(missing) or "none"))
+    waiting = [h for h in unclaimed if h["level"] == args.level and h["generation"] == args.generation]
+    for h in waiting:
+        print(f"  not claimed yet: table {h['table_id']}, round {h['round_id']}, position {h['position']} "
+              f"(hit journaled {h['hit_at']}): it would be refused and held on the floor as owed once referred")
+    print("a claim of this generation made after closing is refused; its table settles it without the award and "
+          "the floor holds it as owed (table-floor hits --state referred)")
+    print("table-floor: nothing closed: add --confirm to close them", file=sys.stderr)
+    return STATUS_INPUT
+
+
+def cmd_hits(args: argparse.Namespace) -> int:
+    import json
+
+    import psycopg
+
+    from controller.floor.jackpot import linked_hits
+    from controller.rules.words import money
+    with psycopg.connect(args.dsn, autocommit=True) as conn:
+        hits = linked_hits(conn, args.group, args.state)
+    if args.json:
+        print(json.dumps([{k: v.isoformat() if hasattr(v, "isoformat") else v for k, v in h.items()} for h in hits],
+                         indent=1))
+        return 0
+    for h in hits:
+        print(_hit_line(h, money))
+    if not hits:
+        print("no linked hits" + (f" {args.state}" if args.state else ""))
+    return 0
+
+
+def _hit_line(h: dict, money: Callable[[int], str]) -> str:
+    if h["state"] == "claimed":
+        what = f"claimed, {h['claim_order']} of {h['winners']}, {money(h['amount'])}" + \
+            (" (final)" if h["final"] else " (not final)")
+    elif h["state"] == "referred":
+        what = (f"referred by the {h['referred_by']} ({h['referral_reason']}); the floor refused: {h['refused']}: "
+                "OWED by the floor's decision")
+    elif h["state"] == "disputed":
+        what = (f"DISPUTED: claimed on the floor ({money(h['amount'])}) and settled at the table without it by the "
+                f"{h['referred_by']}")
+    else:
+        what = "not claimed yet (the table is cut off, or its claim waits)"
+    return (f"{h['group_id']} {h['level'].upper()} generation {h['generation']}: table {h['table_id']} round "
+            f"{h['round_id']} position {h['position']} (bet {money(h['bet'])}): {what}")
 
 
 def cmd_pit(args: argparse.Namespace) -> int:

@@ -46,7 +46,7 @@ class Forwarder:
     def __init__(self, settings: FloorSettings, journal_path: str | Path, journal_key: bytes,
                  on_link: Callable[[bool, str], None] | None = None,
                  on_levels: Callable[[dict[str, dict[str, Any]]], None] | None = None,
-                 on_claim: Callable[[int, str, dict | None, str | None], None] | None = None):
+                 on_claim: Callable[[int, str, dict | None, str | None, bool], None] | None = None):
         self.settings = settings
         self.journal_path = Path(journal_path)
         self.key = floor_key(journal_key, settings.table_id)

@@ -84,10 +84,7 @@ def post_values(conn: psycopg.Connection, group_id: str, values: dict[str, int],
             gen = levels[level][0]
             if _final(conn, group_id, level, gen):     # every table took the lock, or the claims were closed
                 continue
-            missing = [t for (t,) in conn.execute(
-                "SELECT gt.table_id FROM floor.group_tables gt WHERE gt.group_id = %s AND NOT EXISTS ("
-                "SELECT 1 FROM floor.lock_acks a WHERE a.group_id = gt.group_id AND a.level = %s "
-                "AND a.generation = %s AND a.table_id = gt.table_id) ORDER BY 1", (group_id, level, gen))]
+            missing = tables_without_ack(conn, group_id, level, gen)
             raise FloorError(f"group {group_id}: the {level.upper()} split of generation {gen} is not final: "
                              f"table(s) {', '.join(missing)} have not taken its lock")
         out = {}
@@ -164,3 +161,28 @@ def claims(conn: psycopg.Connection, group_id: str, level: str, generation: int)
                        "ORDER BY claim_order", (group_id, level, generation))
     names = [d.name for d in cur.description or []]
     return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+
+
+HIT_STATES = ("claimed", "referred", "unclaimed", "disputed")
+
+
+def linked_hits(conn: psycopg.Connection, group_id: str | None = None, state: str | None = None) -> list[dict]:
+    """Every linked hit the tables journaled, as the floor's records hold them, with what became of
+    it (schema.sql ``floor.linked_hits``): oldest first, for a group and a state when given. A
+    ``referred`` hit was settled at its table without the award: the floor owes it by its own decision."""
+    cur = conn.execute("SELECT table_id, round_id, level, group_id, generation, position, bet, hit_at, claim_order, "
+                       "winners, amount, final, referred_by, referral_reason, refused, referred_at, state "
+                       "FROM floor.linked_hits WHERE (%(g)s::text IS NULL OR group_id = %(g)s) "
+                       "AND (%(s)s::text IS NULL OR state = %(s)s) ORDER BY hit_at, table_id, round_id, level",
+                       {"g": group_id, "s": state})
+    names = [d.name for d in cur.description or []]
+    return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+
+
+def tables_without_ack(conn: psycopg.Connection, group_id: str, level: str, generation: int) -> list[str]:
+    """The group's tables that have not taken a generation's lock (the split waits for them)."""
+    return [t for (t,) in conn.execute(
+        "SELECT gt.table_id FROM floor.group_tables gt WHERE gt.group_id = %s AND NOT EXISTS ("
+        "SELECT 1 FROM floor.lock_acks a WHERE a.group_id = gt.group_id AND a.level = %s "
+        "AND a.generation = %s AND a.table_id = gt.table_id) ORDER BY 1", (group_id, level, generation))]
+

@@ -1,6 +1,6 @@
 """The floor database's schema and its enrolment of tables (the administrator's side).
 
-Owns ``schema.sql`` (version 2: tables, their keys, every table's records, the role per table
+Owns ``schema.sql`` (version 3: tables, their keys, every table's records, the role per table
 with row-level security, the check on arrival) and the two things only the floor's
 administrator does: apply the schema to an empty database, and enroll a table (its own login
 role in the ``floor_table`` group, its row, its floor key). Every statement runs in one
@@ -18,12 +18,17 @@ from psycopg import sql
 from controller.errors import InputError
 from controller.floor.settings import default_role
 
-SCHEMA_VERSION = 2
-# what a floor of an older version needs to read this one: the functions whose body changed, taken
-# from schema.sql itself (one text, never a second copy), tables first. 1 -> 2: ack_lock NOTIFYs a
-# split made final; a floor supervisor may close a generation's claims (claim_windows_closed)
+SCHEMA_VERSION = 3
+# what a floor of an older version needs to read this one: the tables, functions and views added or
+# changed, taken from schema.sql itself (one text, never a second copy), in the order they depend on
+# each other. 1 -> 2: ack_lock NOTIFYs a split made final; a floor supervisor may close a
+# generation's claims (claim_windows_closed). 2 -> 3: claim_jackpot's refusals for good have their
+# own SQLSTATEs; the linked_hits view (every hit and what became of it)
 UPGRADES: dict[int, tuple[str, ...]] = {1: ("TABLE floor.claim_windows_closed", "floor.split_final",
-                                            "floor.claim_jackpot", "floor.ack_lock")}
+                                            "floor.claim_jackpot", "floor.ack_lock"),
+                                        2: ("floor.claim_jackpot", "VIEW floor.linked_hits")}
+# one init at a time: two administrators upgrading at once would both read the old version
+INIT_LOCK = "SELECT pg_advisory_xact_lock(hashtext('floor.schema'))"
 ROLE_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 
 
@@ -48,6 +53,7 @@ def apply_schema(conn: psycopg.Connection) -> bool:
     """Create the floor's schema in an empty database, or bring an older version up to this one
     (True); find it already there (False); a version this release cannot upgrade is refused."""
     with conn.transaction():
+        conn.execute(INIT_LOCK)             # the version is read after a concurrent init committed
         version = schema_version(conn)
         if version == SCHEMA_VERSION:
             return False
@@ -60,6 +66,8 @@ def apply_schema(conn: psycopg.Connection) -> bool:
             for name in UPGRADES[version]:
                 if name.startswith("TABLE "):
                     conn.execute(_definition(rf"CREATE TABLE {re.escape(name[6:])} \(.*?^\);", name))
+                elif name.startswith("VIEW "):
+                    conn.execute(_definition(rf"CREATE VIEW {re.escape(name[5:])} AS.*?;$", name))
                 else:
                     conn.execute(_definition(rf"CREATE FUNCTION {re.escape(name)}\(.*?^\$\$;", name)
                                  .replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION", 1))

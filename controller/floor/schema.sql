@@ -1,11 +1,11 @@
--- The floor's database, schema version 1 (controller/floor/schema.py applies it; docs/floor.md explains it).
+-- The floor's database, schema version 3 (controller/floor/schema.py applies it; docs/floor.md explains it).
 -- Applied once by the floor's administrator (a superuser: pgcrypto is an extension), in one transaction.
 
 CREATE EXTENSION IF NOT EXISTS pgcrypto;        -- hmac(): the floor checks each record's MAC itself
 CREATE SCHEMA floor;
 
 CREATE TABLE floor.meta (key text PRIMARY KEY, value text NOT NULL);
-INSERT INTO floor.meta VALUES ('schema_version', '2');
+INSERT INTO floor.meta VALUES ('schema_version', '3');
 
 -- Every table of the floor, and the database role it logs in as (one role per table).
 CREATE TABLE floor.tables (
@@ -199,7 +199,11 @@ CREATE TABLE floor.claim_windows_closed (
 -- NOTIFY floor_jackpot) by the generation's first claim, the claim ordered and the generation's
 -- split recomputed as controller/rules/settlement.py split_jackpot does (the value divided equally
 -- in claim order, odd cents to the first claims, then each part times its bet size's share).
--- Only a table's role may claim, and only for itself.
+-- Only a table's role may claim, and only for itself. A refusal that no later change on the floor
+-- can mend has its own SQLSTATE (class 23, so still an integrity violation to a client): 23J01 the
+-- generation's claims were closed, 23J02 a later generation was posted, 23J03 a resend that
+-- differs. Only these may be settled at the table without the award (docs/floor-jackpot.md): any
+-- other refusal (no group, no level) is mended by the administrator and the claim then stands.
 CREATE FUNCTION floor.claim_jackpot(p_round bigint, p_level text, p_position integer, p_bet bigint,
                                     p_share integer, p_generation integer)
 RETURNS TABLE (claim_order integer, winners integer, amount bigint, generation integer, value bigint,
@@ -230,18 +234,18 @@ BEGIN
     IF FOUND THEN
         IF c.position <> p_position OR c.bet <> p_bet OR c.share_percent <> p_share OR c.generation <> p_generation THEN
             RAISE EXCEPTION 'table %: round %: the % claim was resent with different content', t, p_round, p_level
-                USING ERRCODE = 'integrity_constraint_violation';
+                USING ERRCODE = '23J03';
         END IF;
     ELSE
         IF EXISTS (SELECT 1 FROM floor.claim_windows_closed w WHERE w.group_id = g AND w.level = p_level
                    AND w.generation = p_generation) THEN
             RAISE EXCEPTION 'table %: round %: the floor closed the claims of % generation % before this one came',
-                t, p_round, p_level, p_generation USING ERRCODE = 'integrity_constraint_violation';
+                t, p_round, p_level, p_generation USING ERRCODE = '23J01';
         END IF;
         IF p_generation <> lv.generation THEN
             RAISE EXCEPTION 'table %: round %: dealt under % generation %, but the floor posted generation % since: '
                 'the round''s Super 6 was closed for it', t, p_round, p_level, p_generation, lv.generation
-                USING ERRCODE = 'integrity_constraint_violation';
+                USING ERRCODE = '23J02';
         END IF;
         IF lv.state = 'open' THEN
             UPDATE floor.jackpot_levels l SET state = 'pending', pending_since = clock_timestamp()
@@ -312,6 +316,31 @@ GRANT EXECUTE ON FUNCTION floor.claim_jackpot(bigint, text, integer, bigint, int
     floor.split_final(text, text, integer), floor.ack_lock(text, integer) TO floor_table;
 REVOKE EXECUTE ON FUNCTION floor.claim_jackpot(bigint, text, integer, bigint, integer, integer),
     floor.split_final(text, text, integer), floor.ack_lock(text, integer) FROM PUBLIC;
+
+-- Every linked hit a table journaled (its jackpot_pending record, forwarded like every record) with
+-- what became of it: 'claimed' (the floor's claim and its part), 'referred' (the table's
+-- supervisor settled the round without the award after a refusal for good: the win is owed by
+-- the floor's decision, a hand pay), 'unclaimed' (no answer yet: the table is cut off or its claim
+-- is refused and waits), 'disputed' (claimed on the floor and referred at the table: the floor's
+-- split counts a part the table did not pay). The administrator's (table-floor hits, the pit).
+CREATE VIEW floor.linked_hits AS
+SELECT h.table_id, h.round_id, h.body->>'jackpot' AS level, gt.group_id,
+       (h.body->>'generation')::integer AS generation, (h.body->>'seat')::integer AS position,
+       (h.body->>'bet')::bigint AS bet, h.at AS hit_at, c.claim_order, c.winners, c.amount,
+       CASE WHEN c.table_id IS NULL THEN NULL ELSE floor.split_final(c.group_id, c.level, c.generation) END AS final,
+       r.body->>'by' AS referred_by, r.body->>'reason' AS referral_reason, r.body->>'refused' AS refused,
+       r.at AS referred_at,
+       CASE WHEN c.table_id IS NOT NULL AND r.seq IS NOT NULL THEN 'disputed'
+            WHEN c.table_id IS NOT NULL THEN 'claimed'
+            WHEN r.seq IS NOT NULL THEN 'referred' ELSE 'unclaimed' END AS state
+FROM floor.records h
+LEFT JOIN floor.group_tables gt ON gt.table_id = h.table_id
+LEFT JOIN floor.jackpot_claims c ON c.table_id = h.table_id AND c.round_id = h.round_id
+    AND c.level = h.body->>'jackpot'
+LEFT JOIN LATERAL (SELECT x.seq, x.at, x.body FROM floor.records x WHERE x.table_id = h.table_id
+                   AND x.round_id = h.round_id AND x.kind = 'jackpot_referred'
+                   AND x.body->>'jackpot' = h.body->>'jackpot' ORDER BY x.seq LIMIT 1) r ON true
+WHERE h.kind = 'jackpot_pending';
 
 -- The pit's page listens: each statement that adds records names the tables it touched.
 CREATE FUNCTION floor.notify_records() RETURNS trigger LANGUAGE plpgsql

@@ -1,4 +1,4 @@
-"""The table's side of the linked Super 6 jackpot on the forwarder's connection (docs/floor.md).
+"""The table's side of the linked Super 6 jackpot on the forwarder's connection (docs/floor-jackpot.md).
 
 Owns what the forwarder's thread does for a table with ``[floor] jackpot_group``, on the
 forwarder's own PostgreSQL connection (the engine never waits on the floor):
@@ -33,6 +33,9 @@ from controller.store.journal import Journal
 from controller.store.outbox import Fact, hits_to_claim, locks_taken
 
 REFUSED_RETRY = 10.0        # seconds before a refused claim is sent again
+# claim_jackpot's refusals no mending on the floor can undo (schema.sql): claims closed, a later
+# generation posted, a resend that differs. Only these may be settled without the award.
+REFUSED_FOR_GOOD = frozenset({"23J01", "23J02", "23J03"})
 LEVELS = ("SELECT l.level, l.generation, l.value, l.state, p.posted_by, p.reason, p.posted_at "
           "FROM floor.jackpot_levels l JOIN floor.jackpot_postings p ON p.group_id = l.group_id "
           "AND p.level = l.level AND p.generation = l.generation WHERE l.group_id = %s")
@@ -40,7 +43,7 @@ LEVELS = ("SELECT l.level, l.generation, l.value, l.state, p.posted_by, p.reason
 
 class TableJackpot:
     def __init__(self, group: str, on_levels: Callable[[dict[str, dict[str, Any]]], None] | None,
-                 on_claim: Callable[[int, str, dict | None, str | None], None] | None, log: Any):
+                 on_claim: Callable[[int, str, dict | None, str | None, bool], None] | None, log: Any):
         self.group = group
         self.on_levels = on_levels
         self.on_claim = on_claim
@@ -113,23 +116,25 @@ class TableJackpot:
                                hit["generation"])
             except psycopg.IntegrityError as err:   # refused: a resend that differs, an old generation
                 refused = str(getattr(err.diag, "message_primary", None) or err)
+                for_good = err.sqlstate in REFUSED_FOR_GOOD
                 self._retry_at[key] = now + REFUSED_RETRY
                 if self._answers.get(key) != refused:
                     self._answers[key] = refused
-                    self.log.error("floor.claim_refused", round=key[0], level=key[1], reason=refused)
-                    self._tell(key, None, refused)
+                    self.log.error("floor.claim_refused", round=key[0], level=key[1], reason=refused,
+                                   sqlstate=err.sqlstate, for_good=for_good)
+                    self._tell(key, None, refused, for_good)
                 continue
             self.claims_sent += 1
             if self._answers.get(key) != answer:
                 self._answers[key] = answer
                 self.log.info("floor.claimed", round=key[0], level=key[1], answer=asdict(answer))
-                self._tell(key, asdict(answer), None)
+                self._tell(key, asdict(answer), None, False)
             if answer.final:
                 # kept until the journal shows it (``saw``): an answer the engine did not journal (its
                 # internal-error path, a halt) is told again, never lost until the link drops
                 self._answers.pop(key, None)
                 self._retry_at[key] = now + REFUSED_RETRY
 
-    def _tell(self, key: tuple[int, str], answer: dict | None, refused: str | None) -> None:
+    def _tell(self, key: tuple[int, str], answer: dict | None, refused: str | None, for_good: bool) -> None:
         if self.on_claim is not None:
-            self.on_claim(key[0], key[1], answer, refused)
+            self.on_claim(key[0], key[1], answer, refused, for_good)

@@ -236,7 +236,11 @@ LINKED = (
     N_("{jackpot} hit at position {position} in a round opened before the floor's values were taken: call the "
        "floor's administrator"),
     N_("The floor refused the {jackpot} claim of position {position}: {reason}. Nothing is paid; call the "
-       "floor's administrator"),
+       "floor's administrator (the claim is sent again until it stands)"),
+    N_("The floor refused the {jackpot} claim of position {position}: {reason}. Nothing is paid; a supervisor may "
+       "settle the round without the linked award, which the floor then holds as owed to the player"),
+    N_("the floor's refusal of the {jackpot} claim can be mended by the floor's administrator: the claim is sent "
+       "again until it stands; call the administrator"),
     N_("{jackpot} claim of position {position} referred to the floor by the {by}: Super 6 wager returned, the rest "
        "paid as settled"),
     N_("no linked jackpot claim of this round was refused by the floor"),

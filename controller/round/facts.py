@@ -21,9 +21,10 @@ Record kinds (data fields):
              final): the last one is the round's
   jackpot_pending   jackpot, seat, bet, share_percent, generation   a linked hit, to claim on the floor
   jackpot_claimed   jackpot, seat, and the floor's answer: claim_order, winners, amount, generation,
-                    value, final; or refused (the floor's words)
-  jackpot_referred  jackpot, seat, refused, by, reason   a refused linked claim settled without the
-                    linked award (Super 6 returned), referred to the floor by a supervisor
+                    value, final; or refused (the floor's words) and for_good (true when no mending
+                    on the floor can make it stand)
+  jackpot_referred  jackpot, seat, refused, by, reason   a linked claim refused for good settled
+                    without the linked award (Super 6 returned), referred to the floor by a supervisor
   jackpot_verified  hits (settlement's jackpot_hits with the six cards), by, reason
   paid       position, net, by, folded?       the dealer confirmed this position (folded: collected
                                               with the folds before the reveal)
@@ -191,7 +192,7 @@ class Round:
         self.jackpot_verified_by = d["by"]
 
     def _on_jackpot_pending(self, d):
-        self.floor_hits[d["jackpot"]] = dict(d, claim=None, refused=None)
+        self.floor_hits[d["jackpot"]] = dict(d, claim=None, refused=None, for_good=False)
 
     def _on_jackpot_referred(self, d):
         # settled without the linked award: final at nothing, the Super 6 wager itself returned
@@ -202,9 +203,9 @@ class Round:
     def _on_jackpot_claimed(self, d):
         hit = self.floor_hits[d["jackpot"]]
         if "refused" in d:
-            hit["refused"] = d["refused"]
+            hit["refused"], hit["for_good"] = d["refused"], bool(d.get("for_good"))
         else:
-            hit["claim"], hit["refused"] = {k: d[k] for k in CLAIM_KEYS}, None
+            hit["claim"], hit["refused"], hit["for_good"] = {k: d[k] for k in CLAIM_KEYS}, None, False
 
     def _on_paid(self, d):
         self.paid[int(d["position"])] = int(d["net"])

@@ -1,4 +1,4 @@
-"""The table's side of a linked Super 6 jackpot (docs/floor.md): hits claimed on the floor, locks, new values.
+"""The table's side of a linked Super 6 jackpot (docs/floor-jackpot.md): hits claimed on the floor, locks, new values.
 
 Owns what the table does with the floor's jackpot facts, all of them brought by the engine's
 thread as events the forwarder posted (controller/floor/table_jackpot.py); nothing here talks
@@ -109,8 +109,10 @@ class LinkedJackpotDesk(JackpotDesk):
                 self._lock(level, generation, f"at this table (position {hit['seat']})")
                 self._super6_maybe_changed(before)
 
-    def on_jackpot_claimed(self, round_id: int, level: str, answer: dict | None, refused: str | None) -> None:
-        """The floor's answer to the claim of a hit (or its refusal), posted by the forwarder."""
+    def on_jackpot_claimed(self, round_id: int, level: str, answer: dict | None, refused: str | None,
+                           for_good: bool = False) -> None:
+        """The floor's answer to the claim of a hit (or its refusal, ``for_good`` when no mending on
+        the floor can make it stand), posted by the forwarder."""
         rnd = self.round
         hit = rnd.floor_hits.get(level) if rnd is not None and rnd.id == round_id and not rnd.complete else None
         if hit is None or (hit["claim"] or {}).get("final"):
@@ -119,9 +121,13 @@ class LinkedJackpotDesk(JackpotDesk):
             return
         if refused is not None:
             if hit["refused"] != refused:
-                self.fact("jackpot_claimed", jackpot=level, seat=hit["seat"], refused=refused)
+                self.fact("jackpot_claimed", jackpot=level, seat=hit["seat"], refused=refused,
+                          **({"for_good": True} if for_good else {}))
                 self.alert("jackpot_claim", f"The floor refused the {level.upper()} claim of position "
-                           f"{hit['seat']}: {refused}. Nothing is paid; call the floor's administrator",
+                           f"{hit['seat']}: {refused}. Nothing is paid; " +
+                           ("a supervisor may settle the round without the linked award, which the floor "
+                            "then holds as owed to the player" if for_good else
+                            "call the floor's administrator (the claim is sent again until it stands)"),
                            hit["seat"])
             return
         if answer is None or hit["claim"] == answer:
@@ -136,16 +142,25 @@ class LinkedJackpotDesk(JackpotDesk):
             self._state_again(level, answer)
 
     def jackpot_refused(self, event: Any) -> bool:
-        """refer_jackpot's condition: a linked hit of this round the floor refused."""
+        """refer_jackpot's condition: a linked hit of this round the floor refused for good. A refusal
+        the floor's administrator can mend (no group, no level on the floor) is not: the claim is sent
+        again and stands once mended, and settling it without the award meanwhile would leave the floor
+        counting a part of its split that nobody paid."""
         if self._refused_hits():
             return True
+        mendable = [level for level, hit in self.open_round.floor_hits.items()
+                    if hit["refused"] and not hit["for_good"] and not (hit["claim"] or {}).get("final")]
+        if mendable:
+            return self.refuse(f"the floor's refusal of the {mendable[0].upper()} claim can be mended by the floor's "
+                               "administrator: the claim is sent again until it stands; call the administrator")
         return self.refuse("no linked jackpot claim of this round was refused by the floor")
 
     def record_jackpot_referred(self, event: Any) -> None:
-        """A supervisor settles each refused linked hit without its award: the position is paid what
-        else it won and its Super 6 wager is returned (neither won nor lost), and the claim is referred
-        to the floor with who, why and the floor's words, so the round can end (casino policy,
-        docs/floor.md)."""
+        """A supervisor settles each linked hit refused for good without its award: the position is
+        paid what else it won and its Super 6 wager is returned (neither won nor lost), and the claim
+        is referred to the floor with who, why and the floor's words, so the round can end (casino
+        policy, docs/floor-jackpot.md). The record reaches the floor like every record: its
+        ``linked_hits`` view holds the win as referred, owed by the floor's decision."""
         by, reason = event.kwargs.get("by", "supervisor"), event.kwargs.get("reason", "")
         for level, hit in self._refused_hits():
             self.fact("jackpot_referred", jackpot=level, seat=hit["seat"], refused=hit["refused"], by=by, reason=reason)
@@ -154,9 +169,9 @@ class LinkedJackpotDesk(JackpotDesk):
                        f"the {by}: Super 6 wager returned, the rest paid as settled", hit["seat"])
 
     def _refused_hits(self) -> list[tuple[str, dict]]:
-        """The open round's linked hits the floor refused and nobody has settled yet, by level."""
+        """The open round's linked hits the floor refused for good and nobody has settled yet, by level."""
         return [(level, hit) for level, hit in self.open_round.floor_hits.items()
-                if hit["refused"] and not (hit["claim"] or {}).get("final")]
+                if hit["refused"] and hit["for_good"] and not (hit["claim"] or {}).get("final")]
 
     def _state_again(self, level: str, claim: dict) -> None:
         """The settlement once more, with the floor's final amount for the hit (the round's last one)."""

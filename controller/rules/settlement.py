@@ -75,7 +75,7 @@ class JackpotHit:
 
 @dataclass(frozen=True)
 class LinkedSplit:
-    """A linked jackpot's share as the floor decided it (docs/floor.md): the level's value when
+    """A linked jackpot's share as the floor decided it (docs/floor-jackpot.md): the level's value when
     won, how many claims of the same hand shared it, and this claim's place in the floor's order
     (odd cents go to the first claims). No winners: a refused claim a supervisor settled without
     the linked award (``refer_jackpot``), paid nothing."""

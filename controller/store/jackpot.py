@@ -17,7 +17,7 @@ controller/rules/settlement.py):
 - Super 6 is open only while the sign is showing exactly the posted values and
   no won jackpot is waiting for its new value: players never wager on a
   jackpot they cannot see or that is no longer worth what it shows.
-- A linked jackpot (``[floor] jackpot_group``, docs/floor.md) takes its values from the floor:
+- A linked jackpot (``[floor] jackpot_group``, docs/floor-jackpot.md) takes its values from the floor:
   each level's generation is carried by the ``jackpot_posted`` that took it; a level won
   anywhere in the group is locked (``jackpot_locked`` table events: JACKPOT PENDING) until the
   table takes the floor's next generation, which it does between rounds only; the table tells
@@ -56,7 +56,7 @@ class JackpotBoard:
         self.sign_showing: dict[str, int] | None = None
         self.sign_problem = "the jackpot sign has not confirmed the values yet"
         self.hits: deque[dict] = deque(maxlen=HISTORY)
-        # a linked jackpot (the floor's, docs/floor.md): no Super 6 wager while the floor is out of reach
+        # a linked jackpot (the floor's, docs/floor-jackpot.md): no Super 6 wager while the floor is out of reach
         self.group = group
         self.linked = group is not None
         self.floor_problem: str | None = "the floor has not been reached yet" if self.linked else None

@@ -24,7 +24,7 @@ def test_a_final_answer_is_told_until_the_journal_holds_it(cluster, admin, tmp_p
     create_group(admin, group, [a.table_id], VALUES, by="Ana", reason="opening")
     monkeypatch.setattr(table_jackpot, "REFUSED_RETRY", 0.0)       # told again at once, for the test
     told: list[tuple[int, str, bool]] = []
-    claimer = TableJackpot(group, None, lambda r, lv, answer, refused: told.append((r, lv, answer["final"])),
+    claimer = TableJackpot(group, None, lambda r, lv, answer, refused, for_good: told.append((r, lv, answer["final"])),
                            structlog.get_logger())
     with a.connect() as conn:
         claimer.connected(conn, a.journal)

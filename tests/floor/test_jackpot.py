@@ -163,25 +163,6 @@ def test_the_acknowledgement_that_makes_a_split_final_is_heard_by_every_table_at
     assert finals == [{"group": group_id, "level": "minor", "state": "final", "generation": 1}]
 
 
-def test_a_version_1_floor_is_brought_up_to_this_release(cluster, admin):
-    """A floor made by the release before (schema version 1: ack_lock without its NOTIFY, no closing
-    of claims) is
-    upgraded in place by ``apply_schema`` (``table-floor init``), in one transaction."""
-    from controller.floor.schema import SCHEMA_VERSION, apply_schema, schema_version
-    old = ("CREATE OR REPLACE FUNCTION floor.ack_lock(p_level text, p_generation integer) RETURNS boolean "
-           "LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, floor AS $$ BEGIN RETURN false; END $$")
-    with admin.transaction():                    # the floor as version 1 had it
-        admin.execute(old)
-        admin.execute("DROP TABLE floor.claim_windows_closed")
-        admin.execute("UPDATE floor.meta SET value = '1' WHERE key = 'schema_version'")
-    assert schema_version(admin) == 1
-    assert apply_schema(admin) and schema_version(admin) == SCHEMA_VERSION == 2
-    body = admin.execute("SELECT prosrc FROM pg_proc WHERE proname = 'ack_lock'").fetchone()[0]
-    assert "pg_notify('floor_jackpot'" in body
-    assert admin.execute("SELECT count(*) FROM floor.claim_windows_closed").fetchone() == (0,)
-    assert not apply_schema(admin)                                         # already there
-
-
 def test_a_floor_supervisor_closes_the_claims_a_cut_off_table_holds_up(cluster, admin, group):
     """A table of the group never takes the lock (cut off, closed for the night): the winner would
     wait for ever. A floor supervisor closes the generation's claims with a reason: the split is
@@ -228,6 +209,12 @@ def test_close_claims_from_the_command_line(cluster, admin, group):
         claim(ca, 2, "major", 3, 500, 50, 1)
     command = [sys.executable, "-m", "controller.floor", "close-claims", "--dsn", cluster.dsn(), "--group", group_id,
                "--level", "major", "--generation", "1", "--by", "Ana", "--reason", "table down"]
+    preview = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert preview.returncode == 2 and preview.stderr == "table-floor: nothing closed: add --confirm to close them\n"
+    assert preview.stdout.splitlines()[:2] == [
+        f"MAJOR generation 1 of group {group_id}: closing would make the split final among 1 claim(s) received",
+        "tables that have not taken the lock: " + ", ".join(sorted(t.table_id for t in group[1]))]
+    command.append("--confirm")
     done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [

@@ -1,4 +1,4 @@
-"""The linked Super 6 jackpot's table side (docs/floor.md): whole tables in the test process on
+"""The linked Super 6 jackpot's table side (docs/floor-jackpot.md): whole tables in the test process on
 simulated devices, their forwarders against the session's real PostgreSQL. A hit is journaled
 as pending, claimed on the floor, paid only the floor's final amount after a supervisor verified
 the cards; same-hand hits at two tables split the value in the floor's order; a claim whose

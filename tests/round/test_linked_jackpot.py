@@ -1,4 +1,4 @@
-"""The round core's side of a linked Super 6 jackpot (docs/floor.md), without a floor: the
+"""The round core's side of a linked Super 6 jackpot (docs/floor-jackpot.md), without a floor: the
 forwarder's events (the link, the floor's levels, the answers to claims) posted to the real engine
 by hand on the bench. What a hit journals and when it is paid, locks and when they are taken,
 new values taken between rounds only."""
@@ -152,14 +152,24 @@ def test_a_refused_claim_is_said_once_and_pays_nothing(tmp_path):
     bench.deal("Ah Kh Qh", "Jh 10h 2c")
     bench.decide({1: True})
     bench.done("verify_jackpot", role="supervisor", reason="cards checked")
+    # a refusal the floor's administrator can mend (the group missing on the floor) is not referred:
+    # the claim is sent again and stands once mended
+    mendable = "table T: round 1: the table is in no jackpot group"
+    bench.post(JackpotClaimed(bench.snap["round"], "minor", None, mendable))
+    assert "call the floor's administrator" in bench.snap["alerts"][-1]["message"]
+    not_yet = bench.act("refer_jackpot", role="supervisor", reason="x")
+    assert not not_yet.ok and "can be mended by the floor's administrator" in not_yet.message
+    assert bench.records("jackpot_referred") == []
     for _ in range(2):
         bench.post(JackpotClaimed(bench.snap["round"], "minor", None, "table T: round 1: dealt under minor "
-                                  "generation 1, but the floor posted generation 2 since"))
-    assert [r.data.get("refused", "")[:8] for r in bench.records("jackpot_claimed")] == ["table T:"]
-    assert bench.snap["jackpot_claims"][0]["floor"].startswith("refused by the floor: table T")
+                                  "generation 1, but the floor posted generation 2 since", True))
+    claimed = [r.data for r in bench.records("jackpot_claimed")]
+    assert [(d["refused"][:8], d.get("for_good")) for d in claimed] == [("table T:", None), ("table T:", True)]
+    assert bench.snap["jackpot_claims"][0]["floor"].startswith("refused by the floor: table T: round 1: dealt")
     assert "waits for the floor's final amount" in bench.act("confirm", position=1).message
-    assert sum(a["kind"] == "jackpot_claim" for a in bench.snap["alerts"]) == 1
-    # the way out (casino policy, docs/floor.md): a supervisor settles it without the linked award
+    assert sum(a["kind"] == "jackpot_claim" for a in bench.snap["alerts"]) == 2
+    assert "a supervisor may settle the round without the linked award" in bench.snap["alerts"][-1]["message"]
+    # the way out (casino policy, docs/floor-jackpot.md): a supervisor settles it without the linked award
     as_dealer = bench.act("refer_jackpot", role="dealer", reason="x")            # a supervisor's action
     assert not as_dealer.ok and "supervisor" in as_dealer.message
     assert bench.records("jackpot_referred") == []

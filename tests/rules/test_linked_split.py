@@ -1,5 +1,5 @@
 """``settle`` of a round won on a linked jackpot: the floor's split (value, winners, this claim's
-order) read from the round's ``linked`` key, the same arithmetic as the floor's claim (docs/floor.md),
+order) read from the round's ``linked`` key, the same arithmetic as the floor's claim (docs/floor-jackpot.md),
 checked against a computation written out here."""
 
 from __future__ import annotations

@@ -1,0 +1,109 @@
+"""The floor's schema across releases: a floor made by an older release (its schema.sql exactly as
+that release shipped it, kept in old_schemas/) is brought up by ``apply_schema`` (``table-floor
+init``) to a database whose every table, view, function, index, trigger, policy and grant is the
+same as a floor made fresh by this release; two inits at once upgrade once."""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from controller.floor.schema import SCHEMA_VERSION, apply_schema, schema_version
+
+OLD = Path(__file__).parent / "old_schemas"
+
+# the floor schema's whole catalog, each object by name with its definition as PostgreSQL prints it
+CATALOG = """
+SELECT 'function ' || p.proname, pg_get_functiondef(p.oid) || coalesce(p.proacl::text, '')
+  FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'floor'
+UNION ALL
+SELECT 'relation ' || c.relname, c.relkind::text || ' ' || coalesce(c.relacl::text, '') || ' rls=' || c.relrowsecurity
+       || coalesce(' view=' || pg_get_viewdef(c.oid), '')
+  FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+  WHERE n.nspname = 'floor' AND c.relkind IN ('r', 'v', 'S')
+UNION ALL
+SELECT 'column ' || c.relname || '.' || a.attname,
+       format_type(a.atttypid, a.atttypmod) || ' notnull=' || a.attnotnull || ' default='
+       || coalesce(pg_get_expr(d.adbin, d.adrelid), '') || ' at=' || a.attnum
+  FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+  LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+  WHERE n.nspname = 'floor' AND c.relkind IN ('r', 'v') AND a.attnum > 0 AND NOT a.attisdropped
+UNION ALL
+SELECT 'constraint ' || c.relname || '.' || k.conname, pg_get_constraintdef(k.oid)
+  FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+  WHERE n.nspname = 'floor'
+UNION ALL
+SELECT 'index ' || i.indexname, i.indexdef FROM pg_indexes i WHERE i.schemaname = 'floor'
+UNION ALL
+SELECT 'trigger ' || t.tgname, pg_get_triggerdef(t.oid)
+  FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+  WHERE n.nspname = 'floor' AND NOT t.tgisinternal
+UNION ALL
+SELECT 'policy ' || p.tablename || '.' || p.policyname, p.cmd || ' ' || p.roles::text || ' '
+       || coalesce(p.qual, '') || ' ' || coalesce(p.with_check, '')
+  FROM pg_policies p WHERE p.schemaname = 'floor'
+UNION ALL
+SELECT 'meta ' || m.key, m.value FROM floor.meta m
+ORDER BY 1
+"""
+
+
+def catalog(conn: psycopg.Connection) -> dict[str, str]:
+    return dict(conn.execute(CATALOG).fetchall())
+
+
+@pytest.fixture
+def old_floor(cluster, admin):
+    """A second database on the session's cluster, to hold a floor of an older release."""
+    name = f"old_{secrets.token_hex(4)}"
+    admin.execute(f"CREATE DATABASE {name}")
+    yield cluster.dsn(dbname=name)
+    admin.execute(f"DROP DATABASE {name} WITH (FORCE)")
+
+
+def old_schema(version: int) -> str:
+    # the cluster already has the floor_table group role (roles are the cluster's, not a database's)
+    return (OLD / f"v{version}.sql").read_text(encoding="utf-8").replace("CREATE ROLE floor_table NOLOGIN;", "")
+
+
+@pytest.mark.parametrize("version", sorted(int(p.stem[1:]) for p in OLD.glob("v*.sql")))
+def test_an_older_floor_is_upgraded_to_exactly_what_this_release_makes(admin, old_floor, version):
+    with psycopg.connect(old_floor, autocommit=True) as conn:
+        with conn.transaction():
+            conn.execute(old_schema(version))
+        assert schema_version(conn) == version < SCHEMA_VERSION
+        before = catalog(conn)
+        assert apply_schema(conn) and schema_version(conn) == SCHEMA_VERSION
+        upgraded = catalog(conn)
+        assert not apply_schema(conn)                       # already there
+    fresh = catalog(admin)                                  # the session's floor: this release, made fresh
+    assert upgraded == fresh, {k: (upgraded.get(k), fresh.get(k)) for k in set(upgraded) | set(fresh)
+                               if upgraded.get(k) != fresh.get(k)}
+    assert before != fresh                                  # the old text really was older
+
+
+def test_two_inits_at_once_upgrade_once(old_floor):
+    with psycopg.connect(old_floor, autocommit=True) as conn:
+        with conn.transaction():
+            conn.execute(old_schema(1))
+    results: list[object] = []
+
+    def init() -> None:
+        try:
+            with psycopg.connect(old_floor, autocommit=True) as conn:
+                results.append(apply_schema(conn))
+        except Exception as err:    # noqa: BLE001 - the test reports whatever the second init met
+            results.append(err)
+
+    threads = [threading.Thread(target=init) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert sorted(map(repr, results)) == ["False", "True"]     # one upgraded, the other found it done
+    with psycopg.connect(old_floor) as conn:
+        assert schema_version(conn) == SCHEMA_VERSION
