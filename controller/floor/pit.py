@@ -5,7 +5,10 @@ heard from it, its last alerts (device trouble included: the table journals them
 each device's state (online from its last connect, ``device_identity`` or ``device_online``;
 offline from a later ``device_offline`` alert, the table's sentence for that device), its
 jackpot group; per group the posted MEGA / MAJOR / MINOR values and whether each is
-pending; and every claim of a pending level with its order and part of the split. The page
+pending; every claim of a pending level with its order and part of the split, and the tables
+a split not yet final waits for (a floor supervisor may close its claims); and every linked hit
+the floor's split does not pay: referred at its table (owed by the floor's decision), disputed,
+or not claimed yet (``floor.linked_hits``). The page
 (controller/floor/pit_page.py) serves it live: it LISTENs on ``floor_changes`` (each statement
 that adds records, controller/floor/schema.sql) and ``floor_jackpot`` (claims and postings).
 """
@@ -54,6 +57,20 @@ FROM floor.jackpot_claims c JOIN floor.jackpot_levels l
 ORDER BY c.group_id, c.level, c.claim_order
 """
 
+HOLDING = """
+SELECT l.group_id, l.level, l.generation, array_agg(gt.table_id ORDER BY gt.table_id)
+FROM floor.jackpot_levels l JOIN floor.group_tables gt ON gt.group_id = l.group_id
+WHERE l.state = 'pending' AND NOT floor.split_final(l.group_id, l.level, l.generation)
+  AND NOT EXISTS (SELECT 1 FROM floor.lock_acks a WHERE a.group_id = l.group_id AND a.level = l.level
+                  AND a.generation = l.generation AND a.table_id = gt.table_id)
+GROUP BY l.group_id, l.level, l.generation ORDER BY l.group_id, l.level
+"""
+UNPAID = """
+SELECT group_id, level, generation, table_id, round_id, position, bet, state, referred_by, referral_reason, refused,
+       hit_at
+FROM floor.linked_hits WHERE state <> 'claimed' ORDER BY hit_at, table_id
+"""
+
 
 def floor_view(conn: psycopg.Connection, alerts: int = 3) -> dict[str, Any]:
     """The whole floor now (money in cents, times ISO)."""
@@ -69,6 +86,11 @@ def floor_view(conn: psycopg.Connection, alerts: int = 3) -> dict[str, Any]:
         groups.setdefault(group_id, {})[level] = {"value": value, "generation": generation, "state": state}
     pending = [{"group": g, "level": lv, "order": o, "table": t, "round": r, "position": p, "winners": w,
                 "amount": a, "final": f} for g, lv, o, t, r, p, w, a, f in conn.execute(PENDING).fetchall()]
+    holding = [{"group": g, "level": lv, "generation": gen, "tables": list(ts)}
+               for g, lv, gen, ts in conn.execute(HOLDING).fetchall()]
+    unpaid = [{"group": g, "level": lv, "generation": gen, "table": t, "round": r, "position": p, "bet": bet,
+               "state": state, "referred_by": by, "reason": why, "refused": refused, "at": at}
+              for g, lv, gen, t, r, p, bet, state, by, why, refused, at in conn.execute(UNPAID).fetchall()]
     tables = []
     for table_id, group_id, state, round_id, last_seq, last_received in conn.execute(TABLES).fetchall():
         locked = sorted(lv for lv, v in groups.get(group_id, {}).items() if v["state"] == "pending")
@@ -77,4 +99,4 @@ def floor_view(conn: psycopg.Connection, alerts: int = 3) -> dict[str, Any]:
                        "last_heard": last_received.isoformat(timespec="seconds") if last_received else None,
                        "alerts": said.get(table_id, []), "jackpot_pending": locked,
                        "devices": devices.get(table_id, {})})
-    return {"tables": tables, "groups": groups, "pending": pending}
+    return {"tables": tables, "groups": groups, "pending": pending, "holding": holding, "unpaid": unpaid}

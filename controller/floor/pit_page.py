@@ -18,6 +18,10 @@ Routes:
   POST /api/jackpot     {"group", "mega", "major", "minor" (cents), "reason", "pin", "challenge"}:
                         a supervisor posts the group's values (controller/floor/jackpot.py's rules);
                         200 done, 403 a wrong PIN or challenge, 409 refused (the reason says why)
+  POST /api/close-claims {"group", "level", "generation", "reason", "pin", "challenge", "confirm"}: a
+                        supervisor makes a won generation's split final among the claims received
+                        (``table-floor close-claims``); without ``"confirm": true`` refused (409) with
+                        what closing would do: the tables that have not taken the lock
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import asyncio
 import functools
 import ipaddress
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +38,7 @@ import psycopg
 import structlog
 from aiohttp import web
 
-from controller.floor.jackpot import CHANNEL, post_values
+from controller.floor.jackpot import CHANNEL, close_claims, post_values, tables_without_ack
 from controller.floor.pit import floor_view
 from controller.floor.schema import FloorError
 from controller.page.fence import Challenges, Fence
@@ -57,7 +62,8 @@ class PitPage:
         self.streams = Streams(self.log)
         self.fence = Fence(host)
         self.challenges = Challenges(120.0, 32)
-        self.latest: dict[str, Any] = {"tables": [], "groups": {}, "pending": [], "floor": "connecting"}
+        self.latest: dict[str, Any] = {"tables": [], "groups": {}, "pending": [], "holding": [], "unpaid": [],
+                                       "floor": "connecting"}
         self.loop: asyncio.AbstractEventLoop | None = None
         self._stopping: asyncio.Event | None = None
         self._ready = threading.Event()
@@ -130,6 +136,7 @@ class PitPage:
         app.router.add_get("/api/events", self._events)
         app.router.add_get("/api/challenge", self._challenge)
         app.router.add_post("/api/jackpot", self._post_jackpot)
+        app.router.add_post("/api/close-claims", self._close_claims)
         app.on_response_prepare.append(self._headers)
         runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
         loop.run_until_complete(runner.setup())
@@ -181,41 +188,80 @@ class PitPage:
         response: web.StreamResponse = await handler(request)
         return response
 
-    async def _post_jackpot(self, request: web.Request) -> web.Response:
+    async def _supervisor(self, request: web.Request, keys: set[str], action: str) -> tuple[dict, str] | web.Response:
+        """A supervisor's request: its JSON body (only ``keys``), a one-time challenge and a PIN; the
+        body and the supervisor's name, or the refusal to answer with."""
         try:
             body = await request.json()
         except ValueError:
             return _answer(400, False, "the request body must be a JSON object")
-        if not isinstance(body, dict) or set(body) - {"group", "mega", "major", "minor", "reason", "pin",
-                                                      "challenge"}:
-            return _answer(400, False, "expected group, mega, major, minor, reason, pin and challenge")
+        if not isinstance(body, dict) or set(body) - keys - {"pin", "challenge"}:
+            return _answer(400, False, f"expected {', '.join(sorted(keys))}, pin and challenge")
         pin = body.get("pin")
         if not isinstance(pin, str) or len(pin) < MIN_PIN:
-            return _answer(401, False, f"posting jackpot values needs a supervisor's PIN ({MIN_PIN} digits or more)")
+            return _answer(401, False, f"{action} needs a supervisor's PIN ({MIN_PIN} digits or more)")
         refusal = self.challenges.redeem(body.get("challenge"))
         if refusal is not None:
             return _answer(403, False, refusal)
-        loop = asyncio.get_running_loop()
         try:
-            who = await loop.run_in_executor(None, functools.partial(
-                self.pins.check, "supervisor", pin, action="post linked jackpot values", source=request.remote))
+            who = await asyncio.get_running_loop().run_in_executor(None, functools.partial(
+                self.pins.check, "supervisor", pin, action=action, source=request.remote))
         except PinRefused as err:
             return _answer(403, False, str(err))
-        values = {k: body.get(k) for k in ("mega", "major", "minor")}
         reason = body.get("reason")
         if not isinstance(reason, str) or not reason.strip():
-            return _answer(409, False, "say why the jackpot values change")
+            return _answer(409, False, f"say why: {action} is recorded with its reason")
+        return body, str(who)
+
+    async def _post_jackpot(self, request: web.Request) -> web.Response:
+        checked = await self._supervisor(request, {"group", "mega", "major", "minor", "reason"},
+                                         "post linked jackpot values")
+        if isinstance(checked, web.Response):
+            return checked
+        body, who = checked
+        values: dict[str, Any] = {k: body.get(k) for k in ("mega", "major", "minor")}   # post_values checks them
+        reason = body["reason"].strip()
         try:
-            generations = await loop.run_in_executor(None, self._post, str(body.get("group")), values,
-                                                     str(who), reason.strip())
+            generations = await asyncio.get_running_loop().run_in_executor(
+                None, self._on_floor, lambda conn: post_values(conn, str(body.get("group")), values, by=who,
+                                                               reason=reason))
         except FloorError as err:
             return _answer(409, False, str(err))
         except psycopg.Error as err:
             return _answer(503, False, f"the floor database: {str(err).strip()}")
-        self.log.info("pit.jackpot_posted", group=body.get("group"), by=str(who), reason=reason, values=values,
+        self.log.info("pit.jackpot_posted", group=body.get("group"), by=who, reason=reason, values=values,
                       generations=generations)
         return _answer(200, True, f"posted by {who}")
 
-    def _post(self, group: str, values: dict[str, Any], who: str, reason: str) -> dict[str, int]:
+    async def _close_claims(self, request: web.Request) -> web.Response:
+        checked = await self._supervisor(request, {"group", "level", "generation", "reason", "confirm"},
+                                         "close linked jackpot claims")
+        if isinstance(checked, web.Response):
+            return checked
+        body, who = checked
+        group, level, generation = str(body.get("group")), str(body.get("level")), body.get("generation")
+        if level not in ("mega", "major", "minor") or isinstance(generation, bool) or not isinstance(generation, int):
+            return _answer(400, False, "level must be mega, major or minor and generation a whole number")
+        loop = asyncio.get_running_loop()
+        try:
+            if body.get("confirm") is not True:
+                missing = await loop.run_in_executor(None, self._on_floor, lambda conn: tables_without_ack(
+                    conn, group, level, generation))
+                return _answer(409, False, f"nothing closed: closing {level.upper()} generation {generation} makes "
+                               f"the split final without table(s) {', '.join(missing) or 'none'}; a win they claim "
+                               "later is refused and settled at the table without the award, held on the floor as "
+                               "owed. Confirm to close")
+            final = await loop.run_in_executor(None, self._on_floor, lambda conn: close_claims(
+                conn, group, level, generation, by=who, reason=body["reason"].strip()))
+        except FloorError as err:
+            return _answer(409, False, str(err))
+        except psycopg.Error as err:
+            return _answer(503, False, f"the floor database: {str(err).strip()}")
+        self.log.info("pit.claims_closed", group=group, level=level, generation=generation, by=who,
+                      reason=body["reason"], claims=len(final))
+        return _answer(200, True, f"closed by {who}: the split is final among {len(final)} claim(s)")
+
+    def _on_floor(self, work: Callable[[psycopg.Connection], Any]) -> Any:
+        """One piece of the floor's work on a connection of its own (an executor's thread)."""
         with psycopg.connect(self.dsn, autocommit=True, connect_timeout=5) as conn:
-            return post_values(conn, group, values, by=who, reason=reason)
+            return work(conn)

@@ -86,3 +86,63 @@ def test_the_pit_sees_every_table_live_and_a_supervisor_posts_the_linked_values(
     posted = admin.execute("SELECT generation, value, posted_by, reason FROM floor.jackpot_postings "
                            "WHERE group_id = %s AND level = 'mega' ORDER BY generation", (group,)).fetchall()
     assert posted[-1] == (2, 9_000_000, "supervisor Ana", "MEGA won at " + a.table_id)
+
+
+def test_the_pit_closes_a_split_a_cut_off_table_holds_up_and_lists_what_the_floor_owes(cluster, admin, browser,
+                                                                                       tmp_path):
+    """Table C has not taken the MINOR lock (cut off), so A's win waits. The page says whom it waits
+    for; closing needs a supervisor's PIN, a reason and a confirmation that C's later win is refused;
+    C's hit, journaled but never claimed, is listed, and once C's supervisor referred it, as owed."""
+    a, b, c = (make_table(cluster, admin, tmp_path, prefix="Q") for _ in range(3))
+    group = f"PIT-{secrets.token_hex(2)}"
+    create_group(admin, group, [a.table_id, b.table_id, c.table_id], VALUES, by="Ana", reason="opening")
+    rid = c.journal.open_round("sheet-004")                   # C's royal, dealt before the lock reached it
+    c.journal.append(rid, "jackpot_pending", {"jackpot": "minor", "seat": 2, "bet": 1000, "share_percent": 100,
+                                              "generation": 1})
+    sent = facts_after(c.journal, 0, 100)
+    send(c, rows_of(c, sent))
+    with a.connect() as ca, b.connect() as cb:
+        claim(ca, 1, "minor", 1, 1000, 100, 1)
+        ack_lock(ca, "minor", 1)
+        ack_lock(cb, "minor", 1)
+    pins = PinStore(tmp_path / "pins.json")
+    pins.set_pin("supervisor", "Ana", "2468")
+    pit = PitPage(cluster.dsn(), pins, port=0)
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(pit.start())
+        holding = page.locator(f'[data-holding="{group}/minor/1"]')
+        expect(holding.locator(".waits")).to_have_text(
+            f"MINOR (group {group}) generation 1: the split waits for table(s) {c.table_id} to take the lock")
+        expect(page.locator(f'[data-hit="{c.table_id}/{rid}/minor"]')).to_contain_text(
+            "position 2, bet $10.00: not claimed yet")
+        form = holding.locator("form")
+        form.locator("[name=reason]").fill(f"table {c.table_id} cut off")
+        form.locator("[name=pin]").fill("2468")
+        form.locator("button").click()                        # not confirmed: nothing closed
+        expect(form.locator(".verdict")).to_have_text(
+            f"Refused: nothing closed: closing MINOR generation 1 makes the split final without table(s) "
+            f"{c.table_id}; a win they claim later is refused and settled at the table without the award, held "
+            "on the floor as owed. Confirm to close")
+        assert admin.execute("SELECT count(*) FROM floor.claim_windows_closed WHERE group_id = %s",
+                             (group,)).fetchone() == (0,)
+        form.locator("[name=confirm]").check()
+        form.locator("[name=pin]").fill("2468")
+        form.locator("button").click()
+        expect(holding).to_have_count(0)                      # the split is final: nothing waits
+        expect(page.locator(f'[data-claim="{a.table_id}/1/minor"]')).to_contain_text("(1 winner, final)")
+        assert admin.execute("SELECT closed_by, reason FROM floor.claim_windows_closed WHERE group_id = %s",
+                             (group,)).fetchone() == ("supervisor Ana", f"table {c.table_id} cut off")
+        # C's claim is refused for good; its supervisor settles it without the award: owed by the floor
+        c.journal.append(rid, "jackpot_referred", {"jackpot": "minor", "seat": 2, "by": "supervisor Eve",
+                                                   "reason": "claims closed", "refused": "the floor closed the claims"})
+        send(c, rows_of(c, facts_after(c.journal, len(sent), 100)))
+        expect(page.locator(f'[data-hit="{c.table_id}/{rid}/minor"]')).to_contain_text(
+            "OWED by the floor's decision: settled at the table without the award by the supervisor Eve "
+            "(claims closed); the floor refused: the floor closed the claims")
+    finally:
+        context.close()
+        pit.stop()
+        for t in (a, b, c):
+            t.journal.close()

@@ -1,5 +1,6 @@
-// The pit's page: draws the floor's view pushed by the server (server-sent events) and posts a
-// group's linked jackpot values with a supervisor's PIN. It holds no state of its own.
+// The pit's page: draws the floor's view pushed by the server (server-sent events), posts a
+// group's linked jackpot values and closes a won generation's claims with a supervisor's PIN.
+// It holds no state of its own; its forms are made once and kept while their subject is in view.
 "use strict";
 
 const LEVELS = ["mega", "major", "minor"];
@@ -44,6 +45,18 @@ function drawFloor(view) {
       `${p.position}: ${dollars(p.amount)} (${p.winners} winner${p.winners > 1 ? "s" : ""}` +
       `${p.final ? ", final" : ", waiting for every table to take the lock"})`)));
 
+  drawHolding(view.holding || []);
+  const unpaid = document.getElementById("unpaid");
+  unpaid.replaceChildren(...((view.unpaid || []).length ? [el("h2", {}, "Linked hits the floor's split does not pay")] : []),
+    ...(view.unpaid || []).map((h) => el("div", { class: "hit " + h.state, "data-hit": `${h.table}/${h.round}/${h.level}` },
+      `${h.level.toUpperCase()} (group ${h.group}, generation ${h.generation}): table ${h.table}, round ${h.round}, ` +
+      `position ${h.position}, bet ${dollars(h.bet)}: ` + ({
+        referred: `OWED by the floor's decision: settled at the table without the award by the ${h.referred_by} ` +
+                  `(${h.reason}); the floor refused: ${h.refused}`,
+        disputed: `DISPUTED: claimed on the floor and settled at the table without it by the ${h.referred_by}`,
+        unclaimed: "not claimed yet (the table is cut off, or its claim waits)",
+      }[h.state] || h.state))));
+
   const groups = document.getElementById("groups");
   for (const [id, levels] of Object.entries(view.groups)) {
     let box = groups.querySelector(`[data-group="${CSS.escape(id)}"]`);
@@ -57,25 +70,55 @@ function drawFloor(view) {
   }
 }
 
+// A won generation whose split waits for tables that have not taken the lock: who it waits for,
+// and a form to close its claims (kept across redraws while the generation still waits).
+function drawHolding(holding) {
+  const box = document.getElementById("holding");
+  const keys = new Set(holding.map((h) => `${h.group}/${h.level}/${h.generation}`));
+  for (const old of box.querySelectorAll("[data-holding]")) if (!keys.has(old.dataset.holding)) old.remove();
+  for (const h of holding) {
+    const key = `${h.group}/${h.level}/${h.generation}`;
+    let item = box.querySelector(`[data-holding="${CSS.escape(key)}"]`);
+    if (!item) {
+      item = el("div", { class: "holding", "data-holding": key }, el("div", { class: "waits" }),
+        supervisorForm(`close-${key}`, [el("label", {}, el("input", { name: "confirm", type: "checkbox" }),
+          "a win these tables claim later is refused and held on the floor as owed")], "Close the claims",
+          "/api/close-claims", (data) => ({ group: h.group, level: h.level, generation: h.generation,
+            confirm: data.get("confirm") === "on" }), "Closed: "));
+      box.append(item);
+    }
+    item.querySelector(".waits").textContent = `${h.level.toUpperCase()} (group ${h.group}) generation ` +
+      `${h.generation}: the split waits for table(s) ${h.tables.join(", ")} to take the lock`;
+  }
+}
+
 function postingForm(group) {
-  const form = el("form", { "data-post": group });
-  for (const l of LEVELS) form.append(el("label", {}, l.toUpperCase() + " $", el("input", { name: l, inputmode: "decimal", size: "10" })));
+  const fields = LEVELS.map((l) => el("label", {}, l.toUpperCase() + " $", el("input", { name: l, inputmode: "decimal", size: "10" })));
+  return supervisorForm(group, fields, "Post values", "/api/jackpot", (data) => {
+    const body = { group };
+    for (const l of LEVELS) body[l] = Math.round(parseFloat(data.get(l)) * 100);
+    return body;
+  }, "Posted: ");
+}
+
+// A supervisor's form: its own fields, a reason and a PIN; each send takes a one-time challenge.
+function supervisorForm(name, fields, label, url, makeBody, done) {
+  const form = el("form", { "data-post": name }, ...fields);
   form.append(el("label", {}, "reason", el("input", { name: "reason", size: "20" })));
   form.append(el("label", {}, "supervisor PIN", el("input", { name: "pin", type: "password", inputmode: "numeric", size: "8" })));
-  form.append(el("button", { type: "submit" }, "Post values"), el("span", { class: "verdict" }));
+  form.append(el("button", { type: "submit" }, label), el("span", { class: "verdict" }));
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const verdict = form.querySelector(".verdict");
     const data = new FormData(form);
-    const body = { group, reason: data.get("reason"), pin: data.get("pin") };
-    for (const l of LEVELS) body[l] = Math.round(parseFloat(data.get(l)) * 100);
+    const body = Object.assign(makeBody(data), { reason: data.get("reason"), pin: data.get("pin") });
     try {
       const challenge = await (await fetch("/api/challenge")).json();
       body.challenge = challenge.challenge;
-      const answer = await (await fetch("/api/jackpot", {
+      const answer = await (await fetch(url, {
         method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
       })).json();
-      verdict.textContent = answer.ok ? "Posted: " + answer.message : "Refused: " + answer.message;
+      verdict.textContent = answer.ok ? done + answer.message : "Refused: " + answer.message;
     } catch (err) {
       verdict.textContent = "Not sent: " + err;
     }
