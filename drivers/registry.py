@@ -53,6 +53,7 @@ class Setting:
 SECONDS = (int, float)
 BROADCAST = "00"                # the Alpha protocol's address of every sign (drivers/wire/alpha.py)
 # The Alpha protocol's serial line (docs/protocols/alpha-sign.md): the sign's default unless configured.
+NETWORK_HOST = re.compile(r"^(?:socket|rfc2217)://([^:/?]+):")     # a device server's host
 ALPHA_SERIAL = {"baudrate": 9600, "bytesize": 7, "parity": "E", "stopbits": 1}
 LINK_SETTINGS = {        # the framed link's timers (drivers/wire/link.py), defaults drivers/framed.py's
     "heartbeat_every": Setting(SECONDS, 0.05, 60, meaning="seconds between heartbeats", default=1.0),
@@ -121,6 +122,21 @@ def _link_relations(values: dict[str, Any], given: set[str]) -> dict[str, str]:
     return problems
 
 
+def _shoe_relations(values: dict[str, Any], given: set[str]) -> dict[str, str]:
+    """The link's, and the cards' secrecy: frames are authenticated, not encrypted, so a shoe on a
+    device server whose host is not this machine sends the dealer's cards across the network in
+    clear. It is refused unless the configuration says the link is on a segment of its own
+    (``network_segment = "isolated"``: a VLAN or cable only the table's devices share, docs/deploy.md)."""
+    problems = _link_relations(values, given)
+    found = NETWORK_HOST.match(str(values.get("url", "")))
+    loopback = found is not None and (found.group(1) == "localhost" or found.group(1).startswith("127."))
+    if found and not loopback and values.get("network_segment") != "isolated":
+        problems["url"] = (f"the shoe's cards would cross the network to {found.group(1)} in clear (frames are "
+                           "authenticated, not encrypted): put the link on a segment only the table's devices share "
+                           "and say so with network_segment = \"isolated\"")
+    return problems
+
+
 def _sign_relations(values: dict[str, Any], given: set[str]) -> dict[str, str]:
     """With ACKs on, the driver notices a missing ACK between reads, and writes to the sign's own
     address: a broadcast (00) reaches every sign on the line and none of them may answer it."""
@@ -148,7 +164,9 @@ DRIVERS = {
         **LINK_SETTINGS,
         # past it the table is alerted and held until the shuffle completes (docs/protocols/shoe.md)
         "shuffle_limit": Setting(SECONDS, 5, 600, meaning="seconds a shuffle may take", default=60.0),
-    }, relations=_link_relations),
+        # a shoe on a device server elsewhere on the network: its cards travel in clear (_shoe_relations)
+        "network_segment": Setting(str, choices=("isolated",), meaning="the network the link is on"),
+    }, relations=_shoe_relations),
     "sensors-framed": DriverSpec("sensors", "drivers.sensors:SensorDriver", LINK_SETTINGS,
                                  from_table=("positions",),     # readings for other positions: NAK
                                  relations=_link_relations),
@@ -165,14 +183,14 @@ DRIVERS = {
 }
 
 
-def relation_problems(driver: str, given: dict[str, Any]) -> dict[str, str]:
-    """What is wrong between a device's settings (each one already in its own range), by the
-    key to name: the key given, or the one whose default it contradicts."""
+def relation_problems(driver: str, given: dict[str, Any], url: str = "") -> dict[str, str]:
+    """What is wrong between a device's settings (each one already in its own range) and its URL,
+    by the key to name: the key given, or the one whose default it contradicts."""
     spec = DRIVERS[driver]
     if spec.relations is None:
         return {}
     values = {name: s.default for name, s in {**SERIAL_SETTINGS, **spec.settings}.items()}
-    return spec.relations({**values, **given}, set(given))
+    return spec.relations({**values, **given, "url": url}, set(given))
 
 
 def drivers_for(role: str) -> list[str]:

@@ -356,7 +356,7 @@ def _device(c: _Checker, role: str, doc: Any) -> DeviceConfig:
             continue
         (transport if serial else settings)[name] = value
     if not refused:                               # relations of refused values would be echoes
-        for name, problem in registry.relation_problems(driver, {**transport, **settings}).items():
+        for name, problem in registry.relation_problems(driver, {**transport, **settings}, str(url)).items():
             c.problem(f"{key}.{name}", problem)
     return DeviceConfig(role, driver, str(url), transport, settings)
 

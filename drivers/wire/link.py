@@ -119,6 +119,11 @@ LinkEvent: TypeAlias = Delivered | LinkFault | Refused | SendFailed | PeerSilent
 
 
 Pending: TypeAlias = tuple[int, bytes, int | None]      # type, payload, TIME
+# A peer still sealing frames in a session that ended sends a few (heartbeats, retransmits) before
+# it hears our Hello: that many are refused quietly after each new connection or authentic frame.
+# Past it, a stream of sessionless frames is alerted like any refusal: a device that never takes the
+# new session, or frames made to look like one, must reach a technician.
+STALE_QUIET = 32
 
 
 class Link:
@@ -147,6 +152,7 @@ class Link:
         self._in_flight: tuple[int, int, bytes, int | None] | None = None      # seq, type, payload, TIME
         self._parked: list[Pending] | None = None     # undelivered at the peer's Hello
         self._hello_ack_nonce: int | None = None      # a device's nonce for the ACK of a Hello just checked
+        self._stale_quiet = STALE_QUIET               # sessionless frames still refused quietly
         if self.auth is not None:
             self.auth.reset()
         self._attempts = 0
@@ -276,7 +282,10 @@ class Link:
             reason = auth.check(frame)
             quiet = reason == "no session yet"      # a device not yet paired to this host's session
         if reason is None:
+            self._stale_quiet = STALE_QUIET             # the session works: the next gap has its allowance
             return None
+        if quiet:
+            quiet, self._stale_quiet = self._stale_quiet > 0, max(0, self._stale_quiet - 1)
         return LinkFault(f"refused: {reason}", frame.signed or frame.payload, security=True, quiet=quiet)
 
     def _on_frame(self, frame: Frame, now: float, events: list[LinkEvent]) -> bytes:

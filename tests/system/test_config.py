@@ -262,3 +262,18 @@ def test_the_signs_serial_line_is_the_alpha_default_and_stated_in_one_place():
         text = (ROOT / doc).read_text()
         assert "9600 7E1" in text and "alpha-sign.md" in text, doc
         assert not [line for line in text.splitlines() if "sign" in line.lower() and "8N1" in line], doc
+
+
+def test_a_shoe_across_the_network_needs_an_isolated_segment():
+    """Frames are authenticated, not encrypted: the dealer's cards on a device server elsewhere cross
+    the network in clear, so the configuration must say the link is on a segment of its own."""
+    shoe = ('url = "usb://1209:0001/SHOE7"', 'url = "socket://10.0.0.7:4001"')
+    with pytest.raises(ConfigError, match=r"key 'devices.shoe.url': the shoe's cards would cross the network to "
+                                          r"10\.0\.0\.7 in clear .*network_segment = \"isolated\""):
+        parse_config(_broken(shoe), "t.toml")
+    isolated = (shoe[0], shoe[1] + '\nnetwork_segment = "isolated"')
+    assert parse_config(_broken(isolated), "t.toml").devices["shoe"].settings == {"network_segment": "isolated"}
+    for local in ("socket://127.0.0.1:4001", "rfc2217://localhost:2217"):     # the simulators, a local server
+        assert parse_config(_broken((shoe[0], f'url = "{local}"')), "t.toml")
+    with pytest.raises(ConfigError, match="network_segment"):
+        parse_config(_broken((shoe[0], shoe[1] + '\nnetwork_segment = "shared"')), "t.toml")

@@ -103,6 +103,20 @@ def test_a_restarted_host_hearing_the_old_session_before_its_hello_is_not_alarme
     assert events[0].security and events[0].quiet and events[0].reason == "refused: no session yet"
 
 
+def test_sessionless_frames_past_a_few_are_alerted():
+    """Quiet is for the few frames a device sends before it hears the new Hello: a stream of them
+    (a device that never takes the new session, or frames made to look like it) is alerted."""
+    from drivers.wire.link import STALE_QUIET
+    key = new_key()
+    host, device = pair(key)
+    up(host, device)
+    restarted = Link(shoe.host_decode, auth=Authenticator(key, HOST))
+    wire = send(device, shoe.Door(1), 0.2)          # resent by the device: each copy refused
+    quiet = [restarted.receive(wire, 0.2 + n)[0][0].quiet for n in range(STALE_QUIET + 3)]
+    assert quiet == [True] * STALE_QUIET + [False] * 3
+    assert restarted.stats["refused"] == STALE_QUIET + 3
+
+
 def test_a_device_with_another_key_never_gets_a_session():
     host, device = pair(device_key=new_key())
     events, out = device.receive(send(host, shoe.Hello(1), 0.0), 0.0)
