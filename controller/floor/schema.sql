@@ -322,9 +322,10 @@ REVOKE EXECUTE ON FUNCTION floor.claim_jackpot(bigint, text, integer, bigint, in
 -- supervisor settled the round without the award after a refusal for good: the win is owed by
 -- the floor's decision, a hand pay), 'unclaimed' (no answer yet: the table is cut off or its claim
 -- is refused and waits), 'disputed' (claimed on the floor and referred at the table: the floor's
--- split counts a part the table did not pay). The administrator's (table-floor hits, the pit).
+-- split counts a part the table did not pay). The group is the claim's, else the table's now.
+-- The administrator's (table-floor hits, the pit).
 CREATE VIEW floor.linked_hits AS
-SELECT h.table_id, h.round_id, h.body->>'jackpot' AS level, gt.group_id,
+SELECT h.table_id, h.round_id, h.body->>'jackpot' AS level, coalesce(c.group_id, gt.group_id) AS group_id,
        (h.body->>'generation')::integer AS generation, (h.body->>'seat')::integer AS position,
        (h.body->>'bet')::bigint AS bet, h.at AS hit_at, c.claim_order, c.winners, c.amount,
        CASE WHEN c.table_id IS NULL THEN NULL ELSE floor.split_final(c.group_id, c.level, c.generation) END AS final,
