@@ -8,14 +8,16 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 
 from controller.rules.paytable import load_preset
 from controller.rules.roundio import settle_json
+from controller.store.failpoints import VARIABLE
 from controller.store.journal import Journal
 from controller.store.recall import recall
 
-# (what to wait for in the journal's newest round, how many of those) -> kill right then
+# (a record kind, its nth record of the run) -> killed right after the commit that holds it, by the
+# journal's own failpoint (controller/store/failpoints.py): exactly there, however loaded the machine
+# (a watcher polling the journal from outside landed late under load and missed "closed")
 KILL_POINTS = [
     ("opened", 1),          # betting
     ("shuffled", 1),        # betting, deck ready
@@ -28,11 +30,14 @@ KILL_POINTS = [
 ]
 
 
-def _start(data, seed, rounds=400):
+def _start(data, seed, rounds=400, failpoint=None):
     log = open(data / f"run-{seed}.log", "w")
+    env = {k: v for k, v in os.environ.items() if k != VARIABLE}
+    if failpoint:
+        env[VARIABLE] = failpoint
     return subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--autoplay", "--rounds",
                              str(rounds), "--seed", str(seed), "--data-dir", str(data),
-                             "--log-format", "json", "--port", "0"], stdout=log, stderr=subprocess.STDOUT)
+                             "--log-format", "json", "--port", "0"], stdout=log, stderr=subprocess.STDOUT, env=env)
 
 
 def _newest(path):
@@ -52,29 +57,16 @@ def _newest(path):
         db.close()
 
 
-def _last_seq(path):
-    round_id, records = _newest(path)
-    return records[-1][0] if records else 0
-
-
 def _kill_at(data, seed, kind, count):
-    """Start a run, SIGKILL it once it has journaled ``count`` records of ``kind`` in one round."""
-    path = data / "journal.sqlite"
-    since = _last_seq(path)
-    proc = _start(data, seed)
-    deadline = time.monotonic() + 30
+    """Start a run that SIGKILLs itself right after committing the ``count``-th ``kind`` record."""
+    proc = _start(data, seed, failpoint=f"journal.record={kind}*{count}:kill")
     try:
-        while time.monotonic() < deadline:
-            _, records = _newest(path)
-            if sum(1 for seq, k in records if seq > since and k == kind) >= count:
-                break
-            time.sleep(0.0005)
-        else:
-            raise AssertionError(f"never saw {count} x {kind}; see {data}/run-{seed}.log")
-    finally:
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(10)
-    round_id, records = _newest(path)
+        status = proc.wait(60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise AssertionError(f"never reached {count} x {kind}; see {data}/run-{seed}.log") from None
+    assert status == -signal.SIGKILL, f"run {seed} ended with {status}, not at its failpoint"
+    round_id, records = _newest(data / "journal.sqlite")
     return round_id, [k for _, k in records]
 
 
