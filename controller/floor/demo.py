@@ -11,7 +11,9 @@ each table's journal. The JSON summary says what the floor holds: tables, rounds
 the journals, forwarded and confirmed, gaps, duplicates and mismatches (all three 0 when the
 floor is right). With ``--hits N`` the tables share one linked Super 6 jackpot and the first N
 are dealt a MINOR hit for position 1 in their third round (``run --royal-at``): the
-summary adds the floor's claims in their order, the split, and the hits the tables paid.
+summary adds the floor's claims in their order, the split, and the hits the tables paid. A table
+that finished its rounds before a lock reached it can never take it: the demo's supervisor then
+closes that level's claims, as a pit's would, and the summary names what it closed.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ import structlog
 from controller.app.config import EMBEDDED_DEFAULT
 from controller.floor.cluster import Cluster
 from controller.floor.forwarder import Forwarder
-from controller.floor.jackpot import create_group
+from controller.floor.jackpot import close_claims, create_group
 from controller.floor.link import floor_key
 from controller.floor.schema import FloorError, apply_schema, enroll
 from controller.floor.settings import FloorSettings
@@ -41,7 +43,7 @@ from controller.store.chain import load_key
 from controller.store.journal import Journal
 from controller.store.outbox import chain_end, facts_after
 
-TABLE_DEADLINE = 120.0              # seconds, plus one a round, before a table still playing is stopped
+TABLE_DEADLINE = 120.0              # seconds, plus one a round, before the tables still playing are stopped
 GROUP = "DEMO"                      # the demo's linked jackpot group (--hits)
 DEMO_VALUES = {"mega": 10_000_000, "major": 2_500_000, "minor": 250_000}     # cents: $100,000 / $25,000 / $2,500
 JOURNAL = "journal.sqlite"          # controller/app/run.py's JOURNAL_FILE (the app layer is above this one)
@@ -112,20 +114,14 @@ def run_demo(tables: int, rounds: int, seed: int, outage: float = 0.0, keep: str
             time.sleep(outage)
             cluster.start()
             outages = 1
-        for t in floor:
-            assert t.process is not None
-            try:
-                out, _ = t.process.communicate(timeout=TABLE_DEADLINE + rounds)
-            except subprocess.TimeoutExpired:   # e.g. a hit waiting for a table that stopped: said, not hung
-                t.process.kill()
-                out, _ = t.process.communicate()
-            t.summary = _last_json(out)
+        closed = _wait_tables(cluster, floor, time.monotonic() + TABLE_DEADLINE + rounds, bool(hits))
         played = time.monotonic() - started
         caught_up = sum(_catch_up(t) for t in floor)
         with psycopg.connect(cluster.dsn(), autocommit=True) as admin:
             result = _summary(admin, floor, rounds, outages, caught_up)
             if hits:
                 result["jackpot"] = _jackpot_summary(admin, floor, hits, hit_round)
+                result["jackpot"]["claims_closed"] = closed
         result["seconds"] = round(played, 1)
     if not keep:
         import shutil
@@ -159,6 +155,48 @@ def _start(t: DemoTable, rounds: int, seed: int, royal_at: int | None = None) ->
         command += ["--royal-at", str(royal_at)]
     log = open(t.folder / "table.log", "w")         # noqa: SIM115 - the child holds it until it exits
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True, cwd=Path.cwd())
+
+
+def _wait_tables(cluster: Cluster, floor: list[DemoTable], deadline: float, linked: bool) -> list[str]:
+    """Until every table finished its rounds (one deadline for all: a table still playing then is
+    stopped and counted as failed). A table that finished can no longer take a level's lock, so a
+    split waiting for it would wait for ever: the demo's supervisor closes those claims, as a pit's
+    would (close_claims), once every table it waits for has stopped. Returns what was closed."""
+    closed: list[str] = []
+    while any(t.process is not None and t.process.poll() is None for t in floor):
+        if time.monotonic() > deadline:
+            break
+        stopped = {t.table_id for t in floor if t.process is not None and t.process.poll() is not None}
+        if linked and stopped:
+            with psycopg.connect(cluster.dsn(), autocommit=True) as admin:
+                closed += close_claims_of_stopped_tables(admin, GROUP, stopped)
+        time.sleep(0.2)
+    for t in floor:
+        assert t.process is not None
+        if t.process.poll() is None:
+            t.process.kill()
+        out, _ = t.process.communicate()
+        t.summary = _last_json(out)
+    return closed
+
+
+def close_claims_of_stopped_tables(admin: psycopg.Connection, group: str, stopped: set[str]) -> list[str]:
+    """Closes each won level whose split waits only for tables in ``stopped``; ``level/generation``
+    of each closed."""
+    closed = []
+    waiting = admin.execute(
+        "SELECT l.level, l.generation, array(SELECT gt.table_id FROM floor.group_tables gt "
+        "  WHERE gt.group_id = l.group_id AND NOT EXISTS (SELECT 1 FROM floor.lock_acks a "
+        "  WHERE a.group_id = l.group_id AND a.level = l.level AND a.generation = l.generation "
+        "  AND a.table_id = gt.table_id)) FROM floor.jackpot_levels l "
+        "WHERE l.group_id = %s AND l.state = 'pending' AND NOT floor.split_final(l.group_id, l.level, l.generation)",
+        (group,)).fetchall()
+    for level, generation, missing in waiting:
+        if missing and set(missing) <= stopped:
+            close_claims(admin, group, level, generation, by="demo supervisor",
+                         reason=f"table(s) {', '.join(missing)} stopped before taking the lock")
+            closed.append(f"{level}/{generation}")
+    return closed
 
 
 def _last_json(out: str) -> dict | None:

@@ -222,3 +222,24 @@ def test_close_claims_from_the_command_line(cluster, admin, group):
         f"  1. table {a.table_id}, round 2, position 3: $12,500.00"]
     again = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert again.returncode == 2 and "has no claims waiting to be made final" in again.stderr
+
+
+def test_the_demos_supervisor_closes_only_a_split_that_waits_for_stopped_tables(cluster, admin, group):
+    """``table-floor demo``: a table that finished its rounds before a lock reached it can never take
+    it; the demo closes that split as a pit's supervisor would, and never one a running table may
+    still acknowledge (its claim would be refused)."""
+    from controller.floor.demo import close_claims_of_stopped_tables
+    group_id, (a, b, c) = group
+    with a.connect() as ca, b.connect() as cb:
+        assert not claim(ca, 3, "minor", 1, 1000, 100, 1).final
+        assert not ack_lock(ca, "minor", 1) and not ack_lock(cb, "minor", 1)
+        assert close_claims_of_stopped_tables(admin, group_id, set()) == []
+        assert close_claims_of_stopped_tables(admin, group_id, {a.table_id, b.table_id}) == []  # c still plays
+        assert claims(admin, group_id, "minor", 1)[0]["claim_order"] == 1
+        assert not claim(ca, 3, "minor", 1, 1000, 100, 1).final
+        assert close_claims_of_stopped_tables(admin, group_id, {c.table_id}) == ["minor/1"]
+        assert claim(ca, 3, "minor", 1, 1000, 100, 1).final
+        assert close_claims_of_stopped_tables(admin, group_id, {c.table_id}) == []              # once
+    row = admin.execute("SELECT closed_by, reason FROM floor.claim_windows_closed WHERE group_id = %s",
+                        (group_id,)).fetchone()
+    assert row == ("demo supervisor", f"table(s) {c.table_id} stopped before taking the lock")
