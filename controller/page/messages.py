@@ -103,6 +103,8 @@ ALERTS = (
        "to {count}): not a wager. Call a technician to check the sensors' set-up."),
     N_("The bet sensors reported a fault on position {position}, which this table does not have: call a "
        "technician to check the sensors' set-up."),
+    N_("The bet sensors reported an unknown spot ({spot}) on position {position}: not a wager. Call a "
+       "technician to check the sensors' set-up."),
     N_("Position {position} {spot}: the sensor reports {problem}; the spot cannot be read. Call a technician"),
     N_("Past posting: position {position} {spot} placed {amount} after No more bets; not accepted (the "
        "wager stays {value})"),

@@ -16,7 +16,7 @@ from __future__ import annotations
 from controller.round import machine as procedure
 from controller.round.core import TableCore
 from controller.round.ports import Lamp, LockSpots, SetLamp
-from controller.rules.spots import BET_SPOTS, Spot, label
+from controller.rules.spots import BET_SPOTS, Spot, label, spot_named
 from controller.rules.words import money
 from drivers.events import SpotChanged, SpotFault
 
@@ -167,6 +167,9 @@ class FeltDuties(TableCore):
                        f"table does not have (positions 1 to {self.config.positions}): not a wager. "
                        "Call a technician to check the sensors' set-up.")
             return
+        if spot_named(e.spot) is None:
+            self._unknown_spot(e.device, e.position, e.spot)
+            return
         key = (e.position, e.spot)
         self.set_hold(f"spot {e.position} {e.spot}", None)       # a reading again: the spot is back
         self.faults.pop(key, None)
@@ -198,6 +201,9 @@ class FeltDuties(TableCore):
             self.alert("device_fault", f"The bet sensors reported a fault on position {e.position}, which this "
                        "table does not have: call a technician to check the sensors' set-up.")
             return
+        if spot_named(e.spot) is None:
+            self._unknown_spot(e.device, e.position, e.spot)
+            return
         self.alert("sensor_fault", f"Position {e.position} {label(e.spot)}: the sensor reports "
                    f"{e.problem}; the spot cannot be read. Call a technician", e.position)
         self.faults[(e.position, e.spot)] = e.problem
@@ -222,6 +228,13 @@ class FeltDuties(TableCore):
         if spot == Spot.PLAY:
             return rnd.wagers.get(position, {}).get(Spot.ANTE, 0) if rnd.decisions.get(position) else 0
         return rnd.wagers.get(position, {}).get(spot, 0)
+
+    def _unknown_spot(self, device: str, position: int, spot: str) -> None:
+        """A spot no layout has (the drivers refuse unknown codes, so only a driver's bug gets here):
+        a device fault, never a wager, and never a crash of the engine's thread."""
+        self.log.warning("device.fault", device=device, position=position, spot=spot, state=self.state)
+        self.alert("device_fault", f"The bet sensors reported an unknown spot ({spot}) on position {position}: "
+                   "not a wager. Call a technician to check the sensors' set-up.")
 
     def _past_posting(self, e: SpotChanged) -> None:
         accepted = self.accepted_stake(e.position, e.spot)

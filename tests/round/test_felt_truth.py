@@ -90,6 +90,27 @@ def test_a_position_the_table_does_not_have_is_a_device_fault_never_a_wager(tmp_
         "3": {"ante": 1000, "pair_plus": 0, "six_card_bonus": 0, "super6": 0}}
 
 
+def test_a_spot_no_layout_has_is_a_device_fault_and_the_engine_goes_on(tmp_path):
+    """The drivers refuse unknown spot codes; should one ever pass (a driver's bug), the engine's
+    thread names it as a device fault instead of failing on it."""
+    from drivers.events import SpotChanged, SpotFault
+    bench = Bench(tmp_path)
+    bench.devices_up()
+    bench.done("open_betting")
+    bench.shuffled()
+    bench.post(SpotChanged("sensors", 2, "insurance", "placed", 1000, None), SpotFault("sensors", 3, "lucky", "dirty"))
+    assert [m for p, m in alerts(bench, "device_fault")] == [
+        "The bet sensors reported an unknown spot (insurance) on position 2: not a wager. Call a technician to "
+        "check the sensors' set-up.",
+        "The bet sensors reported an unknown spot (lucky) on position 3: not a wager. Call a technician to "
+        "check the sensors' set-up."]
+    assert bench.table.felt == {} and alerts(bench, "internal_error") == []
+    bench.place(2, "ante", 1000)
+    bench.done("no_more_bets")
+    assert bench.records("wagers")[0].data["positions"] == {
+        "2": {"ante": 1000, "pair_plus": 0, "six_card_bonus": 0, "super6": 0}}
+
+
 def test_chips_moved_after_the_reveal_are_past_posting_except_where_the_dealer_settles(tmp_path):
     bench = decisions(tmp_path)
     bench.play(2)
