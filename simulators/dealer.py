@@ -70,6 +70,17 @@ class ScriptedDealer:
                 self._tried.add(("collect", snap["round"]))
                 self.players.collect()
             return
+        won = snap["jackpot"].get("won")
+        if won and "set_jackpots" in snap["actions"]:
+            # a jackpot paid: the simulated supervisor posts the values again (the reseed), as a
+            # floor person does after the payout, so Super 6 reopens instead of staying closed
+            key = ("set_jackpots", snap["round"], tuple(won))
+            if key not in self._tried:
+                self._tried.add(key)
+                self.submit("set_jackpots", role="supervisor", who="supervisor (simulated)",
+                            reason=f"reseed after the {' and '.join(w.upper() for w in won)} win (simulated "
+                                   "supervisor)", **snap["jackpots"])
+            return
         if not self.players.betting_done:
             self._once(snap, "open_betting")
 

@@ -118,7 +118,9 @@ class JackpotBoard:
             cents[name] = value
         if not cents["mega"] >= cents["major"] >= cents["minor"]:
             return "values must be MEGA >= MAJOR >= MINOR"
-        if new == self.values:
+        if new == self.values and not self.won_since_posting:
+            # after a win the same values are the reseed (sheet 004: "the values may be updated
+            # following the payout of the win"; prize amounts are the operator's, not grown by wagers)
             return "these are the values already posted"
         if self.last_posting and not self.won_since_posting:
             since = self.clock() - self.last_posting[0]
@@ -222,7 +224,7 @@ class JackpotBoard:
     def view(self) -> dict:
         """For the snapshot (whose ``jackpots`` key already carries the values)."""
         view: dict = {"changed_at": dict(self.changed_at), "super6_closed": self.super6_closed(),
-                      "hits": list(self.hits)}
+                      "hits": list(self.hits), "won": [n for n in JACKPOTS if n in self.won_since_posting]}
         if self.linked:
             view.update(group=self.group, generations=dict(self.generations), locked=sorted(self.locks))
         return view

@@ -122,6 +122,8 @@ def test_jackpot_changes_need_a_supervisor_between_rounds_and_24_hours_without_a
                               **dict(new, minor=3_000_000)).message == "values must be MEGA >= MAJOR >= MINOR"
         assert rig.engine.act("set_jackpots", role="supervisor", **new).message == \
             "say why the jackpot values change"
+        assert rig.engine.act("set_jackpots", role="supervisor", reason="x", **POSTED).message == \
+            "these are the values already posted"          # with no win since: nothing to post
         rig.act("set_jackpots", role="supervisor", who="supervisor Ana", reason="weekly increase", **new)
         again = rig.engine.act("set_jackpots", role="supervisor", reason="more", **dict(new, mega=13_000_000))
         assert again.message == ("the jackpot was last changed 0 h 00 min ago by supervisor Ana; without a win "
@@ -195,8 +197,9 @@ def test_a_sign_going_offline_mid_round_does_not_stop_the_round_and_is_rewritten
 
 
 def test_an_unattended_table_gets_its_jackpot_hit_verified_and_plays_on(tmp_path):
-    """--autoplay: the scripted dealer calls the simulated supervisor for a hit, and the players
-    take back Super 6 stacks while Super 6 waits for its new value."""
+    """--autoplay: the scripted dealer calls the simulated supervisor for a hit, who posts the values
+    again after the payout (the reseed: the same values are allowed after a win), so Super 6
+    reopens; the players take back a Super 6 stack refused meanwhile."""
     def prepare(run):
         run.sim.shoe.planned = [parse_card(c) for c in ("As", "Ks", "Qs", "Js", "Ts", "2c")]
         run.sim.players.script = [{"bets": {1: {"ante": 500, "super6": 1000}}, "decisions": {1: "play"}}]
@@ -211,5 +214,9 @@ def test_an_unattended_table_gets_its_jackpot_hit_verified_and_plays_on(tmp_path
         assert dealer.done.wait(60), rig.snap["prompt"]
         verified = [r for rid in range(1, 4) for r in rig.journal.records(rid) if r.kind == "jackpot_verified"]
         assert [(r.round_id, r.data["by"]) for r in verified] == [(1, "supervisor (simulated)")]
-        later = [r.data["positions"]["1"] for rid in (2, 3) for r in rig.journal.records(rid) if r.kind == "wagers"]
-        assert len(later) == 2 and all(w["super6"] == 0 for w in later)     # Super 6 closed after the win
+        postings = [json.loads(d) for (d,) in rig.journal.db.execute(
+            "SELECT data FROM table_events WHERE kind = 'jackpot_posted' ORDER BY seq")]
+        assert [(d["by"], d["reason"], d["values"], d["changed"]) for d in postings[1:]] == [
+            ("supervisor (simulated)", "reseed after the MINOR win (simulated supervisor)", POSTED, [])]
+        rig.wait(lambda s: s["jackpot"]["won"] == [] and s["jackpot"]["super6_closed"] is None,
+                 what="Super 6 open again after the reseed")
