@@ -12,7 +12,10 @@ again on the same data folder. Every two seconds a sample is taken: rounds in
 the journal, the controller's resident memory, its latency figures. At the
 end simulators/soak_check.py settles every round again through the
 controller's own commands and reads the journal directly, and
-simulators/soak_report.py writes the summary and the HTML report.
+simulators/soak_report.py writes the summary and the HTML report. Every fact
+gathered is also written to the work folder as it happens
+(simulators/soak_progress.py), so ``--resume`` goes on with a soak whose process
+died.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from typing import Any
 
 from simulators.dealer import ScriptedDealer
 from simulators.page_client import PageClient, wait_until
+from simulators.soak_progress import FILE, Progress, ProgressError, stop_orphan
 from simulators.table import SimOptions, SimulatedTable
 
 PIN = "735911"                  # the simulated supervisor's (verifies jackpot hits)
@@ -82,6 +86,7 @@ class SoakOptions:
     positions: int = 6
     preset: str = "sheet-004"
     work_dir: str = "soak-data"
+    resume: bool = False                # go on with the soak whose evidence is in work_dir
 
 
 @dataclass
@@ -92,15 +97,23 @@ class Soak:
     restarts: list[dict[str, Any]] = field(default_factory=list)
     lives: list[dict[str, Any]] = field(default_factory=list)       # each controller's last latency figures
     stuck: list[dict[str, Any]] = field(default_factory=list)
+    starts: list[dict[str, Any]] = field(default_factory=list)     # each segment: the soak's process began
 
     def __post_init__(self) -> None:
         o = self.options
-        self.rng = random.Random(o.seed)
         self.work = Path(o.work_dir).resolve()
         self.work.mkdir(parents=True, exist_ok=True)
-        self.sim = SimulatedTable(SimOptions(transport="tcp", seed=o.seed, positions=o.positions,
-                                             preset=o.preset, heartbeat_every=0.5))
+        self.holds = 0
+        self.offset = 0.0                   # the campaign's seconds played before this segment
         self.config = self.work / "table.toml"
+        self.progress = Progress(self.work)
+        self._gather()
+        segment = len(self.starts) + 1
+        # a resumed segment draws new faults and cards: the same seed again would replay segment 1's
+        self.rng = random.Random(o.seed if segment == 1 else f"{o.seed}/{segment}")
+        self.sim = SimulatedTable(SimOptions(transport="tcp", seed=o.seed + 7919 * (segment - 1),
+                                             positions=o.positions,
+                                             preset=o.preset, heartbeat_every=0.5))
         self.config.write_text(self.sim.config_toml(table_id="SOAK-1", data_dir=str(self.work / "data"),
                                                     log_format="json", heartbeat_every=0.5))
         self.port = _free_port()
@@ -112,8 +125,36 @@ class Soak:
         self._pending_undo: list[tuple[float, tuple[str, ...], bool]] = []   # (due, commands, ends_with_round)
         self._lock = threading.Lock()
         self._kill_due = False
-        self.holds = 0
         self.stop_asked: str | None = None      # a signal's name: end now, check and report what was played
+        self.starts.append({"segment": segment, "t": round(self.offset, 2),
+                            "wall": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "seed": o.seed,
+                            "preset": o.preset, "positions": o.positions, "rounds_asked": o.rounds,
+                            "faults": o.faults, "fault_rate": o.fault_rate, "kill_rate": o.kill_rate})
+        self.progress.write("start", self.starts[-1])
+
+    def _gather(self) -> None:
+        """A new soak needs a work folder of its own; ``--resume`` reads back what its soak gathered
+        and stops that soak's controller if it outlived the soak's process."""
+        o = self.options
+        if not self.progress.exists():
+            if o.resume:
+                raise ProgressError(f"{self.work} holds no soak to resume ({FILE} not found)")
+            if (self.work / "data" / "journal.sqlite").exists():
+                raise ProgressError(f"{self.work} already holds a table's journal: choose another --work-dir")
+            return
+        if not o.resume:
+            raise ProgressError(f"{self.work} already holds a soak ({FILE}): --resume goes on with it, or choose "
+                                "another --work-dir")
+        got = self.progress.load()
+        first = got.starts[0] if got.starts else {}
+        asked = {"seed": o.seed, "preset": o.preset, "positions": o.positions}
+        if any(first.get(key) != value for key, value in asked.items()):
+            raise ProgressError(f"the soak in {self.work} was started with seed {first.get('seed')}, preset "
+                                f"{first.get('preset')}: resume it with the same --seed and --preset")
+        self.starts, self.samples, self.injected = got.starts, got.samples, got.injected
+        self.restarts, self.stuck, self.lives, self.holds = got.restarts, got.stuck, got.lives, got.holds
+        self.offset = got.elapsed
+        stop_orphan(got.controller_pid, self.config)
 
     # --- the controller ------------------------------------------------------------------
 
@@ -128,6 +169,7 @@ class Soak:
         self.proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--config", str(self.config),
                                       "--port", str(self.port)], stdout=log, stderr=log)
         log.close()
+        self.progress.write("controller", {"pid": self.proc.pid, "t": round(self._elapsed(), 2)})
         if not wait_until(self._ready, READY_WITHIN, 0.05):
             raise RuntimeError(f"the controller did not become ready within {READY_WITHIN:g} s "
                                f"(see {self.work / 'controller.log'})")
@@ -148,6 +190,7 @@ class Soak:
         seconds = self._start_controller()
         self.dealer.forget()                # what was asked of the dead process may not be done
         self.restarts.append({"state": state, "recovery_s": round(seconds, 3), "at": self._elapsed()})
+        self.progress.write("restart", self.restarts[-1])
 
     def _keep_latency(self) -> None:
         try:
@@ -156,6 +199,7 @@ class Soak:
             return
         if status == 200:
             self.lives.append(health.get("latency", {}))
+            self.progress.write("life", self.lives[-1])
 
     # --- snapshots (the event thread) and faults ----------------------------------------------
 
@@ -167,7 +211,9 @@ class Soak:
             self.last = snap
             state = snap["state"]
             if state != self._state:
-                self.holds += state == "held"
+                if state == "held":
+                    self.holds += 1
+                    self.progress.write("hold", {"t": round(self._elapsed(), 2), "round": snap["round"]})
                 self._state = state
                 if state in ("complete", "void"):
                     self._pending_undo = [item for item in self._pending_undo if not item[2]]
@@ -198,7 +244,8 @@ class Soak:
         if fault.undo:
             self._pending_undo.append((time.monotonic() + fault.hold, tuple(c.format(**values) for c in fault.undo),
                                        fault.ends_with_round))
-        self.injected.append({"kind": fault.kind, "state": state, "round": snap["round"], "at": self._elapsed()})
+        self.injected.append({"fault": fault.kind, "state": state, "round": snap["round"], "at": self._elapsed()})
+        self.progress.write("fault", self.injected[-1])
 
     def _undo_due(self) -> None:
         with self._lock:
@@ -255,6 +302,7 @@ class Soak:
         """Stops the simulated devices; after the check: their key files, which the table's
         configuration names, go with them."""
         self.sim.stop()
+        self.progress.close()
 
     def _unstick(self) -> None:
         """No round finished for a long while: say what the table showed, then undo every fault. A
@@ -266,6 +314,7 @@ class Soak:
         again = bool(self.stuck) and self.stuck[-1]["round"] == round_id and state in VOIDABLE
         self.stuck.append({"at": self._elapsed(), "state": state, "round": round_id, "prompt": snap.get("prompt"),
                            "alerts": [a.get("kind") for a in snap.get("alerts", [])], "voided": again})
+        self.progress.write("stuck", self.stuck[-1])
         for command in ("shoe silent off", "sensors silent off", "shoe clear-jam", "shoe door closed",
                         "players resume"):
             self.sim.command(command)
@@ -279,10 +328,15 @@ class Soak:
         sample = {"t": round(self._elapsed(), 2), "rounds": rounds_closed(self.work / "data" / "journal.sqlite"),
                   "rss_kb": rss_kb(self.proc.pid) if self.proc else 0}
         self.samples.append(sample)
+        self.progress.write("sample", sample)
         return sample
 
+    def elapsed(self) -> float:
+        return self._elapsed()
+
     def _elapsed(self) -> float:
-        return time.monotonic() - self.began
+        """The campaign's seconds: this segment's and the segments' before it (not the time between)."""
+        return time.monotonic() - getattr(self, "began", time.monotonic()) + self.offset
 
 
 def _free_port() -> int:

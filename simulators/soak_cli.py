@@ -13,7 +13,6 @@ import argparse
 import json
 import signal
 import sys
-import time
 from pathlib import Path
 
 from controller.rules.paytable import preset_names
@@ -36,6 +35,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--work-dir", default="soak-data", help="the configuration, journal, audit and logs")
     p.add_argument("--report", metavar="FILE", help="write the HTML report here")
     p.add_argument("--summary", metavar="FILE", help="write the JSON summary here too")
+    p.add_argument("--resume", action="store_true", help=(
+        "go on with the soak in --work-dir after its process ended (a reboot, a kill): what it gathered is "
+        "read back from soak-progress.jsonl, the table recovers from its journal as after a SIGKILL, the "
+        "simulated devices start afresh as after a power cut; give the same --seed and --preset"))
     return p
 
 
@@ -43,11 +46,15 @@ def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     from simulators.soak import Soak, SoakOptions
     from simulators.soak_check import check, journal_path
+    from simulators.soak_progress import ProgressError
     from simulators.soak_report import html_report, summary
-    soak = Soak(SoakOptions(rounds=args.rounds, seed=args.seed, faults=args.faults, fault_rate=args.fault_rate,
-                            kill_rate=args.kill_rate, preset=args.preset, work_dir=args.work_dir,
-                            stuck_after=float(args.stuck_after)))
-    began = time.monotonic()
+    try:
+        soak = Soak(SoakOptions(rounds=args.rounds, seed=args.seed, faults=args.faults, fault_rate=args.fault_rate,
+                                kill_rate=args.kill_rate, preset=args.preset, work_dir=args.work_dir,
+                                stuck_after=float(args.stuck_after), resume=args.resume))
+    except ProgressError as e:
+        print(f"table-sim soak: {e}", file=sys.stderr)
+        return 2
 
     def stop(signum: int, _frame: object) -> None:   # a lab ends a long campaign early and keeps its report
         soak.stop_asked = signal.Signals(signum).name
@@ -58,7 +65,7 @@ def main(argv: list[str]) -> int:
         checked = check(soak.config, journal_path(soak.work))
     finally:
         soak.close()
-    doc = summary(soak, checked, round(time.monotonic() - began, 1))
+    doc = summary(soak, checked, round(soak.elapsed(), 1))
     doc["stopped_by"] = soak.stop_asked         # None: the rounds asked for were played
     text = json.dumps(doc, indent=1)
     print(text, flush=True)

@@ -24,10 +24,11 @@ def summary(soak: Any, checked: dict[str, Any], elapsed_s: float) -> dict[str, A
     rss = [s["rss_kb"] for s in samples if s["rss_kb"]]
     return {
         "rounds_asked": o.rounds, "seed": o.seed, "faults": o.faults, "elapsed_s": elapsed_s,
+        "segments": soak.starts,
         "rounds_closed": samples[-1]["rounds"] if samples else 0,
         "rounds_per_second": round(samples[-1]["rounds"] / samples[-1]["t"], 2) if samples and samples[-1]["t"] else 0,
         "held": soak.holds, "stuck": soak.stuck,
-        "faults_injected": dict(Counter(f["kind"] for f in soak.injected)),
+        "faults_injected": dict(Counter(f["fault"] for f in soak.injected)),
         "faults_by_state": _by_state(soak.injected),
         "restarts": len(soak.restarts),
         "recovery_s": {"p50": recoveries[len(recoveries) // 2] if recoveries else None,
@@ -69,8 +70,8 @@ def merged(lives: list[dict[str, Any]], key: str) -> dict[str, Any]:
 def _by_state(injected: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
     out: dict[str, dict[str, int]] = {}
     for f in injected:
-        out.setdefault(f["kind"], {}).setdefault(f["state"], 0)
-        out[f["kind"]][f["state"]] += 1
+        out.setdefault(f["fault"], {}).setdefault(f["state"], 0)
+        out[f["fault"]][f["state"]] += 1
     return out
 
 

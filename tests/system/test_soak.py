@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from tests.support import ROOT
 
 
@@ -96,3 +98,81 @@ def test_the_simulated_players_never_leave_the_table_empty():
         listeners: list = []
     players = Players(load_preset("sheet-004"), Sensors(), Shoe(), positions=1, seed=3, sit_chance=0.05)
     assert all(players._random_bets() for _ in range(200))
+
+
+def _soak_until(tmp_path, rounds: int, *extra: str):
+    """A soak started in the background, returned once ``rounds`` rounds completed."""
+    import sqlite3
+    import time
+    soak = subprocess.Popen([sys.executable, "-m", "simulators.cli", "soak", "--rounds", "100000", "--faults",
+                             "none", "--seed", "3", "--work-dir", str(tmp_path / "work"), *extra],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    journal = tmp_path / "work" / "data" / "journal.sqlite"
+    deadline, closed = time.monotonic() + 120, 0
+    while closed < rounds and time.monotonic() < deadline:
+        time.sleep(0.2)
+        if journal.exists():
+            try:
+                with sqlite3.connect(f"file:{journal}?mode=ro", uri=True) as db:
+                    closed = db.execute("SELECT count(*) FROM rounds WHERE status = 'complete'").fetchone()[0]
+            except sqlite3.Error:
+                pass
+    assert closed >= rounds
+    return soak
+
+
+def test_a_soak_killed_with_its_machine_goes_on_with_resume_and_reports_every_segment(tmp_path):
+    """Two long soaks lost their summaries with their process. The evidence is on disk as it is
+    gathered; ``--resume`` reads it back, stops the controller the dead soak left running, and the
+    summary covers both segments, every round checked."""
+    import os
+    import signal
+
+    from simulators.soak_progress import Progress
+    soak = _soak_until(tmp_path, 3)
+    soak.send_signal(signal.SIGKILL)                    # the soak dies; its controller runs on
+    soak.wait()
+    work = tmp_path / "work"
+    orphan = Progress(work).load().controller_pid
+    assert orphan and os.path.exists(f"/proc/{orphan}")
+    again = subprocess.run([sys.executable, "-m", "simulators.cli", "soak", "--work-dir", str(work), "--seed", "3"],
+                           cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert again.returncode == 2 and "already holds a soak (soak-progress.jsonl): --resume goes on" in again.stderr
+    other = subprocess.run([sys.executable, "-m", "simulators.cli", "soak", "--work-dir", str(work), "--resume",
+                            "--seed", "4"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert other.returncode == 2 and "was started with seed 3, preset sheet-004: resume it with the same" \
+        in other.stderr
+    done = subprocess.run([sys.executable, "-m", "simulators.cli", "soak", "--work-dir", str(work), "--resume",
+                           "--seed", "3", "--faults", "none", "--rounds", "6", "--summary", str(tmp_path / "s.json")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert not os.path.exists(f"/proc/{orphan}") or "zombie" in open(f"/proc/{orphan}/status").read().lower()
+    doc = json.loads((tmp_path / "s.json").read_text())
+    assert [s["segment"] for s in doc["segments"]] == [1, 2] and doc["segments"][1]["t"] > 0
+    assert doc["rounds_closed"] >= 6 and doc["elapsed_s"] > doc["segments"][1]["t"]
+    check = doc["check"]
+    assert check["verify"]["ok"] and check["coverage_problems"] == []
+    assert check["rounds_recalled"] == check["rounds_in_journal"] >= 6
+    assert check["resettlement_discrepancies"] == check["payments_doubled"] == check["payments_lost"] == 0
+    times = [s["t"] for s in Progress(work).load().samples]
+    assert times == sorted(times)                       # one clock over both segments
+
+
+def test_resume_needs_a_soak_and_a_cut_last_line_is_dropped(tmp_path):
+    from simulators.soak_progress import Progress, ProgressError
+    done = subprocess.run([sys.executable, "-m", "simulators.cli", "soak", "--resume", "--work-dir",
+                           str(tmp_path / "empty")], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "holds no soak to resume (soak-progress.jsonl not found)" in done.stderr
+    progress = Progress(tmp_path)
+    progress.write("start", {"segment": 1, "t": 0.0})
+    progress.write("sample", {"t": 2.0, "rounds": 1, "rss_kb": 1})
+    progress.write("hold", {"t": 2.5, "round": 1})
+    progress.close()
+    with open(progress.path, "a") as f:
+        f.write('{"kind":"sample","t":4.0,"rou')      # the process died writing it
+    got = progress.load()
+    assert (len(got.starts), len(got.samples), got.holds, got.elapsed) == (1, 1, 1, 2.0)
+    assert progress.path.read_text().endswith('"round":1}\n')          # the next segment starts whole
+    progress.path.write_text('{"kind":"start"}\nnot json\n{"kind":"hold"}\n')
+    with pytest.raises(ProgressError, match="line 2 is not a soak fact"):
+        progress.load()

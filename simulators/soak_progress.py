@@ -1,0 +1,125 @@
+"""A soak's evidence kept on disk as it is gathered, so that a campaign outlives its own process.
+
+Owns ``soak-progress.jsonl`` in the soak's work folder: one JSON line per fact the
+summary and report are made of (each start of the soak's process, every sample, fault
+injected, SIGKILL and restart, stuck moment, controller life's latency figures, hold, and
+the process id of each controller started),
+appended and flushed when it happens. Two long soaks lost their summaries with their
+process (a machine reset, a session's end); with this file ``table-sim soak --resume``
+reads what the campaign gathered so far and goes on from there, and the final summary
+covers every segment.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+FILE = "soak-progress.jsonl"
+KINDS = ("start", "controller", "sample", "fault", "restart", "stuck", "life", "hold")
+
+
+class ProgressError(Exception):
+    """A work folder that cannot hold this soak (said in words, exit status 2)."""
+
+
+@dataclass
+class Gathered:
+    """What the progress file holds, kind by kind (each item without its ``kind``)."""
+    starts: list[dict[str, Any]] = field(default_factory=list)
+    samples: list[dict[str, Any]] = field(default_factory=list)
+    injected: list[dict[str, Any]] = field(default_factory=list)
+    restarts: list[dict[str, Any]] = field(default_factory=list)
+    stuck: list[dict[str, Any]] = field(default_factory=list)
+    lives: list[dict[str, Any]] = field(default_factory=list)
+    holds: int = 0
+    controller_pid: int | None = None   # the last controller the soak started (an orphan if still running)
+
+    @property
+    def elapsed(self) -> float:
+        """Seconds the campaign had played when its last fact was written (its clock goes on from here)."""
+        times = [item.get("t", item.get("at", 0.0)) for group in (self.samples, self.injected, self.restarts,
+                                                                   self.stuck) for item in group]
+        return max(times, default=0.0)
+
+
+class Progress:
+    def __init__(self, work: Path) -> None:
+        self.path = work / FILE
+        self._lock = threading.Lock()
+        self._out: TextIO | None = None
+
+    def exists(self) -> bool:
+        return self.path.exists() and self.path.stat().st_size > 0
+
+    def load(self) -> Gathered:
+        """Reads the file back. A last line cut by the process's death is dropped from the file (it
+        was never whole, so nothing of it was used), and the file ends with a newline again, so
+        that the next segment's lines follow whole ones."""
+        got = Gathered()
+        lists = {"start": got.starts, "sample": got.samples, "fault": got.injected, "restart": got.restarts,
+                 "stuck": got.stuck, "life": got.lives}
+        text = self.path.read_text(encoding="utf-8")
+        lines = text.splitlines()
+        for number, line in enumerate(lines, start=1):
+            try:
+                item = json.loads(line)
+                kind = item.pop("kind")
+            except (json.JSONDecodeError, KeyError, AttributeError, TypeError):
+                if number == len(lines):
+                    lines.pop()             # written when the process died
+                    break
+                raise ProgressError(f"{self.path}: line {number} is not a soak fact; the file was edited "
+                                    "or is not a soak's") from None
+            if kind == "hold":
+                got.holds += 1
+            elif kind == "controller":
+                got.controller_pid = item.get("pid")
+            elif kind in lists:
+                lists[kind].append(item)
+            else:
+                raise ProgressError(f"{self.path}: line {number}: unknown kind {kind!r}")
+        whole = "".join(line + "\n" for line in lines)
+        if whole != text:
+            self.path.write_text(whole, encoding="utf-8")
+        return got
+
+    def write(self, kind: str, item: dict[str, Any]) -> None:
+        assert kind in KINDS, kind
+        line = json.dumps({"kind": kind, **item}, separators=(",", ":")) + "\n"
+        with self._lock:                    # the event thread (faults, holds) and the main thread write
+            if self._out is None:
+                self._out = self.path.open("a", encoding="utf-8")
+            self._out.write(line)
+            self._out.flush()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._out is not None:
+                self._out.close()
+                self._out = None
+
+
+def stop_orphan(pid: int | None, config: Path, wait: float = 10.0) -> None:
+    """The controller the soak last started, if it outlived the soak's process (the soak was killed,
+    not the machine): SIGKILLed, as the soak's own kills do, so the resumed soak starts its own on
+    the same data folder. Only a process still running ``run --config`` with this soak's
+    configuration: a reused process id is left alone."""
+    import os
+    import signal
+    import time
+    if not pid:
+        return
+    try:
+        words = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return                              # gone (a reboot, or it ended)
+    if b"run" not in words or str(config).encode() not in words:
+        return
+    os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + wait
+    while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)                    # a zombie of a dead parent is reaped by init
