@@ -80,7 +80,8 @@ class ScriptedDealer:
                 self.submit("set_jackpots", role="supervisor", who="supervisor (simulated)",
                             reason=f"reseed after the {' and '.join(w.upper() for w in won)} win (simulated "
                                    "supervisor)", **snap["jackpots"])
-            return
+                return
+            # tried and refused (its reason is in the alerts): the game goes on with Super 6 closed
         if not self.players.betting_done:
             self._once(snap, "open_betting")
 

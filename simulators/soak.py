@@ -107,7 +107,11 @@ class Soak:
         self.offset = 0.0                   # the campaign's seconds played before this segment
         self.config = self.work / "table.toml"
         self.progress = Progress(self.work)
-        self._gather()
+        try:
+            self._gather()
+        except ProgressError:
+            self.progress.close()           # refused: the work folder's lock goes at once
+            raise
         segment = len(self.starts) + 1
         # a resumed segment draws new faults and cards: the same seed again would replay segment 1's
         self.rng = random.Random(o.seed if segment == 1 else f"{o.seed}/{segment}")
@@ -136,6 +140,7 @@ class Soak:
         """A new soak needs a work folder of its own; ``--resume`` reads back what its soak gathered
         and stops that soak's controller if it outlived the soak's process."""
         o = self.options
+        self.progress.hold()
         if not self.progress.exists():
             if o.resume:
                 raise ProgressError(f"{self.work} holds no soak to resume ({FILE} not found)")
@@ -146,11 +151,16 @@ class Soak:
             raise ProgressError(f"{self.work} already holds a soak ({FILE}): --resume goes on with it, or choose "
                                 "another --work-dir")
         got = self.progress.load()
-        first = got.starts[0] if got.starts else {}
-        asked = {"seed": o.seed, "preset": o.preset, "positions": o.positions}
-        if any(first.get(key) != value for key, value in asked.items()):
-            raise ProgressError(f"the soak in {self.work} was started with seed {first.get('seed')}, preset "
-                                f"{first.get('preset')}: resume it with the same --seed and --preset")
+        if not got.starts:
+            raise ProgressError(f"{self.work / FILE} says nothing of how its soak was started: not a soak's")
+        first = got.starts[0]
+        # one campaign, one schedule: a segment with other faults would make the summary's rates untrue
+        asked = {"seed": o.seed, "preset": o.preset, "positions": o.positions, "faults": o.faults,
+                 "fault_rate": o.fault_rate, "kill_rate": o.kill_rate}
+        differ = [f"{key} {first.get(key)}" for key, value in asked.items() if first.get(key) != value]
+        if differ:
+            raise ProgressError(f"the soak in {self.work} was started with {', '.join(differ)}: resume it with "
+                                "the options it was started with (only --rounds may change)")
         self.starts, self.samples, self.injected = got.starts, got.samples, got.injected
         self.restarts, self.stuck, self.lives, self.holds = got.restarts, got.stuck, got.lives, got.holds
         self.offset = got.elapsed

@@ -63,6 +63,7 @@ def check(config: Path, journal: Path) -> dict[str, Any]:
         "resettlement_discrepancies": len(discrepancies), "discrepancy_examples": discrepancies[:5],
         "settle_errors": settled.stderr.strip()[-600:],
         "payments_doubled": doubled, "payments_lost": lost, "void_rounds_that_paid": void_paid,
+        "jackpots": _jackpots(journal),
     }
 
 
@@ -92,6 +93,31 @@ def _payments(journal: Path) -> tuple[int, int, int]:
         void_paid = db.execute("SELECT COUNT(DISTINCT r.round_id) FROM records r JOIN rounds o ON o.id = r.round_id "
                                "WHERE r.kind = 'paid' AND o.status = 'void'").fetchone()[0]
         return doubled, lost, void_paid
+    finally:
+        db.close()
+
+
+def _jackpots(journal: Path) -> dict[str, Any]:
+    """Super 6 jackpots from the journal: each win verified (round, level, seat, amount), the
+    postings after the opening values (reseeds and changes), and the rounds opened between a win
+    and the next posting (Super 6 closed for them: a long run of these is a reseed that never came)."""
+    db = sqlite3.connect(f"file:{journal}?mode=ro", uri=True)
+    try:
+        wins, waited = [], 0
+        for round_id, at, data in db.execute(
+                "SELECT round_id, at, data FROM records WHERE kind = 'jackpot_verified' ORDER BY seq").fetchall():
+            for hit in json.loads(data)["hits"]:
+                wins.append({"round": round_id, "level": hit["jackpot"], "seat": hit["seat"], "amount": hit["amount"]})
+            posted = db.execute("SELECT MIN(at) FROM table_events WHERE kind = 'jackpot_posted' AND at > ?",
+                                (at,)).fetchone()[0]
+            waited += db.execute("SELECT COUNT(*) FROM rounds WHERE opened_at > ? AND opened_at < COALESCE(?, '~')",
+                                 (at, posted)).fetchone()[0]
+        postings = [json.loads(data) for (data,) in db.execute(
+            "SELECT data FROM table_events WHERE kind = 'jackpot_posted' ORDER BY seq")]
+        later = [p for p in postings if p["by"] != "configuration"]
+        return {"wins": wins, "postings": len(later),
+                "reseeds": sum(1 for p in later if p.get("reseeded") or not p["changed"]),
+                "rounds_opened_before_the_next_posting": waited}
     finally:
         db.close()
 

@@ -12,13 +12,16 @@ covers every segment.
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
 FILE = "soak-progress.jsonl"
+LOCK = "soak.lock"              # held by the soak's process for its life: one soak per work folder
 KINDS = ("start", "controller", "sample", "fault", "restart", "stuck", "life", "hold")
 
 
@@ -51,6 +54,23 @@ class Progress:
         self.path = work / FILE
         self._lock = threading.Lock()
         self._out: TextIO | None = None
+        self._held: int | None = None       # the lock file's descriptor while this process holds it
+
+    def hold(self) -> None:
+        """Takes the work folder for this process (an exclusive ``flock``, let go by the kernel when
+        the process dies however it dies). A soak whose process still runs cannot be resumed
+        beside it: two would write one progress file and kill each other's controllers."""
+        fd = os.open(self.path.with_name(LOCK), os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 32).decode(errors="replace").strip() or "?"
+            os.close(fd)
+            raise ProgressError(f"{self.path.parent}: a soak is still running there (process {holder}); "
+                                "--resume is for a soak whose process ended") from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self._held = fd
 
     def exists(self) -> bool:
         return self.path.exists() and self.path.stat().st_size > 0
@@ -82,10 +102,19 @@ class Progress:
                 lists[kind].append(item)
             else:
                 raise ProgressError(f"{self.path}: line {number}: unknown kind {kind!r}")
-        whole = "".join(line + "\n" for line in lines)
-        if whole != text:
-            self.path.write_text(whole, encoding="utf-8")
+        self._mend(text, "".join(line + "\n" for line in lines))
         return got
+
+    def _mend(self, text: str, whole: str) -> None:
+        """Cuts the file back to its whole lines (a cut last line) or ends it with a newline: in
+        place, never by writing the file anew, so no error here can lose the lines before."""
+        if whole == text:
+            return
+        if text.startswith(whole):
+            os.truncate(self.path, len(whole.encode("utf-8")))
+        else:                               # its last line is whole but lacks its newline
+            with self.path.open("a", encoding="utf-8") as out:
+                out.write("\n")
 
     def write(self, kind: str, item: dict[str, Any]) -> None:
         assert kind in KINDS, kind
@@ -95,12 +124,16 @@ class Progress:
                 self._out = self.path.open("a", encoding="utf-8")
             self._out.write(line)
             self._out.flush()
+            os.fsync(self._out.fileno())    # a few lines a second: evidence is worth a disk write
 
     def close(self) -> None:
         with self._lock:
             if self._out is not None:
                 self._out.close()
                 self._out = None
+            if self._held is not None:
+                os.close(self._held)        # lets the flock go
+                self._held = None
 
 
 def stop_orphan(pid: int | None, config: Path, wait: float = 10.0) -> None:
@@ -108,7 +141,6 @@ def stop_orphan(pid: int | None, config: Path, wait: float = 10.0) -> None:
     not the machine): SIGKILLed, as the soak's own kills do, so the resumed soak starts its own on
     the same data folder. Only a process still running ``run --config`` with this soak's
     configuration: a reused process id is left alone."""
-    import os
     import signal
     import time
     if not pid:
@@ -123,3 +155,6 @@ def stop_orphan(pid: int | None, config: Path, wait: float = 10.0) -> None:
     deadline = time.monotonic() + wait
     while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
         time.sleep(0.05)                    # a zombie of a dead parent is reaped by init
+    if Path(f"/proc/{pid}").exists():
+        raise ProgressError(f"the soak's last controller (process {pid}) did not end within {wait:g} s of "
+                            "SIGKILL: it still holds the table's data folder")

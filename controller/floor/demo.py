@@ -105,18 +105,24 @@ def run_demo(tables: int, rounds: int, seed: int, outage: float = 0.0, keep: str
         # early, once the floor's values are shown (Super 6 is closed before), with rounds left for every
         # table to take the lock between two of them, which makes the floor's answer final
         hit_round = 3
-        for i, t in enumerate(floor, start=1):
-            t.process = _start(t, rounds, seed + i, hit_round if i <= hits else None)
-        outages = 0
-        if outage > 0:
-            _wait_all_on_floor(cluster, floor)
-            cluster.stop()                          # the floor goes away; the tables play on
-            time.sleep(outage)
-            cluster.start()
-            outages = 1
-        closed = _wait_tables(cluster, floor, time.monotonic() + TABLE_DEADLINE + rounds, bool(hits))
-        played = time.monotonic() - started
-        caught_up = sum(_catch_up(t) for t in floor)
+        try:
+            for i, t in enumerate(floor, start=1):
+                t.process = _start(t, rounds, seed + i, hit_round if i <= hits else None)
+            outages = 0
+            if outage > 0:
+                _wait_all_on_floor(cluster, floor)
+                cluster.stop()                          # the floor goes away; the tables play on
+                time.sleep(outage)
+                cluster.start()
+                outages = 1
+            closed, caught = _wait_tables(cluster, floor, time.monotonic() + TABLE_DEADLINE + rounds, bool(hits))
+            played = time.monotonic() - started
+            caught_up = sum(caught[t.table_id] if t.table_id in caught else _catch_up(t) for t in floor)
+        finally:                                        # a failed demo leaves no table playing on
+            for t in floor:
+                if t.process is not None and t.process.poll() is None:
+                    t.process.kill()
+                    t.process.wait()
         with psycopg.connect(cluster.dsn(), autocommit=True) as admin:
             result = _summary(admin, floor, rounds, outages, caught_up)
             if hits:
@@ -157,27 +163,34 @@ def _start(t: DemoTable, rounds: int, seed: int, royal_at: int | None = None) ->
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True, cwd=Path.cwd())
 
 
-def _wait_tables(cluster: Cluster, floor: list[DemoTable], deadline: float, linked: bool) -> list[str]:
+def _wait_tables(cluster: Cluster, floor: list[DemoTable], deadline: float,
+                 linked: bool) -> tuple[list[str], dict[str, int]]:
     """Until every table finished its rounds (one deadline for all: a table still playing then is
     stopped and counted as failed). A table that finished can no longer take a level's lock, so a
     split waiting for it would wait for ever: the demo's supervisor closes those claims, as a pit's
-    would (close_claims), once every table it waits for has stopped. Returns what was closed."""
+    would (close_claims), once every table it waits for has stopped and has sent the floor all it
+    journaled (its lock taken, its own claim). Returns what was closed and, per table caught up on
+    the way, the records that took."""
     closed: list[str] = []
-    while any(t.process is not None and t.process.poll() is None for t in floor):
-        if time.monotonic() > deadline:
-            break
-        stopped = {t.table_id for t in floor if t.process is not None and t.process.poll() is not None}
-        if linked and stopped:
-            with psycopg.connect(cluster.dsn(), autocommit=True) as admin:
-                closed += close_claims_of_stopped_tables(admin, GROUP, stopped)
-        time.sleep(0.2)
+    caught: dict[str, int] = {}
+    with psycopg.connect(cluster.dsn(), autocommit=True) as admin:
+        while any(t.process is not None and t.process.poll() is None for t in floor):
+            if time.monotonic() > deadline:
+                break
+            if linked:
+                for t in floor:
+                    if t.table_id not in caught and t.process is not None and t.process.poll() is not None:
+                        caught[t.table_id] = _catch_up(t)
+                if caught:
+                    closed += close_claims_of_stopped_tables(admin, GROUP, set(caught))
+            time.sleep(0.2)
     for t in floor:
         assert t.process is not None
         if t.process.poll() is None:
             t.process.kill()
         out, _ = t.process.communicate()
         t.summary = _last_json(out)
-    return closed
+    return closed, caught
 
 
 def close_claims_of_stopped_tables(admin: psycopg.Connection, group: str, stopped: set[str]) -> list[str]:

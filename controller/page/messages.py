@@ -127,6 +127,7 @@ ALERTS = (
        "cards before anything is paid."),
     N_("{jackpot} jackpot at position {position} verified by the {by}: pay {amount}"),
     N_("Jackpot values posted by the {by}: {changes}"), N_("{jackpot} {amount} -> {value}"),
+    N_("{jackpot} reseeded at {value}"),
     N_("The shoe is not answering: {reason}"), N_("The bet sensors are not answering: {reason}"),
     N_("The jackpot sign is not answering: {reason}"),
     N_("The shoe is not taking the command to {command}: {reason}"),

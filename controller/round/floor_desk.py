@@ -30,6 +30,7 @@ from controller.round import machine as procedure
 from controller.round.jackpot_desk import JackpotDesk
 from controller.round.ports import ShowMessage
 from controller.rules.words import money
+from controller.store.jackpot import posting_changes
 
 
 class LinkedJackpotDesk(JackpotDesk):
@@ -67,8 +68,7 @@ class LinkedJackpotDesk(JackpotDesk):
             if doc is not None:
                 self.log.info("jackpot.posted", by=doc["by"], reason=doc["reason"], old=doc["old"],
                               new=doc["values"], generations=doc.get("generations"), state=self.state)
-                changes = ", ".join(f"{n.upper()} {money(doc['old'].get(n, 0))} -> {money(doc['values'][n])}"
-                                    for n in doc["changed"]) or "the values already shown"
+                changes = ", ".join(posting_changes(doc)) or "the values already shown"
                 self.alert("jackpot_posted", f"Jackpot values taken from the {doc['by']}, {doc['reason']}: {changes} "
                            "(generations " + ", ".join(f"{n.upper()} {g}" for n, g in doc["generations"].items()) + ")")
                 self.show_jackpots_on_sign()

@@ -22,7 +22,7 @@ from controller.round.ports import ShowJackpots, ShowMessage
 from controller.rules.paytable import JACKPOTS
 from controller.rules.spots import Spot
 from controller.rules.words import money
-from controller.store.jackpot import win_message
+from controller.store.jackpot import posting_changes, win_message
 
 
 class JackpotDesk(FeltDuties):                  # the felt's lamps flag Super 6 stacks when it closes
@@ -122,9 +122,7 @@ class JackpotDesk(FeltDuties):                  # the felt's lamps flag Super 6 
         doc = self.jackpot.post(new, by=by, reason=reason)
         self.log.info("jackpot.posted", by=by, reason=reason, old=doc["old"], new=doc["values"],
                       state=self.state, round=self.round.id if self.round else None)
-        self.alert("jackpot_posted", "Jackpot values posted by the " + by + ": " +
-                   ", ".join(f"{n.upper()} {money(doc['old'].get(n, 0))} -> {money(new[n])}"
-                             for n in doc["changed"]))
+        self.alert("jackpot_posted", "Jackpot values posted by the " + by + ": " + ", ".join(posting_changes(doc)))
         self.show_jackpots_on_sign()
         self.emit(ShowMessage(""))                   # the win message, if one was showing
         self._super6_maybe_changed(before)

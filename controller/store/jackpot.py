@@ -93,7 +93,7 @@ class JackpotBoard:
         self.won_since_posting = {h["jackpot"] for h in self.hits if h["verified_at"] > last_posting_at}
 
     def _apply_posting(self, at: str, doc: dict) -> None:
-        for name in doc["changed"]:
+        for name in renewed(doc):
             self.changed_at[name] = at
         self.values = {name: doc["values"][name] for name in JACKPOTS}
         self.generations = dict(doc.get("generations", {}))
@@ -132,8 +132,15 @@ class JackpotBoard:
 
     def post(self, new: dict[str, int], *, by: str, reason: str, generations: dict[str, int] | None = None) -> dict:
         changed = [n for n in JACKPOTS if self.values.get(n) != new[n]]
+        # a won level posted again at its old value is new all the same: the reseed after the payout
+        # (a linked level's reseed is its next generation on the floor at the same value)
+        reseeded = [n for n in JACKPOTS if n not in changed and (
+            n in self.won_since_posting or
+            (generations is not None and n in self.generations and generations.get(n) != self.generations[n]))]
         doc: dict = {"values": {n: new[n] for n in JACKPOTS}, "old": dict(self.values), "changed": changed,
                      "by": by, "reason": reason}
+        if reseeded:
+            doc["reseeded"] = reseeded
         if generations is not None:
             doc["generations"] = dict(generations)
         self._apply_posting(self.journal.table_event("jackpot_posted", doc), doc)
@@ -259,9 +266,23 @@ def report(journal: Journal) -> dict:
         for name in JACKPOTS:
             entry = posted.setdefault(name, {})
             entry["value"] = doc["values"][name]
-            if name in doc["changed"]:
+            if name in renewed(doc):
                 entry.update(changed_at=at, changed_by=doc["by"], reason=doc["reason"])
     return {"posted": posted, "hits": hit_history(journal, HISTORY)}
+
+
+def renewed(posting: dict) -> list[str]:
+    """The levels a ``jackpot_posted`` made new: those whose value changed and those reseeded at
+    their old value after a win (postings before the reseed was recorded have no ``reseeded``)."""
+    return posting["changed"] + posting.get("reseeded", [])
+
+
+def posting_changes(posting: dict) -> list[str]:
+    """A posting's new values in words, as the alert says them: "MINOR $500.00 -> $750.00",
+    "MEGA reseeded at $100,000.00"."""
+    values, old = posting["values"], posting["old"]
+    return ([f"{n.upper()} {money(old.get(n, 0))} -> {money(values[n])}" for n in posting["changed"]] +
+            [f"{n.upper()} reseeded at {money(values[n])}" for n in posting.get("reseeded", [])])
 
 
 def win_message(hit: dict) -> str:

@@ -151,15 +151,15 @@ def meters(journal: Journal, *, lifetime: bool = False) -> dict:
 def rounds_summary(journal: Journal, first_round: int) -> dict:
     """Rounds from ``first_round`` on: played, voided, still open, wagered and paid (cents)."""
     db = journal.db
-    rows = db.execute("SELECT id, status FROM rounds WHERE id >= ?", (first_round,)).fetchall()
+    # counted by SQLite: a list of every round's row was 16 MB at the end of a 100,000-round run
+    counts = dict(db.execute("SELECT status, COUNT(*) FROM rounds WHERE id >= ? GROUP BY status", (first_round,)))
     wagered = paid = 0
     for (data,) in db.execute(SETTLED_ROUNDS + "AND r.round_id >= ?", (first_round,)):
         for seat in json.loads(data)["seats"]:
             wagered += sum(seat["wagers"].values()) + (seat["wagers"]["ante"] if seat["play"] else 0)
             paid += sum(v for v in seat["results"].values() if v > 0) - seat["cap_reduction"]
-    return {"rounds_played": sum(1 for _, s in rows if s == "complete"),
-            "rounds_voided": sum(1 for _, s in rows if s == "void"),
-            "rounds_open": sum(1 for _, s in rows if s == "open"),
+    return {"rounds_played": counts.get("complete", 0), "rounds_voided": counts.get("void", 0),
+            "rounds_open": counts.get("open", 0),
             "wagered_cents": wagered, "paid_cents": paid}
 
 

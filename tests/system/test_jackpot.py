@@ -92,21 +92,30 @@ def test_a_hit_waits_for_a_supervisor_is_paid_and_shown_then_super6_waits_for_a_
                                                   **dict(POSTED, minor=200_000)).message
         rig.act("void_round", role="supervisor", reason="test")
         rig.state("void")
-        # a win lets the value change at once (no 24-hour wait), and Super 6 reopens once shown
-        rig.act("set_jackpots", role="supervisor", who="supervisor Ana", reason="reseed after MINOR",
-                **dict(POSTED, minor=200_000))
-        rig.wait(_super6_open, what="Super 6 open again")
-        assert "MINOR $2,000.00" in rig.sim.sign.display() and "WON" not in rig.sim.sign.display()
-        assert rig.snap["jackpots"]["minor"] == 200_000
+        # a win lets the value change at once (no 24-hour wait), even to the value it had (the reseed),
+        # and Super 6 reopens once the sign shows it
+        rig.act("set_jackpots", role="supervisor", who="supervisor Ana", reason="reseed after MINOR", **POSTED)
+        snap = rig.wait(_super6_open, what="Super 6 open again")
+        assert "MINOR $2,500.00" in rig.sim.sign.display() and "WON" not in rig.sim.sign.display()
+        assert snap["jackpots"]["minor"] == 250_000 and snap["jackpot"]["won"] == []
+        posted = [a["message"] for a in snap["alerts"] if a["kind"] == "jackpot_posted"]
+        assert posted == ["Jackpot values posted by the supervisor Ana: MINOR reseeded at $2,500.00"]
+        assert snap["jackpot"]["changed_at"]["minor"] > snap["jackpot"]["changed_at"]["mega"]
         data = tmp_path / "data"
     out = subprocess.run([sys.executable, "-m", "controller.cli", "jackpot", "--json", "--data-dir", str(data)],
                          capture_output=True, text=True, timeout=60)
     report = json.loads(out.stdout)
-    assert report["posted"]["minor"]["value"] == 200_000
-    assert report["posted"]["minor"]["changed_by"] == "supervisor Ana"
+    assert report["posted"]["minor"]["value"] == 250_000
+    assert report["posted"]["minor"]["changed_by"] == "supervisor Ana"         # reseeded: new all the same
+    assert report["posted"]["minor"]["reason"] == "reseed after MINOR"
     assert report["posted"]["mega"]["changed_by"] == "configuration"
     assert [(h["round"], h["seat"], h["amount"], h["verified_by"]) for h in report["hits"]] == \
         [(1, 1, 250_000, "supervisor Ana")]
+    # the soak's independent reading of the same journal (simulators/soak_check.py) sees the same
+    from simulators.soak_check import _jackpots
+    assert _jackpots(data / "journal.sqlite") == {
+        "wins": [{"round": 1, "level": "minor", "seat": 1, "amount": 250_000}], "postings": 1, "reseeds": 1,
+        "rounds_opened_before_the_next_posting": 1}            # round 2, voided with Super 6 closed
 
 
 def test_jackpot_changes_need_a_supervisor_between_rounds_and_24_hours_without_a_win(tmp_path):

@@ -125,28 +125,37 @@ def test_a_soak_killed_with_its_machine_goes_on_with_resume_and_reports_every_se
     """Two long soaks lost their summaries with their process. The evidence is on disk as it is
     gathered; ``--resume`` reads it back, stops the controller the dead soak left running, and the
     summary covers both segments, every round checked."""
-    import os
     import signal
 
     from simulators.soak_progress import Progress
     soak = _soak_until(tmp_path, 3)
-    soak.send_signal(signal.SIGKILL)                    # the soak dies; its controller runs on
-    soak.wait()
     work = tmp_path / "work"
+    try:
+        beside = subprocess.run([sys.executable, "-m", "simulators.cli", "soak", "--work-dir", str(work),
+                                 "--resume", "--seed", "3", "--faults", "none"],
+                                cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert beside.returncode == 2 and f"a soak is still running there (process {soak.pid})" in beside.stderr
+    finally:
+        soak.send_signal(signal.SIGKILL)                # the soak dies; its controller runs on
+        soak.wait()
     orphan = Progress(work).load().controller_pid
-    assert orphan and os.path.exists(f"/proc/{orphan}")
-    again = subprocess.run([sys.executable, "-m", "simulators.cli", "soak", "--work-dir", str(work), "--seed", "3"],
-                           cwd=ROOT, capture_output=True, text=True, timeout=60)
-    assert again.returncode == 2 and "already holds a soak (soak-progress.jsonl): --resume goes on" in again.stderr
-    other = subprocess.run([sys.executable, "-m", "simulators.cli", "soak", "--work-dir", str(work), "--resume",
-                            "--seed", "4"], cwd=ROOT, capture_output=True, text=True, timeout=60)
-    assert other.returncode == 2 and "was started with seed 3, preset sheet-004: resume it with the same" \
-        in other.stderr
-    done = subprocess.run([sys.executable, "-m", "simulators.cli", "soak", "--work-dir", str(work), "--resume",
-                           "--seed", "3", "--faults", "none", "--rounds", "6", "--summary", str(tmp_path / "s.json")],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    try:
+        assert orphan and _alive(orphan)
+        again = subprocess.run([sys.executable, "-m", "simulators.cli", "soak", "--work-dir", str(work),
+                                "--seed", "3"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert again.returncode == 2 and "already holds a soak (soak-progress.jsonl): --resume goes on" in again.stderr
+        other = subprocess.run([sys.executable, "-m", "simulators.cli", "soak", "--work-dir", str(work), "--resume",
+                                "--seed", "4"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert other.returncode == 2 and "was started with seed 3, faults none: resume it with the options it " \
+            "was started with" in other.stderr
+        done = subprocess.run([sys.executable, "-m", "simulators.cli", "soak", "--work-dir", str(work), "--resume",
+                               "--seed", "3", "--faults", "none", "--rounds", "6", "--summary",
+                               str(tmp_path / "s.json")], cwd=ROOT, capture_output=True, text=True, timeout=300)
+        stopped = not _alive(orphan)
+    finally:
+        _end(orphan)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert not os.path.exists(f"/proc/{orphan}") or "zombie" in open(f"/proc/{orphan}/status").read().lower()
+    assert stopped                                      # the resumed soak ended the dead soak's controller
     doc = json.loads((tmp_path / "s.json").read_text())
     assert [s["segment"] for s in doc["segments"]] == [1, 2] and doc["segments"][1]["t"] > 0
     assert doc["rounds_closed"] >= 6 and doc["elapsed_s"] > doc["segments"][1]["t"]
@@ -156,6 +165,26 @@ def test_a_soak_killed_with_its_machine_goes_on_with_resume_and_reports_every_se
     assert check["resettlement_discrepancies"] == check["payments_doubled"] == check["payments_lost"] == 0
     times = [s["t"] for s in Progress(work).load().samples]
     assert times == sorted(times)                       # one clock over both segments
+
+
+def _alive(pid: int) -> bool:
+    """Running: neither gone nor a zombie waiting for init to reap it (it may go while read)."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            return "zombie" not in status.read().lower()
+    except OSError:
+        return False
+
+
+def _end(pid: int | None) -> None:
+    """The resumed soak stopped the orphan; if a failed assertion came first, this does."""
+    import os
+    import signal
+    try:
+        if pid and _alive(pid):
+            os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
 
 
 def test_resume_needs_a_soak_and_a_cut_last_line_is_dropped(tmp_path):
@@ -173,6 +202,11 @@ def test_resume_needs_a_soak_and_a_cut_last_line_is_dropped(tmp_path):
     got = progress.load()
     assert (len(got.starts), len(got.samples), got.holds, got.elapsed) == (1, 1, 1, 2.0)
     assert progress.path.read_text().endswith('"round":1}\n')          # the next segment starts whole
+    inode = progress.path.stat().st_ino
+    with open(progress.path, "a") as f:
+        f.write('{"kind":"sample","t":5.0,"rounds":2,"rss_kb":1}')     # whole, its newline never written
+    assert len(progress.load().samples) == 2
+    assert progress.path.read_text().endswith('"rss_kb":1}\n') and progress.path.stat().st_ino == inode
     progress.path.write_text('{"kind":"start"}\nnot json\n{"kind":"hold"}\n')
     with pytest.raises(ProgressError, match="line 2 is not a soak fact"):
         progress.load()
