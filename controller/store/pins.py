@@ -31,6 +31,7 @@ change only adds a key), so an earlier controller still reads the file; it ignor
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import fcntl
 import hashlib
 import hmac
@@ -39,6 +40,7 @@ import os
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -80,7 +82,29 @@ class Identity:
 
 
 def _hash(pin: str, salt: bytes, n: int, r: int, p: int) -> bytes:
-    return hashlib.scrypt(pin.encode(), salt=salt, n=n, r=r, p=p, maxmem=64 * 1024 * 1024, dklen=32)
+    try:
+        return hashlib.scrypt(pin.encode(), salt=salt, n=n, r=r, p=p, maxmem=64 * 1024 * 1024, dklen=32)
+    finally:
+        _give_back()
+
+
+def _malloc_trim() -> Callable[[int], int] | None:
+    try:
+        return ctypes.CDLL(None).malloc_trim    # glibc's; another C library has none and needs none
+    except (OSError, AttributeError):
+        return None
+
+
+_TRIM = _malloc_trim()
+
+
+def _give_back() -> None:
+    """scrypt's 16 MiB buffer, freed by OpenSSL, stayed in glibc's heap from the second check on
+    (the first free raises malloc's mmap threshold to its size): the controller's resident memory
+    stepped from 70 to 86 MB at a soak's first jackpot verification and stayed there. Trimming
+    hands it back to the system; PIN checks are rare, the trim takes well under a millisecond."""
+    if _TRIM is not None:
+        _TRIM(0)
 
 
 class PinStore:
