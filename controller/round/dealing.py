@@ -10,7 +10,8 @@ play, none seen twice; anything else is a misdeal that voids the round), a
 hand reported again after a reconnect (the same hand: ignored; another under
 its number: a dead hand), the hand a restarted controller's predecessor asked
 for (kept by the shoe, reported before or after its count: the round's next
-hand), a shoe that is slow to deliver asked again, the shoe's status after
+hand), the hand asked for that arrives after a hold stopped the deal (its
+position's: its cards left the shoe before the hold), a shoe that is slow to deliver asked again, the shoe's status after
 every reconnect (its door and jam; after a restart its count: cards that left
 the shoe unrecorded, beyond that one hand, void the round), and the holds a
 jam or an open door puts on the round. Which state takes which shoe fact is
@@ -169,7 +170,12 @@ class DealingDuties(TableCore):
             # hold stops the deal (its cards left the shoe before the hold). One only: the count,
             # exact from then on, says whether any other card left the shoe
             asked = rnd.hands_received + 1
-        if not (kept or self._accepts("hand")) or fact.hand_no != asked:
+        # the hand asked for, arriving after a hold stopped the deal (a device lost mid-deal): its
+        # cards left the shoe at our asking, so it is its position's hand. Taken for a dead hand, the
+        # shoe's answer to the asking again after the hold was the same cards "read twice" (the
+        # 100,000-round soak: a sensors drop while dealing voided the round, 55 times)
+        in_hold = self.state == "held" and self.round_state == "dealing" and asked is not None
+        if not (kept or in_hold or self._accepts("hand")) or fact.hand_no != asked:
             if self.round is not None and self.state in procedure.DEAD_HAND_STATES:
                 self.fact("hand", hand_no=fact.hand_no, target=DEAD_HAND, cards=cards)
             self.alert("dead_hand", f"A hand came from the shoe for no position (hand {fact.hand_no}): "

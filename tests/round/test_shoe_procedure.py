@@ -136,6 +136,43 @@ def test_a_hand_reported_again_after_a_reconnect_is_not_a_second_hand(tmp_path):
     assert bench.snap["alerts"][-1]["kind"] == "dead_hand"
 
 
+def test_the_hand_asked_for_is_taken_when_it_arrives_after_a_hold_stopped_the_deal(tmp_path):
+    """Found by the 100,000-round soak: the sensors lost while dealing held the round, the hand
+    already asked for arrived during the hold and was taken for a dead hand, and the shoe's
+    answer to the asking again after the hold, the same cards, voided the round "read twice"
+    (55 rounds). The hand is its position's; the deal goes on with the next after the hold."""
+    bench = betting(tmp_path)
+    bench.place(2, "ante", 500)
+    bench.shuffled()
+    bench.done("no_more_bets")
+    bench.done("deal")
+    assert bench.ports.shoe.asked("deliver_hand") == [(1,)]
+    bench.post(DeviceOffline("sensors", "fake://sensors", "connection reset"))
+    assert bench.state == "held"
+    hand = tuple((c, 1) for c in parse_cards("As Kd 7h"))
+    bench.post(HandDealt("shoe", 1, hand))                              # under way before the hold
+    assert [(r.data["hand_no"], r.data["target"]) for r in bench.records("hand")] == [(1, 1)]
+    assert bench.ports.shoe.asked("deliver_hand") == [(1,)]             # nothing more asked while held
+    bench.post(DeviceOnline("sensors", "fake://sensors"))
+    assert bench.state == "dealing" and bench.ports.shoe.asked("deliver_hand")[-1] == (2,)
+    bench.post(HandDealt("shoe", 1, hand))                              # the shoe's kept report again
+    bench.deliver("2c 9d Jh")
+    bench.deliver("Qs Qd 4c")
+    assert bench.state == "decisions"
+    assert [r.data["target"] for r in bench.records("hand")] == [1, 2, 0]
+    assert not [a for a in bench.snap["alerts"] if a["kind"] in ("dead_hand", "misdeal")]
+
+
+def test_a_bad_hand_arriving_during_a_hold_is_still_a_misdeal(tmp_path):
+    bench = betting(tmp_path)
+    bench.shuffled()
+    bench.done("no_more_bets")
+    bench.done("deal")
+    bench.post(DeviceOffline("sensors", "fake://sensors", "connection reset"))
+    bench.post(HandDealt("shoe", 1, tuple((c, 2) for c in parse_cards("As Kd 7h"))))   # the other deck
+    assert bench.state == "void" and "is from deck 2, not the deck in play" in bench.snap["void_reason"]
+
+
 def test_a_shuffle_done_in_any_state_lifts_the_shuffle_hold(tmp_path):
     bench = betting(tmp_path)
     bench.post(ShuffleLate("shoe", 1, 60.0))
