@@ -39,14 +39,15 @@ class Gathered:
     stuck: list[dict[str, Any]] = field(default_factory=list)
     lives: list[dict[str, Any]] = field(default_factory=list)
     holds: int = 0
+    later: list[float] = field(default_factory=list)    # times of the holds and controllers started
     controller_pid: int | None = None   # the last controller the soak started (an orphan if still running)
 
     @property
     def elapsed(self) -> float:
         """Seconds the campaign had played when its last fact was written (its clock goes on from here)."""
         times = [item.get("t", item.get("at", 0.0)) for group in (self.samples, self.injected, self.restarts,
-                                                                   self.stuck) for item in group]
-        return max(times, default=0.0)
+                                                                   self.stuck, self.starts) for item in group]
+        return max([*times, *self.later], default=0.0)
 
 
 class Progress:
@@ -96,8 +97,10 @@ class Progress:
                                     "or is not a soak's") from None
             if kind == "hold":
                 got.holds += 1
+                got.later.append(item.get("t", 0.0))
             elif kind == "controller":
                 got.controller_pid = item.get("pid")
+                got.later.append(item.get("t", 0.0))
             elif kind in lists:
                 lists[kind].append(item)
             else:
@@ -117,7 +120,7 @@ class Progress:
                 out.write("\n")
 
     def write(self, kind: str, item: dict[str, Any]) -> None:
-        assert kind in KINDS, kind
+        assert kind in KINDS and "kind" not in item, (kind, item)    # a fact's own "kind" would hide its kind
         line = json.dumps({"kind": kind, **item}, separators=(",", ":")) + "\n"
         with self._lock:                    # the event thread (faults, holds) and the main thread write
             if self._out is None:

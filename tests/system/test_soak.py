@@ -200,7 +200,7 @@ def test_resume_needs_a_soak_and_a_cut_last_line_is_dropped(tmp_path):
     with open(progress.path, "a") as f:
         f.write('{"kind":"sample","t":4.0,"rou')      # the process died writing it
     got = progress.load()
-    assert (len(got.starts), len(got.samples), got.holds, got.elapsed) == (1, 1, 1, 2.0)
+    assert (len(got.starts), len(got.samples), got.holds, got.elapsed) == (1, 1, 1, 2.5)   # the hold, last
     assert progress.path.read_text().endswith('"round":1}\n')          # the next segment starts whole
     inode = progress.path.stat().st_ino
     with open(progress.path, "a") as f:
