@@ -1,6 +1,7 @@
 import os
 
 import pytest
+import structlog
 from hypothesis import settings
 
 from controller.rules.paytable import load_preset, preset_names
@@ -9,6 +10,15 @@ from controller.rules.paytable import load_preset, preset_names
 settings.register_profile("ci", derandomize=True, deadline=None)
 settings.register_profile("dev", deadline=None)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+
+@pytest.fixture(autouse=True)
+def _structlog_defaults():
+    """Each test starts from structlog's defaults. A table run configures it for the process, and
+    its level filters debug entries before ``capture_logs`` sees them: the driver tests that read
+    debug entries passed or failed by which test their worker had run before (``--dist loadfile``)."""
+    yield
+    structlog.reset_defaults()
 
 
 @pytest.fixture(scope="session")

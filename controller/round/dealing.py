@@ -11,10 +11,11 @@ hand reported again after a reconnect (the same hand: ignored; another under
 its number: a dead hand), the hand a restarted controller's predecessor asked
 for (kept by the shoe, reported before or after its count: the round's next
 hand), the hand asked for that arrives after a hold stopped the deal (its
-position's: its cards left the shoe before the hold), a shoe that is slow to deliver asked again, the shoe's status after
-every reconnect (its door and jam; after a restart its count: cards that left
-the shoe unrecorded, beyond that one hand, void the round), and the holds a
-jam or an open door puts on the round. Which state takes which shoe fact is
+position's: its cards left the shoe before the hold), a shoe that is slow to
+deliver asked again, the shoe's status after every reconnect (its door and
+jam; after a restart its count: cards that left the shoe unrecorded, beyond
+that one hand, void the round), and the holds a jam or an open door puts on
+the round. Which state takes which shoe fact is
 ``machine.SHOE_FACTS``.
 """
 
