@@ -44,7 +44,7 @@ from controller.latency import Latencies
 from controller.round import machine as procedure
 from controller.round.ports import Command, Ports
 from controller.round.table import Table
-from controller.round.view import build_snapshot
+from controller.round.view import SettlementLines, build_snapshot
 from controller.rules.words import command_words, device_says
 from controller.store.anchors import ANCHOR_DIGITS
 from controller.store.journal import JournalError
@@ -95,6 +95,7 @@ class Engine:
         self._anchor("start")                   # the start-up's own facts (self-check, recovery)
         self.observers: list[Callable[[dict], None]] = []
         self._snapshot: dict = {}
+        self._lines = SettlementLines()
         self._version = 0
         self._published = threading.Condition()
         self._thread: threading.Thread | None = None
@@ -386,7 +387,7 @@ class Engine:
             self.latency.add(now - posted)
         self._unpublished.clear()
         if snap is None:
-            snap = build_snapshot(self.table)
+            snap = build_snapshot(self.table, self._lines)
             snap["halted"] = self.halted
         with self._published:
             self._version += 1

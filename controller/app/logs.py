@@ -18,6 +18,11 @@ import structlog
 from structlog.typing import EventDict, Processor, WrappedLogger
 
 from controller.app import journald
+from controller.store.anchors import ANCHOR
+
+# The trail's own entries: one per committed event (controller/store/anchors.py), for the audit
+# trail and its checks, not for a technician reading journalctl. The console shows them at debug.
+TRAIL_ONLY = frozenset({ANCHOR})
 
 LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING,
           "error": logging.ERROR}
@@ -60,9 +65,11 @@ def configure(fmt: str = "json", level: str = "info", stream: TextIO | None = No
 
 
 def _below(console_level: int) -> Processor:
-    """Drops entries under the console's level after the audit trail has kept them."""
+    """Drops entries under the console's level after the audit trail has kept them, and the
+    trail's own entries unless the console shows debug."""
     def processor(logger: WrappedLogger, method_name: str, event_dict: EventDict) -> EventDict:
-        if LEVELS.get(event_dict.get("level", "info"), logging.INFO) < console_level:
+        if LEVELS.get(event_dict.get("level", "info"), logging.INFO) < console_level or \
+                (console_level > logging.DEBUG and event_dict.get("event") in TRAIL_ONLY):
             raise structlog.DropEvent
         return event_dict
     return processor

@@ -94,7 +94,26 @@ FLOOR_STATES = "Super 6: the floor states the amount"
 SPOTS = tuple(Spot)     # iterating the enum class itself costs a generator each time: ~30 a round
 
 
-def build_snapshot(table: Table) -> dict[str, Any]:
+class SettlementLines:
+    """A settlement's pay lines by position, worked out once per settlement: the snapshot is drawn
+    about 35 times a round, and a settlement is never changed once journaled (a later settlement
+    record is a new dict). One per engine: each table's thread has its own."""
+
+    def __init__(self) -> None:
+        self._settlement: dict | None = None
+        self._lines: dict[int, list[str]] = {}
+
+    def __call__(self, settlement: dict, seat: dict) -> list[str]:
+        if settlement is not self._settlement:
+            self._settlement, self._lines = settlement, {}
+        lines = self._lines.get(seat["seat"])
+        if lines is None:
+            lines = self._lines[seat["seat"]] = settlement_lines(seat)
+        return list(lines)          # each snapshot its own list: readers never share a mutable one
+
+
+def build_snapshot(table: Table, lines_of: Callable[[dict, dict], list[str]] | None = None) -> dict[str, Any]:
+    """``lines_of(settlement, seat)`` gives a position's pay lines (a ``SettlementLines`` keeps them)."""
     rnd = table.round
     state = table.state
     void = rnd is not None and rnd.void_reason is not None
@@ -123,7 +142,8 @@ def build_snapshot(table: Table) -> dict[str, Any]:
         if rnd and rnd.settlement:
             seat = next((s for s in rnd.settlement["seats"] if s["seat"] == p), None)
             if seat:
-                lines, net = settlement_lines(seat), seat["net"]
+                lines = lines_of(rnd.settlement, seat) if lines_of else settlement_lines(seat)
+                net = seat["net"]
                 if p in rnd.floor_waiting:
                     # the table's own arithmetic for a linked hit is not what will be paid: the floor's
                     # final amount is (a split may be smaller); the rest of the position stands

@@ -48,6 +48,11 @@ class Failpoints:
             else:
                 raise ValueError(f"{VARIABLE}: {item!r}: unknown failpoint {name!r}")
 
+    @property
+    def armed(self) -> bool:
+        """Any switch left to trip (off in service: the commit path then asks nothing more)."""
+        return bool(self.at_commit or self.at_record)
+
     @classmethod
     def from_environment(cls) -> Failpoints:
         return cls(os.environ.get(VARIABLE))

@@ -371,7 +371,8 @@ class _Transaction:
                 raise JournalError(f"{j.path}: write failed: {err}") from None
             return False
         try:
-            j.failpoints.before_commit(j._kinds)
+            if j.failpoints.armed:
+                j.failpoints.before_commit(j._kinds)
             if j.audit_head is not None and j._kinds:
                 j.set_meta("audit_head", j.audit_head())   # the audit trail as this commit saw it
             j.db.execute("COMMIT")
@@ -379,7 +380,8 @@ class _Transaction:
             self._rollback()
             raise JournalError(f"{j.path}: commit failed: {commit_err}") from None
         j.commits += 1
-        j.failpoints.committed(j._kinds)
+        if j.failpoints.armed:
+            j.failpoints.committed(j._kinds)
         return False
 
     def _rollback(self) -> None:

@@ -41,7 +41,7 @@ def test_under_the_journal_every_line_carries_its_priority(tmp_path):
     out = _run_table(tmp_path, dict(os.environ, JOURNAL_STREAM=_journal_stream(stderr)), stderr)
     assert out.returncode == 0
     lines = stderr.read_text().splitlines()
-    assert len(lines) > 20
+    assert len(lines) > 10            # start-up, devices, page, stop (anchors go to the trail alone)
     for line in lines:
         match = re.match(r"<(\d)>(\{.*\})$", line)
         assert match, line

@@ -41,3 +41,14 @@ def test_a_fail_switch_fails_the_commit_that_would_hold_the_nth_record():
 def test_a_switch_that_means_nothing_is_refused_naming_it(spec, why):
     with pytest.raises(ValueError, match=f"TABLE_FAILPOINTS: '{spec.replace('*', '[*]')}': .*{why}"):
         Failpoints(spec)
+
+
+def test_without_a_switch_the_commit_path_asks_nothing(monkeypatch):
+    killed: list[int] = []
+    monkeypatch.setattr(fp.os, "kill", lambda pid, sig: killed.append(sig))
+    assert not Failpoints(None).armed and not Failpoints("").armed
+    points = Failpoints("journal.record=paid:kill")
+    assert points.armed
+    points.committed(["paid"])
+    assert killed and not points.armed                       # spent: nothing left to trip
+    assert Failpoints("journal.commit=9:fail").armed
