@@ -19,8 +19,9 @@ from typing import Any, Protocol
 
 from controller.rules.cards import parse_card
 from controller.rules.paytable import Preset
+from simulators.apart import ApartDealer, SimulatedTableApart
 from simulators.dealer import ScriptedDealer, Submit
-from simulators.table import SimOptions, SimulatedTable
+from simulators.table import SimError, SimOptions, SimulatedTable
 
 
 class Configurable(Protocol):
@@ -40,16 +41,21 @@ ROYAL_FOR_POSITION_1 = [parse_card(c) for c in ("Ah", "Kh", "Qh", "Jh", "Th", "2
 
 
 def simulate(config: Configurable, *, transport: str = "pty", shoe_usb: bool = False, seed: int = 1,
-             strategy: str = "optimal", royal_at: tuple[int, ...] = ()) -> tuple[SimulatedTable, Any]:
+             strategy: str = "optimal", royal_at: tuple[int, ...] = (),
+             apart: bool = False) -> tuple[SimulatedTable | SimulatedTableApart, Any]:
     """The simulated table for ``config`` (not started) and ``config`` pointed at it; ``royal_at``:
-    the players' rounds dealt a royal flush for position 1 on purpose (simulators/players.py)."""
+    the players' rounds dealt a royal flush for position 1 on purpose (simulators/players.py);
+    ``apart``: devices, players and dealer in a process of their own (simulators/apart.py)."""
     # the simulated devices' heartbeat keeps well inside the drivers' silence timeout
     beat = min(1.0, config.devices["shoe"].settings.get("silence_after", 3.0) / 4)
-    sim = SimulatedTable(SimOptions(transport=transport, shoe_usb=shoe_usb, seed=seed,
-                                    positions=config.positions, strategy=strategy, heartbeat_every=beat,
-                                    sign_address=config.devices["sign"].settings.get("address", "01"),
-                                    rigged={r: ROYAL_FOR_POSITION_1 for r in royal_at} or None),
-                         preset=config.preset)
+    options = SimOptions(transport=transport, shoe_usb=shoe_usb, seed=seed, positions=config.positions,
+                         strategy=strategy, heartbeat_every=beat,
+                         sign_address=config.devices["sign"].settings.get("address", "01"),
+                         rigged={r: ROYAL_FOR_POSITION_1 for r in royal_at} or None)
+    if apart and shoe_usb:
+        raise SimError("the simulated USB shoe lives in the controller's process (pyusb's backend): "
+                       "it cannot run apart")
+    sim = SimulatedTableApart(options, config.preset.name) if apart else SimulatedTable(options, preset=config.preset)
     urls = sim.urls()
     line = sim.line_settings()
     return sim, config.with_devices({role: replace(dev, url=urls[role], transport={**dev.transport, **line[role]},
@@ -64,10 +70,13 @@ def _paired(device: Any, key_file: str | None) -> dict[str, Any]:
     return {**device.settings, "key_file": key_file}
 
 
-def scripted_dealer(sim: SimulatedTable, submit: Submit, observers: list[Callable[[dict[str, Any]], None]],
-                    rounds: int | None = None) -> ScriptedDealer:
+def scripted_dealer(sim: SimulatedTable | SimulatedTableApart, submit: Submit,
+                    observers: list[Callable[[dict[str, Any]], None]],
+                    rounds: int | None = None) -> ScriptedDealer | ApartDealer:
     """A scripted dealer working the simulated players' table through ``submit``, watching the
-    snapshots given to ``observers``."""
+    snapshots given to ``observers`` (in the devices' process when they run apart)."""
+    if isinstance(sim, SimulatedTableApart):
+        return sim.dealer(submit, observers, rounds)
     dealer = ScriptedDealer(submit, sim.players, rounds=rounds)
     observers.append(dealer.observe)
     return dealer

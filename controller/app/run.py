@@ -60,6 +60,7 @@ class RunOptions:
     program: Verdict | None = None  # the program's self-check, when the command line made it already
     log_level: str | None = None    # overrides log.level on the console (the audit trail keeps info)
     royal_at: tuple[int, ...] = ()  # simulated: rounds dealt position 1 a royal flush on purpose
+    sim_apart: bool = False         # simulated: devices, players and dealer in a process of their own
 
 
 class Watcher(Protocol):
@@ -101,7 +102,8 @@ class TableRun:
             # the one place the controller reaches for simulators: devices where hardware would be
             from simulators.harness import simulate
             self.sim, config = simulate(config, transport=opts.sim_transport, shoe_usb=opts.shoe_usb,
-                                        seed=opts.seed, strategy=opts.strategy, royal_at=opts.royal_at)
+                                        seed=opts.seed, strategy=opts.strategy, royal_at=opts.royal_at,
+                                        apart=opts.sim_apart)
         self.config = config
         self.audit = AuditTrail(audit_dir(config, opts.data_dir), retention=config.audit_retention)
         self.audit.check()                      # a trail that does not verify stops the start

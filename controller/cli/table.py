@@ -38,6 +38,9 @@ def add_commands(sub: Subparsers) -> None:
                    help="with --simulate: in the players' round ROUND (from 1) position 1 alone bets Ante $5 "
                    "and Super 6 $10 and is dealt a royal flush (Super 6's MINOR on sheet 004); repeatable")
     p.add_argument("--shoe-usb", action="store_true", help="attach the simulated shoe by USB")
+    p.add_argument("--sim-apart", action="store_true",
+                   help="with simulated devices: run them, the players and the scripted dealer in a process "
+                   "of their own, where hardware would be (benchmarks: the controller's process alone)")
     p.add_argument("--data-dir", metavar="DIR", help="journal and audit files (overrides data.dir)")
     p.add_argument("--log-format", choices=("json", "console"), help="overrides log.format")
     p.add_argument("--log-level", choices=("debug", "info", "warning", "error"),
@@ -57,6 +60,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise SystemExit(f"table-controller: --royal-at {min(args.royal_at)}: a round number is 1 or more")
     if args.royal_at and args.config is not None and not args.simulate:
         raise SystemExit("table-controller: --royal-at needs simulated devices (--simulate)")
+    if args.sim_apart and (args.shoe_usb or (args.config is not None and not args.simulate)):
+        raise SystemExit("table-controller: --sim-apart needs simulated devices on ptys (--simulate, "
+                         "without --shoe-usb: the simulated USB bus lives in the controller's process)")
     # run brings in the engine, the drivers and the page's web server: only when running
     from controller.app.run import RunOptions, run
     watcher = None
@@ -69,4 +75,4 @@ def cmd_run(args: argparse.Namespace) -> int:
                           rounds=args.rounds, seed=args.seed, data_dir=args.data_dir,
                           log_format=args.log_format, shoe_usb=args.shoe_usb,
                           strategy=args.strategy, port=args.port, log_level=level,
-                          royal_at=tuple(args.royal_at)), watcher)
+                          royal_at=tuple(args.royal_at), sim_apart=args.sim_apart), watcher)
