@@ -15,7 +15,10 @@ side bet, the journal durable) and reads, for each program measured:
 worktree that uses this checkout's .venv) in the same way, one after the other,
 so both are measured on the same machine in one run.
 
-    .venv/bin/python benchmarks/bench_table.py --rounds 2000 --compare 84c6d12
+    .venv/bin/python benchmarks/bench_table.py --rounds 2000 --compare 84c6d12 --apart
+
+With ``--apart`` the memory figures are the controller's process alone (the simulated devices and
+players are in their own); in one process they are both.
 """
 
 from __future__ import annotations
@@ -37,11 +40,12 @@ sys.path.insert(0, str(ROOT))
 from simulators.soak import rounds_closed, rss_kb  # noqa: E402  (the same readings as the soak's)
 
 
-def measure(root: Path, rounds: int, seed: int) -> dict:
+def measure(root: Path, rounds: int, seed: int, extra: tuple[str, ...] = ()) -> dict:
     with tempfile.TemporaryDirectory(prefix="bench-table-") as tmp:
         data = Path(tmp) / "data"
         proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--autoplay", "--rounds", str(rounds),
-                                 "--seed", str(seed), "--data-dir", str(data), "--port", "0", "--log-format", "json"],
+                                 "--seed", str(seed), "--data-dir", str(data), "--port", "0", "--log-format", "json",
+                                 *extra],
                                 cwd=root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         samples: list[tuple[int, int]] = []          # (rounds closed, RSS KB)
         while proc.poll() is None:
@@ -78,8 +82,13 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--compare", metavar="REV", help="also measure this git revision, in the same run")
+    parser.add_argument("--apart", action="store_true",
+                        help="also measure this tree with the simulated devices, players and dealer in a process "
+                        "of their own (--sim-apart): the controller's process alone, as on a table PC")
     args = parser.parse_args()
     results = {"this": measure(ROOT, args.rounds, args.seed)}
+    if args.apart:
+        results["this, devices apart"] = measure(ROOT, args.rounds, args.seed, ("--sim-apart",))
     if args.compare:
         with tempfile.TemporaryDirectory(prefix="bench-rev-") as tmp:
             tree = Path(tmp) / "tree"
@@ -96,6 +105,9 @@ def main() -> int:
     print("\n| figure | " + " | ".join(results) + " |\n| --- |" + " --- |" * len(results))
     for key in keys:
         print(f"| {key} | " + " | ".join(str(r[key]) for r in results.values()) + " |")
+    print("| frame to snapshot p50 / p99 / max ms | " + " | ".join(
+        "{p50_ms} / {p99_ms} / {max_ms}".format(**r["latency"]["frame_to_snapshot"]) if r.get("latency") else "-"
+        for r in results.values()) + " |")
     return 0
 
 
