@@ -21,6 +21,7 @@ class Conditions(DeviceLinks):
     recovered: Round | None                 # the open round found in the journal at start-up
     replay_problem: str | None              # what does not hold in it, when something does not
     links: list[tuple[int, int]]            # positions played by one player (betting)
+    counting_after_recovery: bool           # the shoe's count after a restart asked for, not yet agreed
 
     def devices_answering(self, event: EventData | None = None) -> bool:
         lost = [r for r in REQUIRED_DEVICES if not self.online.get(r)]
@@ -110,7 +111,12 @@ class Conditions(DeviceLinks):
             f"position {position}: the Play must equal the Ante ({money(ante)}), not {money(amount)}")
 
     def hands_complete(self, event: EventData | None = None) -> bool:
-        return self.open_round.hands_received >= self.open_round.hands_needed
+        """Every hand in, and after a restart the shoe's count agreeing with them: the count asked
+        for once the hand the shoe kept is in must answer before the deal ends (a count is only
+        taken while dealing; skipped, a new hand formed in place of the kept one, three more cards
+        gone, went unseen when it was the last hand)."""
+        rnd = self.open_round
+        return rnd.hands_received >= rnd.hands_needed and not self.counting_after_recovery
 
     def position_undecided(self, event: EventData) -> bool:
         position, rnd = event.kwargs.get("position"), self.open_round

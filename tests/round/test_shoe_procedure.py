@@ -284,6 +284,32 @@ def test_three_cards_gone_with_no_hand_formed_before_a_restart_are_found_by_the_
         "cards left the shoe while the controller was down (the shoe holds 46, the journal expects 49)")
 
 
+def test_the_second_count_is_taken_before_the_deal_ends_when_the_kept_hand_was_the_last(tmp_path):
+    """Review finding (session 11): killed after asking for the dealer's hand, the last; the count
+    one hand short took it for the hand kept; the deal ended with that hand, before the second count
+    answered, and a count is only read while dealing: three more cards gone went unseen."""
+    for remaining, voided in ((43, True), (46, False)):
+        before = betting(tmp_path / str(remaining))
+        before.shuffled()
+        before.done("no_more_bets")
+        before.done("deal")
+        before.deliver("As Kd 7h")
+        assert before.ports.shoe.asked("deliver_hand")[-1] == (2,)   # the dealer's hand, the last
+        before.journal.close()                                         # killed
+        after = Bench(tmp_path / str(remaining), "sheet-004")
+        after.devices_up()
+        after.post(ShoeCount("shoe", 46, 1, True))      # one hand short: the dealer's hand kept
+        after.deliver("2c 9d Jh")
+        assert after.state == "dealing"                 # not before the count says what left the shoe
+        after.post(ShoeCount("shoe", remaining, 1, True))
+        if voided:                                      # a new hand formed in place of the kept one
+            assert after.state == "void" and after.snap["void_reason"] == (
+                "cards left the shoe while the controller was down (the shoe holds 43, the journal expects 46)")
+        else:
+            assert after.state == "decisions"
+            assert [r.data["target"] for r in after.records("hand")] == [1, 0]
+
+
 def test_the_hand_formed_before_a_restart_is_taken_while_a_hold_stops_the_deal(tmp_path):
     """Review finding: a hold before the count (the sensors away) made the kept hand a dead hand,
     and the same cards, asked for again after the hold, a misdeal "read twice"."""
