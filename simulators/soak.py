@@ -161,6 +161,10 @@ class Soak:
         if differ:
             raise ProgressError(f"the soak in {self.work} was started with {', '.join(differ)}: resume it with "
                                 "the options it was started with (only --rounds may change)")
+        journal = self.work / "data" / "journal.sqlite"
+        if not journal.exists() and any(sample.get("rounds") for sample in got.samples):
+            raise ProgressError(f"{journal} is gone, but its soak had played rounds: the journal is the soak's "
+                                "evidence; there is nothing to resume")
         self.starts, self.samples, self.injected = got.starts, got.samples, got.injected
         self.restarts, self.stuck, self.lives, self.holds = got.restarts, got.stuck, got.lives, got.holds
         self.offset = got.elapsed

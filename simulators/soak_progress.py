@@ -83,15 +83,19 @@ class Progress:
         got = Gathered()
         lists = {"start": got.starts, "sample": got.samples, "fault": got.injected, "restart": got.restarts,
                  "stuck": got.stuck, "life": got.lives}
-        text = self.path.read_text(encoding="utf-8")
-        lines = text.splitlines()
-        for number, line in enumerate(lines, start=1):
+        data = self.path.read_bytes()       # bytes: a cut line may end inside a character
+        lines = data.split(b"\n")
+        ended = lines[-1] == b""            # the file ends with a newline
+        if ended:
+            lines.pop()
+        keep = len(data)
+        for number, raw in enumerate(lines, start=1):
             try:
-                item = json.loads(line)
+                item = json.loads(raw.decode("utf-8"))
                 kind = item.pop("kind")
-            except (json.JSONDecodeError, KeyError, AttributeError, TypeError):
-                if number == len(lines):
-                    lines.pop()             # written when the process died
+            except (UnicodeDecodeError, json.JSONDecodeError, KeyError, AttributeError, TypeError):
+                if number == len(lines):    # written when the process died
+                    keep, ended = len(data) - len(raw) - (1 if ended else 0), True
                     break
                 raise ProgressError(f"{self.path}: line {number} is not a soak fact; the file was edited "
                                     "or is not a soak's") from None
@@ -105,19 +109,18 @@ class Progress:
                 lists[kind].append(item)
             else:
                 raise ProgressError(f"{self.path}: line {number}: unknown kind {kind!r}")
-        self._mend(text, "".join(line + "\n" for line in lines))
+        self._mend(len(data), keep, ended)
         return got
 
-    def _mend(self, text: str, whole: str) -> None:
-        """Cuts the file back to its whole lines (a cut last line) or ends it with a newline: in
-        place, never by writing the file anew, so no error here can lose the lines before."""
-        if whole == text:
-            return
-        if text.startswith(whole):
-            os.truncate(self.path, len(whole.encode("utf-8")))
-        else:                               # its last line is whole but lacks its newline
-            with self.path.open("a", encoding="utf-8") as out:
-                out.write("\n")
+    def _mend(self, size: int, keep: int, ended: bool) -> None:
+        """Cuts the file back to its first ``keep`` bytes, its whole lines (a cut last line), or ends
+        it with a newline: in place, never by writing the file anew, so no error here can lose the
+        lines before."""
+        if keep < size:
+            os.truncate(self.path, keep)
+        elif not ended:                     # its last line is whole but lacks its newline
+            with self.path.open("ab") as out:
+                out.write(b"\n")
 
     def write(self, kind: str, item: dict[str, Any]) -> None:
         assert kind in KINDS and "kind" not in item, (kind, item)    # a fact's own "kind" would hide its kind

@@ -31,7 +31,6 @@ change only adds a key), so an earlier controller still reads the file; it ignor
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import fcntl
 import hashlib
 import hmac
@@ -89,10 +88,13 @@ def _hash(pin: str, salt: bytes, n: int, r: int, p: int) -> bytes:
 
 
 def _malloc_trim() -> Callable[[int], int] | None:
-    try:
-        return ctypes.CDLL(None).malloc_trim    # glibc's; another C library has none and needs none
-    except (OSError, AttributeError):
+    try:                                        # a Python built without ctypes still checks PINs
+        import ctypes
+        trim = ctypes.CDLL(None).malloc_trim    # glibc's; another C library has none and needs none
+    except (ImportError, OSError, AttributeError):
         return None
+    trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int     # int malloc_trim(size_t pad)
+    return trim
 
 
 _TRIM = _malloc_trim()

@@ -154,7 +154,7 @@ def test_a_soak_killed_with_its_machine_goes_on_with_resume_and_reports_every_se
         stopped = not _alive(orphan)
     finally:
         _end(orphan)
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == 0, (done.stdout[-4000:], done.stderr[-3000:])
     assert stopped                                      # the resumed soak ended the dead soak's controller
     doc = json.loads((tmp_path / "s.json").read_text())
     assert [s["segment"] for s in doc["segments"]] == [1, 2] and doc["segments"][1]["t"] > 0
@@ -210,3 +210,33 @@ def test_resume_needs_a_soak_and_a_cut_last_line_is_dropped(tmp_path):
     progress.path.write_text('{"kind":"start"}\nnot json\n{"kind":"hold"}\n')
     with pytest.raises(ProgressError, match="line 2 is not a soak fact"):
         progress.load()
+
+
+def test_a_last_line_cut_inside_a_character_is_dropped_not_a_crash(tmp_path):
+    """Review finding (session 11): the file was read as UTF-8 text, and a line cut inside a
+    character (or a tail of garbage after a power cut) raised UnicodeDecodeError at every resume."""
+    from simulators.soak_progress import Progress
+    progress = Progress(tmp_path)
+    progress.write("start", {"segment": 1, "t": 0.0, "note": "mesa número 1"})
+    progress.close()
+    whole = progress.path.read_bytes()
+    with open(progress.path, "ab") as f:
+        f.write('{"kind":"sample","note":"ú'.encode()[:-1])      # cut between the two bytes of "ú"
+    assert len(progress.load().starts) == 1
+    assert progress.path.read_bytes() == whole                     # cut back to its whole lines
+
+
+def test_a_resume_whose_journal_is_gone_is_refused(tmp_path):
+    """Review finding (session 11): a deleted journal was accepted, and the campaign's rounds began
+    again from nothing under the old soak's name."""
+    from simulators.soak import SoakOptions
+    from simulators.soak_progress import Progress
+    o = SoakOptions()
+    progress = Progress(tmp_path)
+    progress.write("start", {"segment": 1, "t": 0.0, "seed": o.seed, "preset": o.preset, "positions": o.positions,
+                             "faults": o.faults, "fault_rate": o.fault_rate, "kill_rate": o.kill_rate})
+    progress.write("sample", {"t": 2.0, "rounds": 40, "rss_kb": 1})
+    progress.close()
+    done = subprocess.run([sys.executable, "-m", "simulators.cli", "soak", "--resume", "--work-dir", str(tmp_path)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "journal.sqlite is gone, but its soak had played rounds" in done.stderr
