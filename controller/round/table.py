@@ -99,10 +99,13 @@ class Table(Conditions):
     def _replayed_problem(self, rnd: Round) -> str | None:
         """Recovery re-checks what it replays, the cards first: a hand that is a misdeal (whatever
         stopped the process before it voided the round) or a wager the table could not accept
-        voids the round instead of carrying it on."""
-        if rnd.preset and rnd.preset != self.preset.name:
+        voids the round instead of carrying it on. A round whose settlement is journaled is paid as
+        the reveal announced it, whatever the configuration says now: its amounts are in the journal,
+        and positions may have been paid already (voided, they would have their wagers back too)."""
+        configured = rnd.settlement is None
+        if configured and rnd.preset and rnd.preset != self.preset.name:
             return f"on recovery: the round opened under preset {rnd.preset}, not {self.preset.name}"
-        if rnd.config_digest and rnd.config_digest != self.config.digest:
+        if configured and rnd.config_digest and rnd.config_digest != self.config.digest:
             return "on recovery: the round opened under another configuration; it is not settled under this one"
         seen: set[int] = set()
         for record in self.journal.records(rnd.id):
@@ -114,7 +117,7 @@ class Table(Conditions):
                 if problem:
                     return f"on recovery: {problem}"
             seen.update(c for c, _ in cards if c is not None)
-        for position, wagers in rnd.wagers.items():
+        for position, wagers in rnd.wagers.items() if configured else ():
             for spot, amount in wagers.items():
                 problem = self.stack_problem(spot, amount, None) if amount else None
                 if problem or not self.config.has_position(position):
