@@ -6,7 +6,8 @@ problems, the key and its line, one problem per line (unknown keys, bad device
 URLs, unknown presets or drivers, inconsistent limits: every key is checked
 that does not depend on one already refused), so a table never starts
 half-configured and a technician fixes a file in one pass. ``digest`` is what the
-journal compares between runs to notice a changed configuration.
+journal compares between runs to notice a changed configuration; ``play_digest``
+what a recovered round must have opened under.
 
 Sections (deploy/table.example.toml explains every key):
   [table]    id, preset | paytable, positions, one_player_two_positions,
@@ -36,11 +37,11 @@ from __future__ import annotations
 import hashlib
 import ipaddress
 import json
-import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from controller.app.device_urls import is_ip, url_problem
 from controller.app.floorconfig import parse_floor
 from controller.errors import InputError
 from controller.floor.settings import FloorSettings
@@ -63,10 +64,7 @@ class _Checker(TomlChecker):
 
 DEVICE_ROLES = ("shoe", "sensors", "sign")
 SECTIONS = ("table", "jackpot", "data", "log", "page", "gaming_day", "devices", "floor")
-URL_FORMS = re.compile(r"^(/dev/\S+|(socket|rfc2217)://[^\s:/]+:\d{1,5}\S*|loop://\S*|spy://\S+"
-                       r"|usb://[0-9a-fA-F]{4}:[0-9a-fA-F]{4}(/\S+)?)$")
-NETWORK_URL = re.compile(r"^(socket|rfc2217)://([^\s:/?]+):(\d+)([/?]\S*)?$")
-HOST_NAME = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)(\.(?!-)[A-Za-z0-9-]{1,63}(?<!-))*")
+NOT_IN_PLAY = ("data", "log", "page", "devices")     # where things are, not how a round is played
 ID_LONGEST = 32              # the table's id on the page's header, in logs and the journal
 ALLOW_MOST = 64              # address ranges in page.allow
 LIMITS = {                   # seconds (least, most) and whole numbers: a typo, not a table, goes beyond
@@ -121,14 +119,22 @@ class TableConfig:
 
     @property
     def digest(self) -> str:
-        """SHA-256 over the parsed configuration and the rules it loads."""
-        doc = {"config": self.raw, "rules": self.preset.digest}
+        """SHA-256 over the parsed configuration and the rules it loads: any change, at start-up."""
+        return self._digest(self.raw)
+
+    @property
+    def play_digest(self) -> str:
+        """The same over what decides how a round is dealt and settled (all but NOT_IN_PLAY): a
+        round recovered after a device moved to another port is carried on, not voided."""
+        return self._digest({key: value for key, value in self.raw.items() if key not in NOT_IN_PLAY})
+
+    def _digest(self, config: dict[str, Any]) -> str:
+        doc = {"config": config, "rules": self.preset.digest}
         return hashlib.sha256(json.dumps(doc, sort_keys=True, default=str).encode()).hexdigest()
 
     def with_devices(self, devices: dict[str, DeviceConfig]) -> TableConfig:
         """The same table on other devices (simulators). ``raw`` and so the digest stay the
         file's: generated pty names must not read as a configuration change at every start."""
-        from dataclasses import replace
         return replace(self, devices=devices)
 
 
@@ -214,7 +220,7 @@ def parse_config(text: str, source: str, base: Path | None = None) -> TableConfi
     host = "127.0.0.1"
     with c.part():
         host = c.text(page.get("host", "127.0.0.1"), "page.host", longest=64)
-        if host != "localhost" and not _is_ip(host):
+        if host != "localhost" and not is_ip(host):
             raise c.fail("page.host", f"{host!r} is not an IP address (such as \"127.0.0.1\" or \"::1\") "
                          "nor \"localhost\"")
     port = page.get("port", 8080)
@@ -293,34 +299,6 @@ def _whole(c: _Checker, value: Any, key: str) -> int:
     return value
 
 
-def _is_ip(host: str) -> bool:
-    try:
-        ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return True
-
-
-def _url_problem(url: Any, role: str) -> str | None:
-    """Why a device URL cannot be used; None when it can."""
-    if not isinstance(url, str) or not URL_FORMS.match(url):
-        return (f"{url!r} is not a device URL (/dev/..., socket://HOST:PORT, rfc2217://HOST:PORT, loop://, "
-                "spy://..., usb://VID:PID[/SERIAL])")
-    if url.startswith("usb://") and role != "shoe":
-        return f"only the shoe attaches by USB; the {role} is on a serial line"
-    network = NETWORK_URL.match(url)
-    if url.startswith(("socket://", "rfc2217://")):
-        if not network:
-            return f"{url!r} is not SCHEME://HOST:PORT, optionally followed by /... or ?OPTIONS"
-        host, port = network.group(2), int(network.group(3))
-        numeric = re.fullmatch(r"[0-9.]+", host) is not None
-        if (numeric and not _is_ip(host)) or (not numeric and not HOST_NAME.fullmatch(host)) or len(host) > 253:
-            return f"{url!r}: host {host!r} is neither an IPv4 address nor a host name"
-        if not 1 <= port <= 65535:
-            return f"{url!r}: port {port} is not a port number 1-65535"
-    return None
-
-
 def _device(c: _Checker, role: str, doc: Any) -> DeviceConfig:
     """One device's table; its problems are kept (``c.problem``), each key on its own."""
     key = f"devices.{role}"
@@ -332,7 +310,7 @@ def _device(c: _Checker, role: str, doc: Any) -> DeviceConfig:
         c.problem(f"{key}.driver", f"{driver!r} is not a {role} driver "
                   f"({', '.join(registry.drivers_for(role))})")
     url = doc.get("url")
-    problem = _url_problem(url, role)
+    problem = url_problem(url, role)
     if problem:
         c.problem(f"{key}.url", problem)
     transport: dict[str, Any] = {}

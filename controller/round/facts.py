@@ -7,7 +7,8 @@ same order, so a round after a restart is the round before it, by
 construction rather than by a second code path.
 
 Record kinds (data fields):
-  opened     round, preset, deck, config_digest, jackpots, generations? (a linked jackpot: each level's)
+  opened     round, preset, deck, config_digest, play_digest?, jackpots, generations? (a linked jackpot:
+             each level's)
   shuffle    deck                            a shuffle was asked for (again, after a restart)
   shuffled   deck, count                     the shoe's shuffle for this round
   deck_check deck, ok, count, missing, duplicates, foreign [[card, deck]]   the deck after the shuffle
@@ -51,6 +52,7 @@ class Round:
     preset: str = ""
     deck: int = 1
     config_digest: str = ""
+    play_digest: str = ""               # what decides its play and settlement (none before session 11)
     jackpots: dict[str, int] = field(default_factory=dict)
     generations: dict[str, int] = field(default_factory=dict)   # a linked jackpot's, as dealt under
     shuffled: bool = False
@@ -147,7 +149,7 @@ class Round:
 
     def _on_opened(self, d):
         self.preset, self.deck = d["preset"], d["deck"]
-        self.config_digest = d.get("config_digest", "")
+        self.config_digest, self.play_digest = d.get("config_digest", ""), d.get("play_digest", "")
         self.jackpots = dict(d.get("jackpots", {}))
         self.generations = dict(d.get("generations", {}))
 

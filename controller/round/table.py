@@ -105,7 +105,11 @@ class Table(Conditions):
         configured = rnd.settlement is None
         if configured and rnd.preset and rnd.preset != self.preset.name:
             return f"on recovery: the round opened under preset {rnd.preset}, not {self.preset.name}"
-        if configured and rnd.config_digest and rnd.config_digest != self.config.digest:
+        # what it was played under: a device moved to another port is not another game (a round
+        # opened by an earlier release has only the whole file's digest)
+        opened_under, now = ((rnd.play_digest, self.config.play_digest) if rnd.play_digest
+                             else (rnd.config_digest, self.config.digest))
+        if configured and opened_under and opened_under != now:
             return "on recovery: the round opened under another configuration; it is not settled under this one"
         seen: set[int] = set()
         for record in self.journal.records(rnd.id):
@@ -153,7 +157,7 @@ class Table(Conditions):
         self.round = Round(round_id)
         self.links = []
         self.fact("opened", preset=self.preset.name, deck=1 if decks == 1 else 1 + round_id % decks,
-                  config_digest=self.config.digest, jackpots=self.jackpot.values,
+                  config_digest=self.config.digest, play_digest=self.config.play_digest, jackpots=self.jackpot.values,
                   # a linked jackpot: the generation of each level the round is dealt under (its claim's)
                   **({"generations": dict(self.jackpot.generations)} if self.jackpot.linked else {}))
 

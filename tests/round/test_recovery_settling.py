@@ -45,18 +45,44 @@ def test_a_round_being_paid_is_finished_after_a_restart_under_another_configurat
     assert {r.data["position"]: r.data["net"] for r in after.records("paid")} == settled
 
 
-def test_before_the_reveal_another_configuration_still_voids_the_round(tmp_path):
-    """Nothing is paid before the reveal: a round carried into another configuration is void and
-    every wager returned, as before (its settlement would be worked out under rules it did not open
-    under)."""
+def _deciding(tmp_path) -> Bench:
     before = Bench(tmp_path)
     before.devices_up()
     before.open_and_bet({1: {"ante": 500}})
     before.deal("As Kd 3c", "Qh 5d 2s")
     assert before.state == "decisions"
-    before.journal.close()
-    after = Bench(tmp_path, page_settings="port = 9999\n")
+    before.journal.close()                              # killed before the reveal
+    return before
+
+
+def test_before_the_reveal_a_change_of_how_the_game_is_played_voids_the_round(tmp_path):
+    """Nothing is paid before the reveal: a round carried into other rules or table settings is
+    void and every wager returned (its settlement would be worked out under what it did not open
+    under)."""
+    _deciding(tmp_path)
+    after = Bench(tmp_path, hand_timeout=7.0)           # [table] changed
     after.devices_up()
     assert after.state == "void" and after.records("paid") == []
     assert after.snap["void_reason"] == ("on recovery: the round opened under another configuration; "
                                          "it is not settled under this one")
+
+
+def test_a_device_moved_or_the_page_changed_is_not_another_game(tmp_path):
+    """Session 11: the soak's restarts on new simulated ports, a technician moving a cable: the
+    configuration file changed where things are, not how the round is played, so it goes on."""
+    before = _deciding(tmp_path)
+    after = Bench(tmp_path, page_settings="port = 9999\n")
+    assert after.config.digest != before.config.digest and after.config.play_digest == before.config.play_digest
+    after.devices_up()
+    assert after.state == "decisions" and after.snap["void_reason"] is None
+
+
+def test_a_round_opened_by_an_earlier_release_is_held_to_the_whole_files_digest(tmp_path, monkeypatch):
+    """Its opened record has no play digest: only the whole file's can say it was not changed."""
+    from controller.app.config import TableConfig
+    with monkeypatch.context() as old:
+        old.setattr(TableConfig, "play_digest", property(lambda self: ""))
+        _deciding(tmp_path)
+    after = Bench(tmp_path, page_settings="port = 9999\n")
+    after.devices_up()
+    assert after.state == "void"
