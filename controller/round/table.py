@@ -27,6 +27,7 @@ import structlog
 from transitions import EventData
 
 from controller.app.config import TableConfig
+from controller.errors import InputError
 from controller.round import machine as procedure
 from controller.round.conditions import Conditions
 from controller.round.dealing import HAND_TIMER
@@ -36,10 +37,15 @@ from controller.round.ports import CheckDeck, Shuffle
 from controller.rules.roundio import settlement_json
 from controller.rules.settlement import SeatHand, SettlementError, Wagers, settle_round
 from controller.rules.spots import Spot
-from controller.rules.words import dealer_announcement
+from controller.rules.words import dealer_announcement, positions_list
 from controller.store.jackpot import JackpotBoard
 from controller.store.journal import Journal
 from controller.store.recall import record_meter_reset
+
+
+class RecoveryRefused(InputError):
+    """The open round in the journal cannot be finished under this configuration, and may not be
+    voided (it is being paid): the table does not start, and says what to put back."""
 
 
 class Table(Conditions):
@@ -93,6 +99,13 @@ class Table(Conditions):
         if last is None or last[1] != "open":
             return
         rnd = Round.from_records(last[0], self.journal.records(last[0]))
+        if rnd.settlement is not None and rnd.floor_waiting and not self.jackpot.linked:
+            # being paid, so never voided; its linked jackpot is paid once the floor's split is final,
+            # and without [floor] no claim is sent and no answer comes: the round could never end
+            raise RecoveryRefused(
+                f"round {rnd.id} is being paid and its linked jackpot at position "
+                f"{positions_list(sorted(rnd.floor_waiting))} waits for the floor's final amount, but this "
+                "configuration has no [floor] jackpot group: put the [floor] section back to finish the round")
         self.round = self.recovered = rnd
         self.replay_problem = self._replayed_problem(rnd)
 

@@ -122,7 +122,8 @@ def build_snapshot(table: Table, lines_of: Callable[[dict, dict], list[str]] | N
     problems = table.wager_problems() if state == "betting" else {}
     readings = table.readings()
     positions = []
-    for p in range(1, table.config.positions + 1):
+    # a round recovered under a smaller layout still shows the positions it owes (its settlement)
+    for p in sorted({*range(1, table.config.positions + 1), *(rnd.wagers if rnd else ())}):
         entry = {
             "position": p,
             "felt": {s.value: readings[(p, s)] for s in SPOTS if (p, s) in readings},

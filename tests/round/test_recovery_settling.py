@@ -86,3 +86,41 @@ def test_a_round_opened_by_an_earlier_release_is_held_to_the_whole_files_digest(
     after = Bench(tmp_path, page_settings="port = 9999\n")
     after.devices_up()
     assert after.state == "void"
+
+
+def test_a_position_the_new_layout_lacks_is_still_shown_and_paid(tmp_path):
+    """Review finding: restarted with fewer positions, the round owed position 6; the prompt said
+    "Settle position 6" and the page had no tile to show its amounts or take the touch."""
+    before = Bench(tmp_path, positions=6)
+    before.devices_up()
+    before.open_and_bet({1: {"ante": 500}, 6: {"ante": 500}})
+    before.deal("As Kd 3c", "7d 7s 9c", "Qh 5d 2s")
+    before.decide({1: True, 6: True})
+    before.journal.close()
+    after = Bench(tmp_path, positions=4)
+    after.devices_up()
+    assert after.state == "settling"
+    tiles = {p["position"]: p for p in after.snap["positions"]}
+    assert sorted(tiles) == [1, 2, 3, 4, 6]          # the layout's, and the one it owes
+    owed = {s["seat"]: s["net"] for s in after.records("settlement")[0].data["seats"]}
+    assert tiles[6]["settlement"]["net"] == owed[6] and tiles[6]["settlement"]["lines"]
+    after.settle()
+    assert after.state == "complete"
+    assert {r.data["position"]: r.data["net"] for r in after.records("paid")} == owed
+
+
+def test_a_linked_hit_waiting_for_the_floor_is_not_recovered_without_the_floor(tmp_path):
+    """Review finding: without [floor] no claim is sent and no answer comes, and a round being paid
+    is never voided: the round could never end. The table does not start, and says what to put back."""
+    from controller.round.table import RecoveryRefused
+    from tests.round.test_linked_jackpot import on_the_floor
+    bench = on_the_floor(tmp_path)
+    bench.open_and_bet({1: {"ante": 500}, 2: {"ante": 500, "super6": 1000}})
+    bench.deal("2d 3c 5s", "Ah Kh Qh", "Jh 10h 2c")
+    bench.decide({1: True, 2: True})
+    bench.done("verify_jackpot", role="supervisor", reason="cards checked")
+    bench.done("confirm", position=1)
+    bench.journal.close()
+    with pytest.raises(RecoveryRefused, match=r"round 1 is being paid and its linked jackpot at position 2 waits "
+                       r"for the floor's final amount, but this configuration has no \[floor\] jackpot group"):
+        Bench(tmp_path)
