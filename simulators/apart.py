@@ -11,7 +11,8 @@ sits (their ptys or sockets) and work on the other core.
 The two processes speak over two one-way pipes: the controller sends each
 published snapshot (newest only: a dealer acts on the table as it is now, as
 one looking at the page does), the child sends the dealer's actions and the
-count of rounds it has seen finish. Only simulation uses this; the controller
+count of rounds it has seen finish; the end of the controller's pipe tells the child to stop.
+Only simulation uses this; the controller
 reaches the devices through their URLs as always.
 """
 
@@ -22,10 +23,12 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from controller.rules.paytable import Preset
 from simulators.dealer import Submit
 from simulators.table import SimError, SimOptions
 
 START_TIMEOUT = 30.0        # seconds for the child to open its ports (a spawn imports the simulators)
+STOP_TIMEOUT = 5.0          # seconds for it to stop its devices once its pipe has ended; then SIGKILL
 
 
 class SimulatedTableApart:
@@ -35,7 +38,7 @@ class SimulatedTableApart:
     usb_backend = None          # the simulated USB bus lives in pyusb's process: not apart
     players = None
 
-    def __init__(self, options: SimOptions, preset: str):
+    def __init__(self, options: SimOptions, preset: Preset):
         ctx = multiprocessing.get_context("spawn")
         self._to_child, child_in = ctx.Pipe(duplex=False)[::-1]
         child_out, self._from_child = ctx.Pipe(duplex=False)[::-1]
@@ -44,17 +47,23 @@ class SimulatedTableApart:
         self._process.start()
         child_in.close()
         child_out.close()
-        if not self._from_child.poll(START_TIMEOUT):
-            self._process.kill()
-            raise SimError(f"the simulated table's process did not open its ports within {START_TIMEOUT:g} s")
-        kind, hello = self._from_child.recv()
+        try:
+            if not self._from_child.poll(START_TIMEOUT):
+                raise SimError(f"the simulated table's process did not open its ports within {START_TIMEOUT:g} s")
+            kind, hello = self._from_child.recv()
+        except (EOFError, OSError):
+            kind, hello = "error", "the simulated table's process ended before opening its ports (its error is above)"
+        except SimError:
+            self._end_child()
+            raise
         if kind == "error":
-            self._process.join(5)
+            self._end_child()
             raise SimError(hello)
         self.key_files: dict[str, str] = hello["key_files"]
         self._urls: dict[str, str] = hello["urls"]
         self._lines: dict[str, dict[str, Any]] = hello["lines"]
         self._newest: dict | None = None
+        self._sending = threading.Lock()        # one writer at a time on the pipe to the child
         self._wake = threading.Condition()
         self._stopping = False
         self._threads: list[threading.Thread] = []
@@ -66,29 +75,38 @@ class SimulatedTableApart:
         return {role: dict(line) for role, line in self._lines.items()}
 
     def start(self) -> SimulatedTableApart:
-        self._to_child.send(("start", None))
+        self._send(("start", None))
         return self
 
     def stop(self) -> None:
+        """The child is told by the end of its pipe (it stops its devices and ends), never by a
+        message: a child that stopped reading must not hold the controller's stop."""
         with self._wake:
             self._stopping = True
             self._wake.notify()
         for thread in self._threads:
-            thread.join(5)
-        try:
-            self._to_child.send(("stop", None))
-        except OSError:
-            pass                        # the child has gone already
-        self._process.join(10)
+            thread.join(2)
+        if not any(thread.is_alive() for thread in self._threads):
+            self._to_child.close()      # a sender stuck on a full pipe ends with the child, below
+        self._end_child()
+
+    def _end_child(self) -> None:
+        self._process.join(STOP_TIMEOUT)
         if self._process.is_alive():
             self._process.kill()
+            self._process.join(5)
+        self._from_child.close()
+
+    def _send(self, message: tuple[str, Any]) -> None:
+        with self._sending:
+            self._to_child.send(message)
 
     def dealer(self, submit: Submit, observers: list[Callable[[dict[str, Any]], None]],
                rounds: int | None) -> ApartDealer:
         """The child's scripted dealer, seen from here: ``finished`` and ``done`` as ScriptedDealer's;
         its actions go to ``submit``; each snapshot given to ``observers`` is sent to it."""
         dealer = ApartDealer(rounds)
-        self._to_child.send(("dealer", rounds))
+        self._send(("dealer", rounds))
         observers.append(self._observe)
         self._threads = [threading.Thread(target=self._send_snapshots, name="sim-apart-send", daemon=True),
                          threading.Thread(target=self._hear, args=(submit, dealer), name="sim-apart-hear",
@@ -111,7 +129,7 @@ class SimulatedTableApart:
                     return
                 snap, self._newest = self._newest, None
             try:
-                self._to_child.send(("snapshot", snap))
+                self._send(("snapshot", snap))
             except OSError:
                 return                  # the child has gone: the run's stop follows
 
@@ -121,7 +139,7 @@ class SimulatedTableApart:
                 if not self._from_child.poll(0.2):
                     continue
                 kind, body = self._from_child.recv()
-            except (EOFError, OSError):
+            except (EOFError, OSError, ValueError):     # ValueError: the pipe was closed by stop
                 dealer.done.set()       # no dealer any more: the run ends instead of waiting for ever
                 return
             if kind == "submit":
@@ -142,13 +160,13 @@ class ApartDealer:
         self.done = threading.Event()
 
 
-def _serve(inbox: Any, outbox: Any, options: SimOptions, preset: str) -> None:
-    """The child: open the ports, say where they are, then run devices and dealer until told to stop."""
-    from controller.rules.paytable import load_preset
+def _serve(inbox: Any, outbox: Any, options: SimOptions, preset: Preset) -> None:
+    """The child: open the ports, say where they are, then run devices and dealer until its pipe
+    from the controller ends."""
     from simulators.dealer import ScriptedDealer
     from simulators.table import SimulatedTable
     try:
-        sim = SimulatedTable(options, load_preset(preset))
+        sim = SimulatedTable(options, preset)
     except (SimError, OSError, ValueError) as err:
         outbox.send(("error", f"the simulated table could not start: {err}"))
         return
@@ -169,8 +187,6 @@ def _serve(inbox: Any, outbox: Any, options: SimOptions, preset: str) -> None:
                 if dealer.finished != finished:
                     finished = dealer.finished
                     outbox.send(("finished", finished))
-            elif kind == "stop":
-                return
     except (EOFError, OSError):
         return                          # the controller has gone
     finally:

@@ -55,7 +55,7 @@ def simulate(config: Configurable, *, transport: str = "pty", shoe_usb: bool = F
     if apart and shoe_usb:
         raise SimError("the simulated USB shoe lives in the controller's process (pyusb's backend): "
                        "it cannot run apart")
-    sim = SimulatedTableApart(options, config.preset.name) if apart else SimulatedTable(options, preset=config.preset)
+    sim = SimulatedTableApart(options, config.preset) if apart else SimulatedTable(options, preset=config.preset)
     urls = sim.urls()
     line = sim.line_settings()
     return sim, config.with_devices({role: replace(dev, url=urls[role], transport={**dev.transport, **line[role]},

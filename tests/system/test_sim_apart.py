@@ -48,3 +48,29 @@ def test_apart_is_refused_where_the_devices_cannot_be_apart(tmp_path):
                                *bad], cwd=ROOT, capture_output=True, text=True, timeout=60)
         assert done.returncode != 0 and said in done.stderr, done.stderr[-1000:]
         assert not (tmp_path / "d" / "journal.sqlite").exists()
+
+
+def test_a_child_that_stopped_reading_cannot_hold_the_controllers_stop():
+    """Review finding: with the child hung and the pipe full, ``stop`` wrote its own "stop" message
+    on that pipe and waited for ever (the run's stop, even after SIGTERM)."""
+    import os
+    import signal
+    import threading
+    import time
+
+    from controller.rules.paytable import load_preset
+    from simulators.apart import STOP_TIMEOUT, SimulatedTableApart
+    from simulators.table import SimOptions
+    sim = SimulatedTableApart(SimOptions(seed=1), load_preset("sheet-004"))
+    observers: list = []
+    sim.dealer(lambda *a, **k: None, observers, 1)
+    os.kill(sim._process.pid, signal.SIGSTOP)          # hung: it reads nothing more
+    for i in range(20):                                # snapshots of a full table fill the pipe
+        observers[0]({"version": i, "positions": [str(i) * 1000 for _ in range(40)]})
+        time.sleep(0.02)
+    began = time.monotonic()
+    stopping = threading.Thread(target=sim.stop, daemon=True)
+    stopping.start()
+    stopping.join(STOP_TIMEOUT + 15)
+    assert not stopping.is_alive() and time.monotonic() - began < STOP_TIMEOUT + 10
+    assert not sim._process.is_alive()
