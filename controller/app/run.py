@@ -222,15 +222,18 @@ class TableRun:
         return summary
 
 def run(opts: RunOptions, watcher: Watcher | None = None) -> int:
-    table = TableRun(opts).start()
-    if table.page:
-        print(f"Dealer page: {table.page.url}", flush=True)
+    # SIGTERM is heard from the first moment: while the table starts (systemd's stop, a test's) it
+    # ends the run cleanly once started, instead of killing it halfway; Ctrl-C still interrupts a
+    # start that hangs, and is a clean stop too once the table runs
     stop = threading.Event()
 
     def on_signal(signum, frame):
         stop.set()
     signal.signal(signal.SIGTERM, on_signal)
+    table = TableRun(opts).start()
     signal.signal(signal.SIGINT, on_signal)
+    if table.page:
+        print(f"Dealer page: {table.page.url}", flush=True)
     try:
         while not stop.is_set():
             if watcher is not None and table.dealer is not None:      # drawn at once, then as rounds end
