@@ -36,7 +36,6 @@ class SimulatedTableApart:
     ``start``, ``stop``), with the devices in a child process; ``dealer`` wires its scripted dealer."""
 
     usb_backend = None          # the simulated USB bus lives in pyusb's process: not apart
-    players = None
 
     def __init__(self, options: SimOptions, preset: Preset):
         ctx = multiprocessing.get_context("spawn")
@@ -105,7 +104,7 @@ class SimulatedTableApart:
                rounds: int | None) -> ApartDealer:
         """The child's scripted dealer, seen from here: ``finished`` and ``done`` as ScriptedDealer's;
         its actions go to ``submit``; each snapshot given to ``observers`` is sent to it."""
-        dealer = ApartDealer(rounds)
+        dealer = ApartDealer()
         self._send(("dealer", rounds))
         observers.append(self._observe)
         self._threads = [threading.Thread(target=self._send_snapshots, name="sim-apart-send", daemon=True),
@@ -146,16 +145,15 @@ class SimulatedTableApart:
                 action, role, who, args = body
                 submit(action, role=role, who=who, **args)
             elif kind == "finished":
-                dealer.finished = body
-                if dealer.rounds is not None and body >= dealer.rounds:
+                dealer.finished, done = body
+                if done:                # the child's dealer says when it has played the rounds asked
                     dealer.done.set()
 
 
 class ApartDealer:
     """The parent's view of the child's scripted dealer."""
 
-    def __init__(self, rounds: int | None):
-        self.rounds = rounds
+    def __init__(self) -> None:
         self.finished = 0
         self.done = threading.Event()
 
@@ -186,7 +184,7 @@ def _serve(inbox: Any, outbox: Any, options: SimOptions, preset: Preset) -> None
                 dealer.observe(body)
                 if dealer.finished != finished:
                     finished = dealer.finished
-                    outbox.send(("finished", finished))
+                    outbox.send(("finished", (finished, dealer.done.is_set())))
     except (EOFError, OSError):
         return                          # the controller has gone
     finally:

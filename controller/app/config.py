@@ -38,6 +38,7 @@ import hashlib
 import ipaddress
 import json
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -117,12 +118,12 @@ class TableConfig:
         """Position numbers run from 1 (the dealer's left) to ``positions``."""
         return 1 <= position <= self.positions
 
-    @property
+    @cached_property        # journaled with every round: worked out once (a configuration never changes)
     def digest(self) -> str:
         """SHA-256 over the parsed configuration and the rules it loads: any change, at start-up."""
         return self._digest(self.raw)
 
-    @property
+    @cached_property
     def play_digest(self) -> str:
         """The same over what decides how a round is dealt and settled (all but NOT_IN_PLAY): a
         round recovered after a device moved to another port is carried on, not voided."""

@@ -115,14 +115,14 @@ class Table(Conditions):
         voids the round instead of carrying it on. A round whose settlement is journaled is paid as
         the reveal announced it, whatever the configuration says now: its amounts are in the journal,
         and positions may have been paid already (voided, they would have their wagers back too)."""
-        configured = rnd.settlement is None
-        if configured and rnd.preset and rnd.preset != self.preset.name:
+        unsettled = rnd.settlement is None
+        if unsettled and rnd.preset and rnd.preset != self.preset.name:
             return f"on recovery: the round opened under preset {rnd.preset}, not {self.preset.name}"
         # what it was played under: a device moved to another port is not another game (a round
         # opened by an earlier release has only the whole file's digest)
         opened_under, now = ((rnd.play_digest, self.config.play_digest) if rnd.play_digest
                              else (rnd.config_digest, self.config.digest))
-        if configured and opened_under and opened_under != now:
+        if unsettled and opened_under and opened_under != now:
             return "on recovery: the round opened under another configuration; it is not settled under this one"
         seen: set[int] = set()
         for record in self.journal.records(rnd.id):
@@ -134,7 +134,7 @@ class Table(Conditions):
                 if problem:
                     return f"on recovery: {problem}"
             seen.update(c for c, _ in cards if c is not None)
-        for position, wagers in rnd.wagers.items() if configured else ():
+        for position, wagers in rnd.wagers.items() if unsettled else ():
             for spot, amount in wagers.items():
                 problem = self.stack_problem(spot, amount, None) if amount else None
                 if problem or not self.config.has_position(position):

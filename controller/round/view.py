@@ -112,8 +112,8 @@ class SettlementLines:
         return list(lines)          # each snapshot its own list: readers never share a mutable one
 
 
-def build_snapshot(table: Table, lines_of: Callable[[dict, dict], list[str]] | None = None) -> dict[str, Any]:
-    """``lines_of(settlement, seat)`` gives a position's pay lines (a ``SettlementLines`` keeps them)."""
+def build_snapshot(table: Table, lines_of: SettlementLines) -> dict[str, Any]:
+    """``lines_of`` keeps each settlement's pay lines (one per engine)."""
     rnd = table.round
     state = table.state
     void = rnd is not None and rnd.void_reason is not None
@@ -143,8 +143,7 @@ def build_snapshot(table: Table, lines_of: Callable[[dict, dict], list[str]] | N
         if rnd and rnd.settlement:
             seat = next((s for s in rnd.settlement["seats"] if s["seat"] == p), None)
             if seat:
-                lines = lines_of(rnd.settlement, seat) if lines_of else settlement_lines(seat)
-                net = seat["net"]
+                lines, net = lines_of(rnd.settlement, seat), seat["net"]
                 if p in rnd.floor_waiting:
                     # the table's own arithmetic for a linked hit is not what will be paid: the floor's
                     # final amount is (a split may be smaller); the rest of the position stands

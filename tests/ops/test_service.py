@@ -42,6 +42,8 @@ def test_under_the_journal_every_line_carries_its_priority(tmp_path):
     assert out.returncode == 0
     lines = stderr.read_text().splitlines()
     assert len(lines) > 10            # start-up, devices, page, stop (anchors go to the trail alone)
+    events = {json.loads(line.split(">", 1)[1])["event"] for line in lines}
+    assert {"run.started", "device.online", "page.listening", "device.stopped"} <= events
     for line in lines:
         match = re.match(r"<(\d)>(\{.*\})$", line)
         assert match, line
