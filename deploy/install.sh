@@ -8,8 +8,8 @@
 #
 # The program and its dependencies come from the wheelhouse (wheelhouse/ beside deploy/, made by
 # scripts/build-wheelhouse) when there is one: no network at all, the versions and SHA-256 of
-# requirements.lock (--require-hashes), the program's own wheel as listed in SHA256SUMS. Without a
-# wheelhouse they come from the package index, still pinned and hash-checked by requirements.lock.
+# requirements.lock's table block (--require-hashes), the program's own wheel as listed in SHA256SUMS.
+# Without a wheelhouse they come from the package index, still pinned and hash-checked by the lock.
 #
 # Options:
 #   --root DIR       install under DIR instead of / (implies --no-system)
@@ -99,6 +99,9 @@ chmod 0755 "$OPT/deploy/kiosk/table-kiosk"
 if [ "$VENV" = 1 ]; then
     say "virtual environment $OPT/venv"
     [ -x "$OPT/venv/bin/python" ] || python3 -m venv "$OPT/venv"
+    # the table's block of the one lock (scripts/lockfile.py): the program's and the floor's
+    # dependencies, without the development tools a table PC never runs
+    python3 "$SOURCE/scripts/lockfile.py" table "$SOURCE/requirements.lock" > "$OPT/requirements-table.lock"
     if [ -f "$WHEELHOUSE/SHA256SUMS" ]; then
         say "from the wheelhouse $WHEELHOUSE (no network)"
         ( cd "$WHEELHOUSE" && sha256sum --check --quiet --strict SHA256SUMS ) ||
@@ -108,13 +111,13 @@ if [ "$VENV" = 1 ]; then
             { echo "install: $WHEELHOUSE/SHA256SUMS lists no single program wheel" >&2; exit 1; }
         # only the wheelhouse: no configuration file or PIP_* variable may add an index
         PIP_CONFIG_FILE=/dev/null "$OPT/venv/bin/python" -m pip --isolated install -q --no-index \
-            --find-links "$WHEELHOUSE" --only-binary=:all: --require-hashes -r "$SOURCE/requirements.lock"
+            --find-links "$WHEELHOUSE" --only-binary=:all: --require-hashes -r "$OPT/requirements-table.lock"
         # the program at the same version is replaced too (a fix without a version bump)
         PIP_CONFIG_FILE=/dev/null "$OPT/venv/bin/python" -m pip --isolated install -q --no-index --no-deps \
             --force-reinstall "$WHEELHOUSE/$program"
     else
         say "no wheelhouse: from the package index, pinned by requirements.lock (needs the network)"
-        "$OPT/venv/bin/python" -m pip install -q --only-binary=:all: --require-hashes -r "$SOURCE/requirements.lock"
+        "$OPT/venv/bin/python" -m pip install -q --only-binary=:all: --require-hashes -r "$OPT/requirements-table.lock"
         "$OPT/venv/bin/python" -m pip install -q --no-deps --force-reinstall "$OPT/src"
     fi
     "$OPT/venv/bin/python" -m pip check -q >/dev/null ||
