@@ -157,8 +157,18 @@ def placeholders(text: str) -> set[str]:
     return set(re.findall(r"\{(\w+)\}", text))
 
 
+# The header fields gettext acts on; the rest (Generated-By, the dates) say which compiler made the
+# file and when, and a newer Babel writing other words there changes no message.
+MEANINGFUL_HEADER = ("language", "content-type", "plural-forms")
+
+
 def _entries(mo: bytes) -> dict:
-    return dict(getattr(gettext.GNUTranslations(io.BytesIO(mo)), "_catalog", {}))
+    """A compiled catalogue by what it means: its messages, and the header fields gettext reads."""
+    entries = dict(getattr(gettext.GNUTranslations(io.BytesIO(mo)), "_catalog", {}))
+    header = entries.pop("", "")
+    fields = dict(line.split(":", 1) for line in header.splitlines() if ":" in line)
+    entries[""] = {k.strip().lower(): v.strip() for k, v in fields.items() if k.strip().lower() in MEANINGFUL_HEADER}
+    return entries
 
 
 def main(argv: list[str] | None = None) -> int:

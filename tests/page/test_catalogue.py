@@ -223,3 +223,25 @@ def test_every_text_of_an_autoplayed_session_has_a_message_id(tmp_path):
     assert len(texts) > 30 and any(t.startswith("Dealer plays with") for t in texts)
     assert sorted(t for t in texts if es.match(t) is None) == []
     assert sorted(t for t in texts if es.text(t) == t and t not in {"Super 6"}) == []
+
+
+def test_a_mo_from_another_compiler_version_is_the_same_catalogue(tmp_path, monkeypatch):
+    """The .mo is compared by its messages and the header fields gettext reads, not by the bytes a
+    given Babel writes: the same .po compiled by another version (another Generated-By) passes,
+    while one translation changed in the .mo alone is still found."""
+    import babel.messages.catalog
+    po = catalogue.read("es")
+    monkeypatch.setattr(babel.messages.catalog, "VERSION", "99.1")     # as a newer Babel writes it
+    newer = catalogue.compiled(po)
+    assert b"Generated-By: Babel 99.1" in newer
+    assert newer != (LOCALE_DIR / "es" / "LC_MESSAGES" / "dealer.mo").read_bytes()
+    monkeypatch.setattr(catalogue, "LOCALE", tmp_path)
+    path = catalogue.po_path("es")
+    path.parent.mkdir(parents=True)
+    with path.open("wb") as f:
+        catalogue.write_po(f, po)
+    catalogue.mo_path("es").write_bytes(newer)
+    assert catalogue.problems("es", catalogue.extracted()) == []
+    po["Open betting"].string = "Abrir apuestas ya"
+    catalogue.mo_path("es").write_bytes(catalogue.compiled(po))
+    assert any("is not the .po compiled" in p for p in catalogue.problems("es", catalogue.extracted()))
