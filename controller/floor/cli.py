@@ -202,15 +202,15 @@ def cmd_pit(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)              # --help answers even where psycopg is missing
+    if getattr(args, "func", None) is None:
+        parser.print_help()
+        return STATUS_INPUT
     import psycopg
 
     from controller.errors import InputError
     from controller.floor.cluster import ClusterError
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if getattr(args, "func", None) is None:
-        parser.print_help()
-        return STATUS_INPUT
     try:
         status: int = args.func(args)
         return status
