@@ -16,7 +16,7 @@ import json
 import signal
 import sys
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -72,6 +72,24 @@ class Watcher(Protocol):
     def say(self, text: str) -> None: ...
 
 
+SIMULATED_DATA_DIR = "table-data"
+
+
+def simulated_folders(opts: RunOptions, config: TableConfig) -> tuple[RunOptions, TableConfig]:
+    """A configuration's table played on simulated devices keeps its journal, key and audit trail in
+    the working folder (or ``--data-dir``), never in the configuration's own folders: those are a
+    table PC's (/var/lib/table-controller ...), and a developer trying the example must not find
+    them made on the machine, nor simulated rounds land in a real table's journal."""
+    if not (opts.simulate and opts.config):
+        return opts, config
+    if opts.data_dir is None:
+        print(f"table-controller: simulated devices: the journal and audit trail go to ./{SIMULATED_DATA_DIR}/, "
+              f"not to the configuration's {config.data_dir} (--data-dir DIR chooses another folder)",
+              file=sys.stderr)
+        opts = replace(opts, data_dir=SIMULATED_DATA_DIR)
+    return opts, replace(config, data_dir=Path(opts.data_dir or SIMULATED_DATA_DIR), audit_dir=None, key_file=None)
+
+
 def audit_dir(config: TableConfig, data_dir: str | None) -> Path:
     """Where the audit trail is: ``log.dir``, else DATA_DIR/audit (``--data-dir`` moves both
     together, so side-by-side tables and tests never share a trail)."""
@@ -88,6 +106,8 @@ class TableRun:
         # the self-check of the program regulators require: a changed installed file stops the start
         self.program = opts.program or check_at_start()
         config: TableConfig = load_config(opts.config) if opts.config else default_config()
+        opts, config = simulated_folders(opts, config)
+        self.opts = opts
         self.data_dir = Path(opts.data_dir) if opts.data_dir else config.data_dir
         self.lock = DataFolderLock(self.data_dir)       # one controller per journal, or none starts
         try:
