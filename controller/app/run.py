@@ -13,6 +13,7 @@ stop it cleanly; a SIGKILL is what the journal's recovery is for.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 import threading
@@ -73,21 +74,31 @@ class Watcher(Protocol):
 
 
 SIMULATED_DATA_DIR = "table-data"
+# where a table PC keeps its folders (the Filesystem Hierarchy Standard's system trees)
+SYSTEM_TREES = ("/var", "/etc", "/opt", "/srv", "/usr", "/run", "/boot")
+
+
+def is_system_path(path: Path) -> bool:
+    absolute = Path(os.path.abspath(path))
+    return any(absolute.is_relative_to(tree) for tree in SYSTEM_TREES)
 
 
 def simulated_folders(opts: RunOptions, config: TableConfig) -> tuple[RunOptions, TableConfig]:
-    """A configuration's table played on simulated devices keeps its journal, key and audit trail in
-    the working folder (or ``--data-dir``), never in the configuration's own folders: those are a
-    table PC's (/var/lib/table-controller ...), and a developer trying the example must not find
-    them made on the machine, nor simulated rounds land in a real table's journal."""
+    """A configuration's table played on simulated devices never writes into a table PC's system
+    folders (/var/lib/table-controller, /var/log/table-controller in the example): a developer trying
+    the example must not find them made on the machine, nor simulated rounds land in a real table's
+    journal. A data folder there moves to ./table-data (or --data-dir), and says so; an audit folder
+    or key file there follows the data folder. Other folders (a test's, the demo's) stay as set."""
     if not (opts.simulate and opts.config):
         return opts, config
-    if opts.data_dir is None:
+    if opts.data_dir is None and is_system_path(config.data_dir):
         print(f"table-controller: simulated devices: the journal and audit trail go to ./{SIMULATED_DATA_DIR}/, "
               f"not to the configuration's {config.data_dir} (--data-dir DIR chooses another folder)",
               file=sys.stderr)
         opts = replace(opts, data_dir=SIMULATED_DATA_DIR)
-    return opts, replace(config, data_dir=Path(opts.data_dir or SIMULATED_DATA_DIR), audit_dir=None, key_file=None)
+    return opts, replace(
+        config, audit_dir=None if config.audit_dir and is_system_path(config.audit_dir) else config.audit_dir,
+        key_file=None if config.key_file and is_system_path(config.key_file) else config.key_file)
 
 
 def audit_dir(config: TableConfig, data_dir: str | None) -> Path:
