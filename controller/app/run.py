@@ -37,6 +37,7 @@ from controller.store.audit import AuditTrail
 from controller.store.journal import Journal
 from controller.store.lock import DataFolderLock
 from controller.store.pins import PIN_FILE, PinStore
+from controller.store.readers import READERS_FILE, FeedReaders
 from controller.store.recall import rounds_summary
 from drivers.wire.auth import KeyFileError
 
@@ -169,7 +170,8 @@ class TableRun:
             self.page = DealerPage(self.engine, self.pins, host=config.page_host,
                                    port=config.page_port if opts.port is None else opts.port,
                                    allow=config.page_allow, table_id=config.table_id,
-                                   journal_path=self.journal.path, language=config.language)
+                                   journal_path=self.journal.path, language=config.language,
+                                   readers=FeedReaders(self.data_dir / READERS_FILE))
         self.dealer = None
         if opts.autoplay:
             if self.sim is None:

@@ -38,6 +38,7 @@ from controller.cli import (
     backup,
     config,
     devices,
+    feed,
     jackpot,
     pins,
     program,
@@ -50,7 +51,7 @@ from controller.cli import (
 from controller.cli.common import STATUS_INPUT, STATUS_INTEGRITY, Command, refuse
 from controller.errors import IntegrityError, TableError
 
-GROUPS = (rules, table, records, report, config, jackpot, devices, pins, audit, verify, backup,  # --help's order
+GROUPS = (rules, table, records, report, config, jackpot, devices, pins, feed, audit, verify, backup,  # --help's order
           program)
 
 __all__ = ["build_parser", "main"]

@@ -49,15 +49,16 @@ def _pin_store(args: argparse.Namespace) -> tuple[PinStore, Path]:
     return PinStore(data_dir / PIN_FILE, attempts=config.pin_attempts, lockout=config.pin_lockout), data_dir
 
 
-def _journal_pin_change(data_dir: Path, what: dict[str, Any], key_file: Path | None = None) -> None:
-    """PIN changes are table events in the journal (when this data directory has one), on its
-    keyed chain like every fact (a running controller's next fact follows this one)."""
+def journal_table_event(data_dir: Path, kind: str, what: dict[str, Any], key_file: Path | None = None) -> None:
+    """A change of who may do what (a PIN, a feed reader) is a table event in the journal (when this
+    data directory has one), on its keyed chain like every fact (a running controller's next fact
+    follows this one)."""
     from controller.app.run import JOURNAL_FILE
     from controller.store.journal import Journal
     if (data_dir / JOURNAL_FILE).exists():
         journal = Journal(data_dir / JOURNAL_FILE, key_file=key_file)
         try:
-            journal.table_event("pin_changed", what)
+            journal.table_event(kind, what)
         finally:
             journal.close()
 
@@ -71,7 +72,7 @@ def cmd_pin_set(args: argparse.Namespace) -> int:
     else:
         pin = sys.stdin.readline().strip()
     store.set_pin(args.role, args.name, pin)
-    _journal_pin_change(data_dir, {"action": "set", "role": args.role, "name": args.name},
+    journal_table_event(data_dir, "pin_changed", {"action": "set", "role": args.role, "name": args.name},
                         table_config(args).key_file)
     print(f"PIN set for {args.role} {args.name} ({store.path})")
     return 0
@@ -82,7 +83,7 @@ def cmd_pin_remove(args: argparse.Namespace) -> int:
     if not store.remove(args.role, args.name):
         refuse(f"no {args.role} named {args.name!r} in {store.path}")
         return 1
-    _journal_pin_change(data_dir, {"action": "removed", "role": args.role, "name": args.name},
+    journal_table_event(data_dir, "pin_changed", {"action": "removed", "role": args.role, "name": args.name},
                         table_config(args).key_file)
     print(f"PIN removed for {args.role} {args.name}")
     return 0

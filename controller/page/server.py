@@ -20,6 +20,8 @@ Routes:
                          ``retry: 500`` makes the browser reconnect half a second after a drop.
                          At most 16 at once; a client that does not read is dropped
                          (controller/page/streams.py)
+  GET  /api/feed         the surveillance feed: every journaled fact as a resumable server-sent event,
+                         for a reader's token only (controller/page/feed.py, docs/feed.md)
   GET  /api/health       200 once the page is serving (the kiosk launcher waits on it)
   GET  /api/recall       game recall: the last ten rounds, the one in play included, as
                          controller/store/recall.py gives them, read from the journal file
@@ -56,6 +58,7 @@ from aiohttp import web
 
 from controller.engine_events import PageAlert
 from controller.errors import InputError
+from controller.page.feed import Feed
 from controller.page.fence import Challenges, Fence, Throttle, quoted
 from controller.page.i18n import Words
 from controller.page.reports import SupervisorReports
@@ -63,6 +66,7 @@ from controller.page.streams import Streams
 from controller.round import machine as procedure
 from controller.store.journal import Journal, JournalError
 from controller.store.pins import MIN_PIN, PRIVILEGED_ROLES, PinRefused, PinStore, duration
+from controller.store.readers import FeedReaders
 from controller.store.recall import as_the_table_shows, recall
 
 STATIC_DIR = Path(__file__).with_name("static")
@@ -87,7 +91,8 @@ class PageError(InputError, RuntimeError):
 
 class DealerPage:
     def __init__(self, engine, pins: PinStore, *, host: str, port: int, allow: tuple[str, ...],
-                 table_id: str, journal_path: Path | None = None, language: str = "en"):
+                 table_id: str, journal_path: Path | None = None, language: str = "en",
+                 readers: FeedReaders | None = None):
         self.engine = engine
         self.pins = pins
         self.journal_path = journal_path        # read for recall only, never written
@@ -100,6 +105,7 @@ class DealerPage:
         self._error: BaseException | None = None
         self._stopping: asyncio.Event | None = None
         self.streams = Streams(self.log)
+        self.feed = Feed(journal_path, readers, table_id, self.log)
         self.words = Words(language)            # what the dealer reads, in the table's language
         self._translated: tuple[dict | None, dict] = (None, {})   # the newest snapshot and its translation
         self._pending: tuple[dict, float] = (engine.snapshot, time.monotonic())   # see _published
@@ -156,6 +162,7 @@ class DealerPage:
         self._ready.set()
         loop.run_until_complete(self._stopping.wait())
         self.streams.wake()                     # streams see the stop and end
+        self.feed.wake()
         loop.run_until_complete(runner.cleanup())
         loop.close()
 
@@ -168,7 +175,7 @@ class DealerPage:
         # newest snapshot is read from here by the next request or stream. Stored before the look
         # at the listeners: a stream added after the look reads this snapshot when it starts.
         self._pending = (snap, time.monotonic())
-        if not self.streams.listeners:
+        if not self.streams.listeners and not self.feed.listeners:
             return
         if not self._wake_due and self.loop is not None and not self.loop.is_closed():
             self._wake_due = True
@@ -193,6 +200,7 @@ class DealerPage:
         snap, published = self._pending
         self.streams.stamp(self._translate(snap), published)
         self.streams.wake()
+        self.feed.wake()
 
     # --- HTTP -----------------------------------------------------------------------------
 
@@ -203,6 +211,7 @@ class DealerPage:
         app.router.add_static("/static/", STATIC_DIR, follow_symlinks=False)
         app.router.add_get("/api/state", self._state)
         app.router.add_get("/api/events", self._events)
+        app.router.add_get("/api/feed", self._feed)
         app.router.add_get("/api/health", self._health)
         app.router.add_get("/api/recall", self._recall)
         app.router.add_get("/api/challenge", self._challenge)
@@ -324,6 +333,10 @@ class DealerPage:
     async def _events(self, request: web.Request) -> web.StreamResponse:
         assert self._stopping is not None       # set by _serve before the server takes requests
         return await self.streams.serve(request, lambda: self._latest, self._stopping)
+
+    async def _feed(self, request: web.Request) -> web.StreamResponse:
+        assert self._stopping is not None
+        return await self.feed.serve(request, self._stopping)
 
     async def _action(self, request: web.Request) -> web.Response:
         try:

@@ -73,12 +73,12 @@ class Streams:
             with contextlib.suppress(OSError, AttributeError):
                 transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SNDBUF)
             idle = 0.0
-            if not await _send(response, b"retry: 500\n\n"):
+            if not await send_bounded(response, b"retry: 500\n\n"):
                 return self._drop(request, response)
             while not stopping.is_set() and not transport.is_closing():
                 snap = latest()
                 if snap is not sent:
-                    if not await _send(response, self.event(snap)):
+                    if not await send_bounded(response, self.event(snap)):
                         return self._drop(request, response)
                     if self._stamped[0] is snap:
                         self.latency.add(time.monotonic() - self._stamped[1])
@@ -88,7 +88,7 @@ class Streams:
                 except TimeoutError:
                     idle += TICK
                     if idle >= KEEPALIVE:
-                        if not await _send(response, b": keepalive\n\n"):
+                        if not await send_bounded(response, b": keepalive\n\n"):
                             return self._drop(request, response)
                         idle = 0.0
                 wake.clear()
@@ -112,7 +112,7 @@ class Streams:
         return response
 
 
-async def _send(response: web.StreamResponse, data: bytes) -> bool:
+async def send_bounded(response: web.StreamResponse, data: bytes) -> bool:
     """Write, unless the client's unsent data stays above the high-water mark for STALL seconds."""
     try:
         await asyncio.wait_for(response.write(data), STALL)

@@ -117,13 +117,13 @@ class Rig:
 @contextmanager
 def table(tmp_path: Path, preset: str = "sheet-004", *, autoplay: bool = False, rounds: int | None = None,
           seed: int = 1, strategy: str = "optimal", data_dir: Path | None = None, page: bool = False,
-          players: bool = False, prepare=None, **config):
+          players: bool = False, prepare=None, port: int = 0, **config):
     tmp_path.mkdir(parents=True, exist_ok=True)
     path = tmp_path / f"table-{preset}.toml"
     path.write_text(config_text(preset, **config), encoding="utf-8")
     run = TableRun(RunOptions(config=str(path), simulate=True, autoplay=autoplay, rounds=rounds, seed=seed,
                               strategy=strategy, data_dir=str(data_dir or tmp_path / "data"),
-                              page=page, port=0))
+                              page=page, port=port))
     if not autoplay and not players:
         run.sim.players.paused = True
     if prepare is not None:

@@ -1,0 +1,163 @@
+"""The table's live feed for the surveillance room and casino systems: every fact the journal holds,
+in the order of its keyed chain, as server-sent events that resume exactly where a reader left off.
+
+Owns ``GET /api/feed`` (docs/feed.md is the contract a vendor builds to). Each event is one fact:
+``id:`` its number on the table's chain (the same number across restarts: it is stored), ``event:
+fact``, ``data:`` the fact as JSON. A reader that reconnects with ``Last-Event-ID: N`` (browsers'
+EventSource does it by itself) or ``?after=N`` gets every fact after N, nothing missed and nothing
+twice. Facts are read from the journal file through a read-only SQLite connection of the stream's
+own, off the page's event loop, and only committed facts exist there: a fact is in the feed once
+the table has journaled it, never before.
+
+A reader needs a token of its own (``Authorization: Bearer TOKEN``; controller/store/readers.py,
+``table-controller feed add NAME``): it can read the feed and nothing else. The page's fence
+(addresses, Host, another site's page) applies as to every route. At most ``MOST`` feeds run at once;
+a reader that does not read is cut off after ``STALL`` seconds holding ``HIGH_WATER`` unsent bytes,
+like the dealer page's streams (controller/page/streams.py), and resumes from its last id.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from controller.page.streams import HIGH_WATER, KEEPALIVE, STALL, TICK, send_bounded
+from controller.store.readers import FeedReaders
+
+MOST = 8                        # feeds at once: the surveillance room and a few casino systems
+BATCH = 500                     # facts read from the journal per query (a reader far behind catches up in steps)
+FACTS_AFTER = (
+    "SELECT chain, round_id, at, kind, data, digest FROM records WHERE chain > :after "
+    "UNION ALL SELECT chain, NULL, at, kind, data, digest FROM table_events WHERE chain > :after "
+    "ORDER BY 1 LIMIT :most")
+
+
+class FeedRefused(Exception):
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+def fact_event(table: str, row: tuple[Any, ...]) -> bytes:
+    """One fact as its server-sent event."""
+    chain, round_id, at, kind, data, digest = row
+    fact = {"fact": chain, "table": table, "round": round_id, "at": at, "kind": kind,
+            "data": json.loads(data), "digest": digest}
+    return f"id: {chain}\nevent: fact\ndata: {json.dumps(fact, separators=(',', ':'))}\n\n".encode()
+
+
+def resume_point(request: web.Request) -> int:
+    """The fact number the reader has seen last: Last-Event-ID, else ?after=, else 0 (everything)."""
+    given = request.headers.getall("Last-Event-ID", [])
+    if len(given) > 1:
+        raise FeedRefused(400, "more than one Last-Event-ID header: send the last fact number once")
+    text = given[0] if given else request.query.get("after", "0")
+    if not text.strip().isdigit() or len(text.strip()) > 18:
+        raise FeedRefused(400, f"the last fact seen must be a whole number 0 or more, not {text[:40]!r}")
+    return int(text.strip())
+
+
+class Feed:
+    def __init__(self, journal_path: Path | None, readers: FeedReaders | None, table_id: str, log: Any):
+        self.journal_path = journal_path
+        self.readers = readers
+        self.table_id = table_id
+        self.log = log
+        self.listeners: set[asyncio.Event] = set()
+
+    def wake(self) -> None:
+        """Something was journaled (the engine published after its commit): feeds look again."""
+        for listener in self.listeners:
+            listener.set()
+
+    def _reader(self, request: web.Request) -> str:
+        if self.readers is None or self.journal_path is None:
+            raise FeedRefused(503, "the feed is not available: this page was started without the journal")
+        header = request.headers.getall("Authorization", [])
+        if not header:
+            raise FeedRefused(401, "the feed needs a reader's token: Authorization: Bearer TOKEN "
+                                   "(table-controller feed add NAME makes one)")
+        scheme, _, token = header[0].partition(" ")
+        name = self.readers.who(token.strip()) if len(header) == 1 and scheme.lower() == "bearer" else None
+        if name is None:
+            raise FeedRefused(403, "this token reads nothing here: ask the table's technician for a reader's token")
+        return name
+
+    def _open(self) -> sqlite3.Connection:
+        assert self.journal_path is not None
+        return sqlite3.connect(f"{self.journal_path.resolve().as_uri()}?mode=ro", uri=True,
+                               check_same_thread=False)
+
+    async def serve(self, request: web.Request, stopping: asyncio.Event) -> web.StreamResponse:
+        try:
+            reader = self._reader(request)
+            after = resume_point(request)
+        except FeedRefused as refused:
+            return web.json_response({"ok": False, "message": str(refused)}, status=refused.status)
+        if len(self.listeners) >= MOST:
+            return web.json_response({"ok": False, "message": f"this table already serves {MOST} feeds, the most "
+                                      "it serves at once: close another reader's feed, then reconnect"}, status=503)
+        wake = asyncio.Event()
+        self.listeners.add(wake)                # counted before the first await: no race past the limit
+        loop = asyncio.get_running_loop()
+        db: sqlite3.Connection | None = None
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "X-Accel-Buffering": "no",
+                                               "Cache-Control": "no-store"})
+        self.log.info("feed.opened", reader=reader, remote=request.remote, after=after)
+        try:
+            db = await loop.run_in_executor(None, self._open)
+            await response.prepare(request)
+            transport = request.transport
+            if transport is None:
+                return response
+            transport.set_write_buffer_limits(high=HIGH_WATER)
+            idle = 0.0
+            if not await send_bounded(response, b"retry: 1000\n\n"):
+                return self._drop(request, response, reader)
+            while not stopping.is_set() and not transport.is_closing():
+                wake.clear()                    # before the read: a commit after it wakes the wait below
+                rows = await loop.run_in_executor(None, _facts_after, db, after)
+                for row in rows:
+                    if not await send_bounded(response, fact_event(self.table_id, row)):
+                        return self._drop(request, response, reader)
+                    after = row[0]
+                if rows:
+                    idle = 0.0
+                    if len(rows) == BATCH:
+                        continue                # further behind: the next step at once
+                try:
+                    await asyncio.wait_for(wake.wait(), TICK)
+                except TimeoutError:            # facts journaled by another process (a PIN set) too
+                    idle += TICK
+                    if idle >= KEEPALIVE:
+                        if not await send_bounded(response, b": keepalive\n\n"):
+                            return self._drop(request, response, reader)
+                        idle = 0.0
+        except ConnectionError:
+            pass
+        except sqlite3.Error as err:            # the journal unreadable: the reader resumes later
+            self.log.warning("feed.read_failed", reader=reader, error=str(err))
+        finally:
+            self.listeners.discard(wake)
+            if db is not None:
+                db.close()
+            self.log.info("feed.closed", reader=reader, remote=request.remote, last=after)
+        return response
+
+    def _drop(self, request: web.Request, response: web.StreamResponse, reader: str) -> web.StreamResponse:
+        self.log.warning("feed.dropped", reader=reader, remote=request.remote,
+                         reason=f"over {HIGH_WATER // 1024} KiB stayed unsent for {STALL:g} s: a reader not reading")
+        if request.transport is not None:
+            with contextlib.suppress(OSError):
+                request.transport.abort()
+        return response
+
+
+def _facts_after(db: sqlite3.Connection, after: int) -> list[tuple[Any, ...]]:
+    return db.execute(FACTS_AFTER, {"after": after, "most": BATCH}).fetchall()
