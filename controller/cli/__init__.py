@@ -43,6 +43,7 @@ from controller.cli import (
     pins,
     program,
     records,
+    replay,
     report,
     rules,
     table,
@@ -51,7 +52,8 @@ from controller.cli import (
 from controller.cli.common import STATUS_INPUT, STATUS_INTEGRITY, Command, refuse
 from controller.errors import IntegrityError, TableError
 
-GROUPS = (rules, table, records, report, config, jackpot, devices, pins, feed, audit, verify, backup,  # --help's order
+# --help's order
+GROUPS = (rules, table, records, replay, report, config, jackpot, devices, pins, feed, audit, verify, backup,
           program)
 
 __all__ = ["build_parser", "main"]

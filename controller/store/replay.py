@@ -1,0 +1,126 @@
+"""One round replayed step by step from the journal: what happened, in order, and how the felt and the
+cards stood after each step; then the round settled again independently and compared.
+
+Owns the timeline of ``table-controller replay`` (and any page that shows it). Each step is one fact
+of the round's, or a fact of the table's journaled while the round was open (an alert, a device, a
+supervisor's posting), in the order of the table's chain. The round's own state after each step is
+rebuilt by ``Round.apply``, the very code recovery and recall use: a replay cannot tell another story
+than the table acted on. The check settles the recalled cards and wagers again with the rules engine
+(what ``recall --json | settle`` does) and compares every position's net with the journaled settlement.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+from controller.round.facts import DEAD_HAND, DEALER, Round
+from controller.rules.cards import cards_text
+from controller.rules.paytable import Preset, load_preset
+from controller.rules.roundio import settle_json
+from controller.rules.words import money
+from controller.store.journal import Journal
+from controller.store.recall import recall_round
+
+FACTS_OF_ROUND = ("SELECT chain, at, kind, data, 1 FROM records WHERE round_id = :round "
+                  "UNION ALL SELECT chain, at, kind, data, 0 FROM table_events "
+                  "WHERE at >= :opened AND (:closed IS NULL OR at <= :closed) ORDER BY 1")
+
+
+def _target(target: int) -> str:
+    return {DEALER: "the dealer", DEAD_HAND: "a dead hand"}.get(target, f"position {target}")
+
+
+def _wagers(spots: dict[str, int]) -> str:
+    return ", ".join(f"{spot.replace('_', ' ')} {money(cents)}" for spot, cents in spots.items() if cents) or "none"
+
+
+# what each kind of fact says, in a dealer's or supervisor's words
+WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
+    "opened": lambda d: f"Round opened: {d.get('preset', '')}, deck {d.get('deck', '')}",
+    "state": lambda d: f"The table: {d['state']}" + (f" (held from {d['from']})" if d.get("from") else ""),
+    "shuffle": lambda d: "Shuffle asked for",
+    "shuffled": lambda d: f"Shuffled, {d.get('count')} cards",
+    "deck_check": lambda d: "Deck checked: " + ("complete" if d.get("ok") else f"NOT complete ({d})"),
+    "override": lambda d: (f"{d.get('by')} read position {d['position']}'s {d['spot'].replace('_', ' ')} as "
+                           f"{money(d['amount'])}: {d.get('reason', '')}"),
+    "wagers": lambda d: "No more bets: " + "; ".join(f"position {p} {_wagers(s)}" for p, s in d["positions"].items()),
+    "felt": lambda d: f"Position {d['position']} {d['spot'].replace('_', ' ')}: {money(d['cents'])} on the spot",
+    "hand": lambda d: (f"Hand {d['hand_no']} to {_target(d['target'])}: "
+                       f"{cards_text(c for c, _ in d['cards'] if c < 52) or '(unread)'}"),
+    "decision": lambda d: f"Position {d['position']} {'plays' if d['play'] else 'folds'} (by the {d['by']})",
+    "settlement": lambda d: (f"Dealer's hand revealed: {d.get('dealer', '')}, {d.get('dealer_hand', '')}"
+                             + ("" if d.get("dealer_qualifies", True) else ", does not qualify")),
+    "paid": lambda d: (f"Position {d['position']} settled: net {money(d['net'])}"
+                       + (" (collected with the folds)" if d.get("folded") else "") + f", by {d.get('by')}"),
+    "alert": lambda d: f"Alert: {d.get('message', d.get('kind', ''))}",
+    "void": lambda d: f"Round void: {d.get('reason')} (by {d.get('by')})",
+    "complete": lambda d: "Round complete",
+    "jackpot_verified": lambda d: f"Jackpot hit verified by {d.get('by')}: {d.get('reason', '')}",
+}
+
+
+def words_of(kind: str, data: dict[str, Any]) -> str:
+    try:
+        return WORDS[kind](data)
+    except KeyError:
+        return kind.replace("_", " ").capitalize() + (f": {json.dumps(data, sort_keys=True)}" if data else "")
+
+
+def _standing(rnd: Round) -> dict[str, Any]:
+    """The round as it stood: the felt (the wagers the table holds, and supervisor readings), the
+    cards out of the shoe by where they went, decisions and payments."""
+    felt = {str(p): {spot: cents for spot, cents in w.items() if cents} for p, w in rnd.wagers.items()}
+    for (position, spot), amount in rnd.overrides.items():
+        felt.setdefault(str(position), {})[spot] = amount
+    return {"state": rnd.state, "felt": felt,
+            "cards": {("dealer" if p == DEALER else str(p)): cards_text(c for c in h if c < 52)
+                      for p, h in rnd.hands.items()},
+            "dead_hands": [cards_text(c for c in h if c < 52) for h in rnd.dead_hands],
+            "decisions": {str(p): ("play" if v else "fold") for p, v in rnd.decisions.items()},
+            "paid": {str(p): net for p, net in rnd.paid.items()}}
+
+
+def replay(journal: Journal, round_id: int) -> dict[str, Any]:
+    """The round's timeline and its independent check; LookupError when there is no such round."""
+    row = journal.db.execute("SELECT opened_at, closed_at, status FROM rounds WHERE id = ?", (round_id,)).fetchone()
+    if row is None:
+        raise LookupError(f"{journal.path}: no round {round_id}")
+    opened, closed, status = row
+    rnd = Round(round_id)
+    steps = []
+    rows = journal.db.execute(FACTS_OF_ROUND, {"round": round_id, "opened": opened, "closed": closed}).fetchall()
+    for chain, at, kind, text, of_round in rows:
+        data = json.loads(text)
+        if of_round:
+            rnd.apply(kind, data, at)
+        steps.append({"fact": chain, "at": at, "kind": kind, "of": "round" if of_round else "table",
+                      "words": words_of(kind, data), "data": data, **_standing(rnd)})
+    return {"round": round_id, "status": status, "opened_at": opened, "closed_at": closed,
+            "steps": steps, "check": check(journal, round_id, rnd)}
+
+
+@cache
+def _preset(name: str) -> Preset:
+    return load_preset(name)
+
+
+def check(journal: Journal, round_id: int, rnd: Round) -> dict[str, Any]:
+    """The round settled again from its recalled cards and wagers, against what the table journaled."""
+    if rnd.settlement is None:
+        return {"settled_again": None, "why": "the round was never settled" +
+                (f" (void: {rnd.void_reason})" if rnd.void_reason else "")}
+    again = settle_json(recall_round(journal, round_id), _preset, None)
+    if "error" in again:
+        return {"settled_again": False, "differences": [f"cannot settle it again: {again['error']}"]}
+    journaled = {s["seat"]: s["net"] for s in rnd.settlement.get("seats", [])}
+    independent = {s["seat"]: s["net"] for s in again.get("seats", [])}
+    differences = [f"position {p}: journaled {money(journaled.get(p, 0))}, settled again "
+                   f"{money(independent.get(p, 0))}" for p in sorted(set(journaled) | set(independent))
+                   if journaled.get(p) != independent.get(p)]
+    paid = [f"position {p}: paid {money(net)}, settled {money(journaled.get(p, 0))}"
+            for p, net in sorted(rnd.paid.items()) if net != journaled.get(p)]
+    return {"settled_again": not differences and not paid, "differences": differences + paid,
+            "net": {str(p): n for p, n in sorted(independent.items())}}

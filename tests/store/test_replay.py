@@ -1,0 +1,87 @@
+"""``table-controller replay``: a round step by step from its journal, the felt and the cards as
+they stood at each step, and its settlement checked again independently; the check can fail."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+
+from controller.cli import main
+from controller.store.journal import Journal
+from controller.store.replay import replay
+from tests.support.rig import table
+
+
+def _royal_journal(tmp_path):
+    data = tmp_path / "d"
+    done = subprocess.run([sys.executable, "-m", "controller.cli", "run", "--autoplay", "--rounds", "3",
+                           "--royal-at", "2", "--seed", "4", "--data-dir", str(data), "--port", "0",
+                           "--log-format", "json"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return data
+
+
+def test_a_jackpot_round_replays_fact_by_fact_and_settles_again_the_same(tmp_path, capsys):
+    data = _royal_journal(tmp_path)
+    assert main(["replay", "--round", "2", "--json", "--data-dir", str(data)]) == 0
+    story = json.loads(capsys.readouterr().out)
+    steps = story["steps"]
+    facts = [s["fact"] for s in steps]
+    assert facts == sorted(facts) and len(set(facts)) == len(facts)
+    db = sqlite3.connect(data / "journal.sqlite")
+    own = [c for (c,) in db.execute("SELECT chain FROM records WHERE round_id = 2 ORDER BY chain")]
+    assert [s["fact"] for s in steps if s["of"] == "round"] == own              # every record, once, in order
+    wagers = next(s for s in steps if s["kind"] == "wagers")
+    assert wagers["felt"] == {"1": {"ante": 500, "super6": 1000}} and wagers["cards"] == {}
+    revealed = next(s for s in steps if s["kind"] == "settlement")
+    assert revealed["cards"] == {"1": "Ah Kh Qh", "dealer": "Jh 10h 2c"}
+    assert "Dealer's hand revealed: Jh 10h 2c" in revealed["words"]
+    assert [s["kind"] for s in steps].index("jackpot_verified") < [s["kind"] for s in steps].index("paid")
+    assert steps[-1]["kind"] == "complete" and steps[-1]["paid"] == {"1": story["check"]["net"]["1"]}
+    assert story["check"]["settled_again"] is True and story["check"]["net"]["1"] > 250_000
+    assert main(["replay", "--round", "2", "--data-dir", str(data)]) == 0
+    text = capsys.readouterr().out
+    assert "Hand 1 to position 1: Ah Kh Qh" in text and "every position agrees" in text
+    assert main(["replay", "--round", "99", "--data-dir", str(data)]) == 1
+
+
+def test_the_independent_check_finds_a_settlement_that_does_not_follow_from_the_cards(tmp_path):
+    """The check settles the recalled cards and wagers again: a journaled settlement whose net was
+    changed (here directly in the file, read without the key) is named, position by position."""
+    data = _royal_journal(tmp_path)
+    db = sqlite3.connect(data / "journal.sqlite")
+    seq, text = db.execute("SELECT seq, data FROM records WHERE round_id = 2 AND kind = 'settlement'").fetchone()
+    settlement = json.loads(text)
+    settlement["seats"][0]["net"] += 100
+    db.execute("UPDATE records SET data = ? WHERE seq = ?", (json.dumps(settlement), seq))
+    db.commit()
+    journal = Journal.read_only(data / "journal.sqlite", keyed=False)
+    try:
+        check = replay(journal, 2)["check"]
+    finally:
+        journal.close()
+    assert check["settled_again"] is False
+    assert any(d.startswith("position 1: journaled") for d in check["differences"])
+    assert main(["replay", "--round", "2", "--data-dir", str(data)]) in (2, 3)      # and verify refuses it first
+
+
+def test_past_posting_and_a_misdeal_are_in_the_story(tmp_path):
+    with table(tmp_path, "sheet-000") as rig:
+        rig.open_and_bet({1: {"ante": 500, "pair_plus": 500}, 4: {"ante": 1000}})
+        rig.deal()
+        rig.state("decisions")
+        rig.sim.sensors.place(4, "pair_plus", 500)                  # chips after No more bets
+        rig.wait(lambda s: any(a["kind"] == "past_posting" for a in s["alerts"]), what="past posting")
+        rig.act("misdeal", reason="cards exposed")
+        rig.state("void")
+        round_id = rig.snap["round"]
+        story = replay(rig.journal, round_id)
+    kinds = [s["kind"] for s in story["steps"]]
+    past = next(s for s in story["steps"] if s["kind"] == "alert" and s["data"].get("kind") == "past_posting")
+    assert "position 4" in past["words"].lower() or "4" in past["words"]
+    assert kinds.index("alert") < kinds.index("void")
+    void = story["steps"][kinds.index("void")]
+    assert void["words"] == "Round void: cards exposed (by dealer)" and story["steps"][-1]["state"] == "void"
+    assert story["check"] == {"settled_again": None, "why": "the round was never settled (void: cards exposed)"}
