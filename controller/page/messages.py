@@ -262,4 +262,21 @@ LINKED = (
     N_("the floor's jackpot values are taken between rounds; Super 6 reopens once they are shown"),
 )
 
-TEMPLATES: tuple[str, ...] = NAMES + PROMPTS + FLAGS + ALERTS + REFUSALS + LINKED
+# a round's replay (controller/store/replay.py, the recall's step-by-step view) and its refusals
+REPLAY = (
+    N_("Round opened: {preset}, deck {deck}"), N_("The table: {state}"), N_("The table: {state} (held from {held})"),
+    N_("Shuffle asked for"), N_("Shuffled, {count} cards"), N_("Deck checked: complete"),
+    N_("Deck checked: NOT complete"), N_("{by} read position {position}'s {spot} as {amount}: {reason}"),
+    N_("No more bets: the wagers on the felt are accepted"), N_("Position {position} {spot}: {amount} on the spot"),
+    N_("Hand {hand} to the dealer: {cards}"), N_("Hand {hand}, a dead hand: {cards}"),
+    N_("Hand {hand} to position {position}: {cards}"), N_("Position {position} plays (by the {by})"),
+    N_("Position {position} folds (by the {by})"), N_("Dealer's hand revealed: {cards}, {hand_name}"),
+    N_("Dealer's hand revealed: {cards}, {hand_name}, does not qualify"),
+    N_("Position {position} settled: net {amount} (collected with the folds), by {by}"),
+    N_("Position {position} settled: net {amount}, by {by}"), N_("Alert: {message}"),
+    N_("Round void: {reason} (by {by})"), N_("Round complete"), N_("Jackpot hit verified by {by}: {reason}"),
+    N_("say which round to replay: a round number"), N_("no round {round} in the journal"),
+    N_("Round {round} is still in play: its replay opens when it ends"),
+)
+
+TEMPLATES: tuple[str, ...] = NAMES + PROMPTS + FLAGS + ALERTS + REFUSALS + LINKED + REPLAY

@@ -27,6 +27,7 @@ Routes:
                          controller/store/recall.py gives them, read from the journal file
                          through a read-only SQLite connection; a round in play shows no card
                          the table does not show (503 when the page has no journal)
+  GET  /api/replay       ?round=N: a round that has ended, step by step (controller/page/replays.py)
   GET  /api/challenge    a one-time challenge for a supervisor's action (valid CHALLENGE_TTL s)
   GET  /report, POST /api/report   the supervisor's report, behind a PIN (controller/page/reports.py)
   POST /api/action       {"action", "position"?, "other"?, "spot"?, "amount"?, "reason"?,
@@ -61,6 +62,7 @@ from controller.errors import InputError
 from controller.page.feed import Feed
 from controller.page.fence import Challenges, Fence, Throttle, quoted
 from controller.page.i18n import Words
+from controller.page.replays import RoundReplays
 from controller.page.reports import SupervisorReports
 from controller.page.streams import Streams
 from controller.round import machine as procedure
@@ -217,6 +219,7 @@ class DealerPage:
         app.router.add_get("/api/challenge", self._challenge)
         app.router.add_post("/api/action", self._action)
         SupervisorReports(self).add_routes(app)
+        RoundReplays(self.journal_path, self.words, self.log).add_routes(app)
         app.on_response_prepare.append(self._headers)
         return app
 

@@ -20,6 +20,7 @@ from controller.round.facts import DEAD_HAND, DEALER, Round
 from controller.rules.cards import cards_text
 from controller.rules.paytable import Preset, load_preset
 from controller.rules.roundio import settle_json
+from controller.rules.spots import LABELS
 from controller.rules.words import money
 from controller.store.journal import Journal
 from controller.store.recall import recall_round
@@ -29,32 +30,40 @@ FACTS_OF_ROUND = ("SELECT chain, at, kind, data, 1 FROM records WHERE round_id =
                   "WHERE at >= :opened AND (:closed IS NULL OR at <= :closed) ORDER BY 1")
 
 
-def _target(target: int) -> str:
-    return {DEALER: "the dealer", DEAD_HAND: "a dead hand"}.get(target, f"position {target}")
+def _hand(d: dict[str, Any]) -> str:
+    cards = cards_text(c for c, _ in d["cards"] if c < 52) or "(unread)"
+    if d["target"] == DEALER:
+        return f"Hand {d['hand_no']} to the dealer: {cards}"
+    if d["target"] == DEAD_HAND:
+        return f"Hand {d['hand_no']}, a dead hand: {cards}"
+    return f"Hand {d['hand_no']} to position {d['target']}: {cards}"
 
 
-def _wagers(spots: dict[str, int]) -> str:
-    return ", ".join(f"{spot.replace('_', ' ')} {money(cents)}" for spot, cents in spots.items() if cents) or "none"
+def _spot(name: str) -> str:
+    return LABELS.get(name, name)
 
 
-# what each kind of fact says, in a dealer's or supervisor's words
+# what each kind of fact says, in a dealer's or supervisor's words: each text is a message id of
+# controller/page/messages.py (REPLAY), so that the page shows it in the reader's language
 WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
-    "opened": lambda d: f"Round opened: {d.get('preset', '')}, deck {d.get('deck', '')}",
-    "state": lambda d: f"The table: {d['state']}" + (f" (held from {d['from']})" if d.get("from") else ""),
+    "opened": lambda d: f"Round opened: {d.get('preset', '')}, deck {d.get('deck', 1)}",
+    "state": lambda d: (f"The table: {d['state']} (held from {d['from']})" if d.get("from")
+                        else f"The table: {d['state']}"),
     "shuffle": lambda d: "Shuffle asked for",
     "shuffled": lambda d: f"Shuffled, {d.get('count')} cards",
-    "deck_check": lambda d: "Deck checked: " + ("complete" if d.get("ok") else f"NOT complete ({d})"),
-    "override": lambda d: (f"{d.get('by')} read position {d['position']}'s {d['spot'].replace('_', ' ')} as "
+    "deck_check": lambda d: "Deck checked: complete" if d.get("ok") else "Deck checked: NOT complete",
+    "override": lambda d: (f"{d.get('by')} read position {d['position']}'s {_spot(d['spot'])} as "
                            f"{money(d['amount'])}: {d.get('reason', '')}"),
-    "wagers": lambda d: "No more bets: " + "; ".join(f"position {p} {_wagers(s)}" for p, s in d["positions"].items()),
-    "felt": lambda d: f"Position {d['position']} {d['spot'].replace('_', ' ')}: {money(d['cents'])} on the spot",
-    "hand": lambda d: (f"Hand {d['hand_no']} to {_target(d['target'])}: "
-                       f"{cards_text(c for c, _ in d['cards'] if c < 52) or '(unread)'}"),
-    "decision": lambda d: f"Position {d['position']} {'plays' if d['play'] else 'folds'} (by the {d['by']})",
+    "wagers": lambda d: "No more bets: the wagers on the felt are accepted",
+    "felt": lambda d: f"Position {d['position']} {_spot(d['spot'])}: {money(d['cents'])} on the spot",
+    "hand": _hand,
+    "decision": lambda d: (f"Position {d['position']} plays (by the {d['by']})" if d["play"]
+                           else f"Position {d['position']} folds (by the {d['by']})"),
     "settlement": lambda d: (f"Dealer's hand revealed: {d.get('dealer', '')}, {d.get('dealer_hand', '')}"
                              + ("" if d.get("dealer_qualifies", True) else ", does not qualify")),
-    "paid": lambda d: (f"Position {d['position']} settled: net {money(d['net'])}"
-                       + (" (collected with the folds)" if d.get("folded") else "") + f", by {d.get('by')}"),
+    "paid": lambda d: (f"Position {d['position']} settled: net {money(d['net'])} (collected with the folds), "
+                       f"by {d.get('by')}" if d.get("folded") else
+                       f"Position {d['position']} settled: net {money(d['net'])}, by {d.get('by')}"),
     "alert": lambda d: f"Alert: {d.get('message', d.get('kind', ''))}",
     "void": lambda d: f"Round void: {d.get('reason')} (by {d.get('by')})",
     "complete": lambda d: "Round complete",

@@ -49,9 +49,11 @@ function recallRoundHtml(rnd) {
   for (const a of tb.alerts || []) {
     notes.push(`<span class="alert-note">${esc(kindWords(a.kind))}: ${esc(a.message)}</span>`);
   }
+  const replay = tb.status === "open" ? ""
+    : `<button type="button" class="replay" data-round="${rnd.id}">${esc(t("Replay"))}</button>`;
   return `<section class="recall-round" id="recall-${rnd.id}" data-round="${rnd.id}">
     <h3>${esc(t("Round {round}", { round: rnd.id }))} <span class="status ${esc(tb.status)}">${esc(status)}</span>
-      <time datetime="${esc(tb.opened_at)}">${localTime(tb.opened_at)}</time></h3>
+      <time datetime="${esc(tb.opened_at)}">${localTime(tb.opened_at)}</time>${replay}</h3>
     <div class="recall-dealer">${esc(t("Dealer"))} ${dealer} <b>${esc(tb.announcement || "")}</b></div>
     <table><thead><tr><th>${esc(t("Position"))}</th><th>${esc(t("Cards"))}</th><th>${esc(t("Wagers"))}</th><th>${
       esc(t("Decision"))}</th><th>${esc(t("Results"))}</th><th>${esc(t("Net"))}</th></tr></thead>
@@ -62,6 +64,7 @@ function recallRoundHtml(rnd) {
 
 async function showRecall() {
   const list = $("recall-list");
+  if (typeof closeReplay === "function") closeReplay();
   list.innerHTML = `<p class="dim">${esc(t("Reading the journal…"))}</p>`;
   $("recall-dialog").showModal();
   let answer;
