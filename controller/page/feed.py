@@ -30,7 +30,7 @@ from aiohttp import web
 from controller.page.streams import HIGH_WATER, KEEPALIVE, STALL, TICK, send_bounded
 from controller.store.readers import FeedReaders
 
-MOST = 8                        # feeds at once: the surveillance room and a few casino systems
+MOST = 16                       # feeds at once: the surveillance rooms and the casino systems, as many as pages
 BATCH = 500                     # facts read from the journal per query (a reader far behind catches up in steps)
 FACTS_AFTER = (
     "SELECT chain, round_id, at, kind, data, digest FROM records WHERE chain > :after "
