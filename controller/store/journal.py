@@ -37,7 +37,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from controller.errors import IntegrityError
+from controller.errors import JournalError
 from controller.store.chain import GENESIS, boundary_mac, keyed_digest, load_key
 from controller.store.failpoints import Failpoints
 
@@ -48,10 +48,6 @@ FACTS = ("SELECT chain, digest FROM records WHERE chain IS NOT NULL "
          "UNION ALL SELECT chain, digest FROM table_events WHERE chain IS NOT NULL")
 
 SCHEMA_VERSION = 2
-
-
-class JournalError(IntegrityError, RuntimeError):
-    """A journal that cannot be trusted or written; the message names the file and record."""
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,13 @@ import hashlib
 import hmac
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from controller.errors import JournalError
 from controller.store.chain import GENESIS, boundary_mac, keyed_digest, plain_digest
-from controller.store.journal import Journal, JournalError
+
+if TYPE_CHECKING:
+    from controller.store.journal import Journal
 
 KEYED = ("SELECT chain, 'records', seq, round_id, at, kind, data, digest FROM records WHERE chain >= ? "
          "UNION ALL SELECT chain, 'table_events', seq, NULL, at, kind, data, digest FROM table_events "
