@@ -221,7 +221,9 @@ class Journal:
             return _inserted_id(cur)
 
     def append(self, round_id: int, kind: str, data: dict[str, Any]) -> Record:
-        """Commit one record (durably, before the caller acts on it)."""
+        """Write one record of a round. Inside ``event()`` (the engine's every event) it joins the
+        event's transaction, committed and fsynced once the event is done, before any device is
+        commanded; outside one it is committed (durably) before this returns."""
         text = json.dumps(data, sort_keys=True, separators=(",", ":"))
         at = now_iso()
         with self._tx():
@@ -241,7 +243,7 @@ class Journal:
         return Record(_inserted_id(cur), round_id, at, kind, data)
 
     def table_event(self, kind: str, data: dict[str, Any]) -> str:
-        """Commit one fact outside a round; returns its time as journaled."""
+        """Write one fact outside a round, committed as ``append`` says; returns its time as journaled."""
         at = now_iso()
         text = json.dumps(data, sort_keys=True)
         with self._tx():
