@@ -88,7 +88,7 @@ class Conditions:
         return True
 
     def positions_linkable(self, event: EventData) -> bool:
-        problem = self._pairs.problem(event.kwargs.get("position"), event.kwargs.get("other"))
+        problem = self._pairs.link_problem(event.kwargs.get("position"), event.kwargs.get("other"))
         return problem is None or self._clerk.refuse(problem)
 
     def reason_given(self, event: EventData) -> bool:

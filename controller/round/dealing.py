@@ -16,7 +16,10 @@ deliver asked again, the shoe's status after every reconnect (its door and
 jam; after a restart its count: cards that left the shoe unrecorded, beyond
 that one hand, void the round), and the holds a jam or an open door puts on
 the round. Which state takes which shoe fact is
-``machine.SHOE_FACTS``.
+``machine.SHOE_FACTS``. After a restart mid-deal, ``RestartCount`` is the one
+small state of the count awaited (and of the one hand that may come before
+it). It asks the clerk (controller/round/clerk.py) to journal, alert, fire a
+misdeal and command the shoe, and sets the shoe's holds.
 """
 
 from __future__ import annotations

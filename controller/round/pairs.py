@@ -17,7 +17,7 @@ class PositionPairs:
         self._allowed = allowed
         self._pairs: list[Pair] = []
 
-    def problem(self, position: object, other: object) -> str | None:
+    def link_problem(self, position: object, other: object) -> str | None:
         """Why ``position`` and ``other`` cannot be linked; None when they can."""
         if not isinstance(position, int) or not isinstance(other, int):
             return "name the two positions to link (position and other)"

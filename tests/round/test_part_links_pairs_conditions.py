@@ -44,14 +44,14 @@ def test_a_lost_sign_never_holds_the_round_and_a_jammed_shoe_shows_as_jammed():
 
 def test_two_adjacent_positions_may_be_linked_once_where_the_table_allows_it():
     pairs = PositionPairs(6, allowed=True)
-    assert pairs.problem(2, None) == "name the two positions to link (position and other)"
-    assert pairs.problem(2, 4) == "positions 2 and 4 are not two adjacent positions"
+    assert pairs.link_problem(2, None) == "name the two positions to link (position and other)"
+    assert pairs.link_problem(2, 4) == "positions 2 and 4 are not two adjacent positions"
     assert pairs.link(3, 2) == (2, 3) and pairs.partner(2) == 3 and pairs.partner(3) == 2
-    assert pairs.problem(3, 4) == "position 3 or 4 is already linked"
+    assert pairs.link_problem(3, 4) == "position 3 or 4 is already linked"
     assert pairs.as_record() == [[2, 3]]
     pairs.unlink(3)
     assert pairs.partner(2) is None
-    assert PositionPairs(6, allowed=False).problem(1, 2).startswith("one player on two positions is not allowed")
+    assert PositionPairs(6, allowed=False).link_problem(1, 2).startswith("one player on two positions is not allowed")
 
 
 def stand_in(**answers: Any) -> SimpleNamespace:
