@@ -10,8 +10,9 @@ they reconnect), and the meaning of a change on the felt in each state
 (``machine.FELT_CHANGES``): a wager being made while betting is open, past
 posting once the spots are locked, and the Play chips that make a position's
 decision. It asks the clerk (controller/round/clerk.py) for the round and the
-state, and the jackpot desk, through ``super6_closed``, whether Super 6 takes
-wagers; nothing else reads its state.
+state, and the jackpot board (controller/store/jackpot.py), through the
+``super6_closed`` it is given, whether Super 6 takes wagers; the jackpot desk
+tells it when that changes. Nothing else reads its state.
 """
 
 from __future__ import annotations
