@@ -348,7 +348,7 @@ class Engine:
         for _ in range(20):
             moved = False
             for trigger in procedure.AUTOMATIC:
-                if trigger in procedure.TRIGGERS[table.state] and getattr(table, procedure.GUARDS[trigger])() \
+                if trigger in procedure.TRIGGERS[table.state] and table.guard(procedure.GUARDS[trigger]) \
                         and getattr(table, trigger)():
                     moved = True
                     break

@@ -8,7 +8,8 @@ exit statuses in one place:
     ├── InputError (ValueError) bad input refused with words: a file, card text,
     │                           configuration, pay table, round or PIN request   exit 2
     └── IntegrityError          the journal or audit trail cannot be trusted
-                                or written                                        exit 3*
+        │                       or written                                        exit 3*
+        └── JournalError        the journal (controller/store/journal.py) in particular
 
 (* ``run``, ``recall``, ``meters`` and ``jackpot`` keep the 2 they exited with
 for these before the tree existed; ``audit verify`` reports a broken chain as
@@ -32,3 +33,9 @@ class InputError(TableError, ValueError):
 
 class IntegrityError(TableError):
     """The journal or the audit trail cannot be trusted or written; the message names file and record."""
+
+
+class JournalError(IntegrityError, RuntimeError):
+    """A journal that cannot be trusted or written; the message names the file and record. Declared
+    here, not in controller/store/journal.py, so that its checks (controller/store/verify.py) raise it
+    without importing the journal they check."""

@@ -75,7 +75,10 @@ class FramedDriver(DeviceDriver):
         return type(self).decode(type_code, payload)
 
     def send(self, message: Message) -> bool:
-        """Queue a command for the device; False (and CommandFailed) while disconnected."""
+        """Send a command to the device: the link queues it, and when no frame of ours awaits its ACK
+        its frame is written at once, on the caller's thread (under the driver's lock); else the I/O
+        thread writes it once the frames before it are acknowledged. False (and CommandFailed) while
+        disconnected or when the write fails."""
         with self._lock:
             if not self.connected:
                 self.post(CommandFailed(self.name, type(message).__name__, "device not connected"))
@@ -101,7 +104,8 @@ class FramedDriver(DeviceDriver):
         return self.queue(self.hello, now)
 
     def queue(self, message: Message, now: float) -> bytes:
-        """Hand a message to the link; returns the bytes to write now (lock held)."""
+        """Hand a message to the link, which queues it; returns the bytes to write now: its frame when
+        none of ours awaits an ACK, else nothing (lock held)."""
         type_code, payload = self.catalog.encode(message)
         return self.link.send(type_code, payload, now)
 

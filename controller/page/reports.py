@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from datetime import UTC, date, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from controller.page.server import DealerPage
 
 REPORT_KEYS = {"role", "pin", "challenge", "day", "shift"}
+REPORT_PAGE = Path(__file__).with_name("static") / "report.html"      # beside the dealer's page (server.py)
 
 
 def _answer(status: int, message: str) -> web.Response:
@@ -47,8 +49,7 @@ class SupervisorReports:
         app.router.add_post("/api/report", self._report)
 
     async def _report_page(self, request: web.Request) -> web.FileResponse:
-        from controller.page.server import STATIC_DIR
-        return web.FileResponse(STATIC_DIR / "report.html")
+        return web.FileResponse(REPORT_PAGE)
 
     async def _report(self, request: web.Request) -> web.Response:
         page = self.page

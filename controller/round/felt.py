@@ -1,24 +1,35 @@
 """The felt: what lies on each spot, what may be accepted, and what a change means now.
 
 Owns the sensors' picture of the chips (with a supervisor's override in
-place of an unreadable reading during betting), the check of each stack
-against the table's limits and offers, the spot lamps that show the dealer a
-stack that cannot be accepted, the spots' locks (each change told to the
-sensors once: the core keeps what they were told, as it does for the lamps,
-and tells them all again only after they reconnect), and the meaning of a change on the felt in
-each state (``machine.FELT_CHANGES``): a wager being made while betting is
-open, past posting once the spots are locked, and the Play chips that make a
-position's decision.
+place of an unreadable reading during betting), the spots whose sensor
+reports a fault, the check of each stack against the table's limits and
+offers, the spot lamps that show the dealer a stack that cannot be accepted,
+the spots' locks (each change told to the sensors once: the felt keeps what
+they were told, as it does for the lamps, and tells them all again only after
+they reconnect), and the meaning of a change on the felt in each state
+(``machine.FELT_CHANGES``): a wager being made while betting is open, past
+posting once the spots are locked, and the Play chips that make a position's
+decision. It asks the clerk (controller/round/clerk.py) for the round and the
+state, and the jackpot board (controller/store/jackpot.py), through the
+``super6_closed`` it is given, whether Super 6 takes wagers; the jackpot desk
+tells it when that changes. Nothing else reads its state.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 from controller.round import machine as procedure
-from controller.round.core import TableCore
+from controller.round.clerk import Clerk, Holds
 from controller.round.ports import Lamp, LockSpots, SetLamp
 from controller.rules.spots import BET_SPOTS, Spot, label, spot_named
 from controller.rules.words import money
 from drivers.events import SpotChanged, SpotFault
+
+if TYPE_CHECKING:
+    from controller.app.config import TableConfig
+    from controller.rules.paytable import Preset
 
 SENSOR_DEBOUNCE = 0.5               # seconds a stack may vanish before it counts as removed
 REMOVED_TIMER = "removed"           # timer "removed <position> <spot>": a stack gone after the debounce
@@ -48,28 +59,39 @@ def lock_commands(before: Locks, after: Locks, positions: int) -> list[LockSpots
     return out
 
 
-class FeltDuties(TableCore):
-    felt: dict[Key, int | None]     # the sensors' readings: cents, None where only presence is seen
-    lamps: dict[Key, Lamp]          # lamps that are not off
-    locks: Locks | None             # what the sensors were last told is locked; None: not known
-    faults: dict[Key, str]          # spots whose sensor reports a fault, until they read again
+class Felt:
+    def __init__(self, clerk: Clerk, holds: Holds, config: TableConfig, preset: Preset,
+                 super6_closed: Callable[[], str | None]) -> None:
+        self._clerk = clerk
+        self._holds = holds
+        self._config = config
+        self._preset = preset
+        self._super6_closed = super6_closed     # the jackpot desk's: why Super 6 takes no wagers now
+        self._sensed: dict[Key, int | None] = {}    # the sensors' readings: cents, None where only presence is seen
+        self._lamps: dict[Key, Lamp] = {}           # lamps that are not off
+        self._locks: Locks | None = None            # what the sensors were last told is locked; None: not known
+        self._faults: dict[Key, str] = {}           # spots whose sensor reports a fault, until they read again
 
     # --- what lies on the felt --------------------------------------------------------------
+
+    def sensed(self) -> dict[Key, int | None]:
+        """The sensors' own readings, without a supervisor's override."""
+        return dict(self._sensed)
 
     def readings(self) -> dict[Key, int | None]:
         """What lies on each spot: the sensors' readings, with a supervisor's override in place
         of the sensor's for this round (0 = no wager there), while betting and while players
         decide (a Play the sensor could not read)."""
-        reading = dict(self.felt)
-        if self.round is not None and self.state in ("betting", "decisions"):
-            for key, amount in self.round.overrides.items():
+        reading = dict(self._sensed)
+        if self._clerk.round is not None and self._clerk.state in ("betting", "decisions"):
+            for key, amount in self._clerk.round.overrides.items():
                 if amount:
                     reading[key] = amount
                 else:
                     reading.pop(key, None)
         return reading
 
-    def felt_wagers(self) -> dict[int, dict[str, int]]:
+    def wagers(self) -> dict[int, dict[str, int]]:
         wagers: dict[int, dict[str, int]] = {}
         for (position, spot), value in self.readings().items():
             if spot in BET_SPOTS and value:
@@ -78,18 +100,18 @@ class FeltDuties(TableCore):
 
     def accepted_wagers(self) -> dict[str, dict[str, int]]:
         """The wagers as "No more bets" journals them: every bet spot of every position with chips."""
-        return {str(p): {s.value: w.get(s, 0) for s in BET_SPOTS} for p, w in sorted(self.felt_wagers().items())}
+        return {str(p): {s.value: w.get(s, 0) for s in BET_SPOTS} for p, w in sorted(self.wagers().items())}
 
-    def wager_problems(self) -> dict[Key, str]:
+    def problems(self) -> dict[Key, str]:
         """Spots whose chips cannot be accepted as they lie, with the reason."""
         problems = {}
-        super6_closed = self.jackpot.super6_closed()
+        super6_closed = self._super6_closed()
         for (position, spot), value in self.readings().items():
             problems_here = self.stack_problem(spot, value, super6_closed)
             if problems_here:
                 problems[(position, spot)] = problems_here
-        overridden = self.round.overrides if self.round is not None else {}
-        for key, problem in self.faults.items():        # what lies there is not known: not a wager yet
+        overridden = self._clerk.round.overrides if self._clerk.round is not None else {}
+        for key, problem in self._faults.items():        # what lies there is not known: not a wager yet
             if key[1] in BET_SPOTS and key not in overridden:
                 problems[key] = (f"the sensor reports {problem}, so the spot cannot be read: call a technician, "
                                  "or a supervisor enters what lies there")
@@ -101,16 +123,16 @@ class FeltDuties(TableCore):
             return "the Play spot stays empty until the cards are seen"
         if value is None:
             return "chips seen but the sensor cannot read their value"
-        if not self.preset.offers(spot):
+        if not self._preset.offers(spot):
             return f"{label(spot)} is not offered at this table"
-        limit = self.preset.limits[spot]
+        limit = self._preset.limits[spot]
         if value < limit.min:
             return f"{money(value)} is below the {money(limit.min)} minimum"
         if value > limit.max:
             return f"{money(value)} is above the {money(limit.max)} maximum"
         if spot == Spot.SUPER6 and super6_closed:
             return f"Super 6 closed: {super6_closed}"
-        sizes_offered = self.preset.super6 or {}
+        sizes_offered = self._preset.super6 or {}
         if spot == Spot.SUPER6 and value not in sizes_offered:
             sizes = " or ".join(money(b) for b in sorted(sizes_offered))
             return f"{money(value)} is not a Super 6 bet size ({sizes})"
@@ -119,70 +141,100 @@ class FeltDuties(TableCore):
     # --- lamps and locks --------------------------------------------------------------------
 
     def show_flags(self) -> None:
-        problems = self.wager_problems()
-        for key in set(problems) | set(self.lamps):
+        problems = self.problems()
+        for key in set(problems) | set(self._lamps):
             self.set_lamp(*key, Lamp.FLASH if key in problems else Lamp.OFF)
 
     def set_lamp(self, position: int, spot: str, lamp: Lamp) -> None:
         """Only changes go to the sensors: every command waits for its ACK on the link."""
-        if self.lamps.get((position, spot), Lamp.OFF) != lamp:
-            self.emit(SetLamp(position, Spot(spot), lamp))
+        if self._lamps.get((position, spot), Lamp.OFF) != lamp:
+            self._clerk.emit(SetLamp(position, Spot(spot), lamp))
         if lamp == Lamp.OFF:
-            self.lamps.pop((position, spot), None)
+            self._lamps.pop((position, spot), None)
         else:
-            self.lamps[(position, spot)] = lamp
+            self._lamps[(position, spot)] = lamp
 
-    def all_spots(self) -> Locks:
-        return frozenset((p, s.value) for p in range(1, self.config.positions + 1) for s in Spot)
+    def _all_spots(self) -> Locks:
+        return frozenset((p, s.value) for p in range(1, self._config.positions + 1) for s in Spot)
 
-    def lock_spots(self, locked: Locks) -> None:
+    def _lock_spots(self, locked: Locks) -> None:
         """Tell the sensors which spots are locked: only what changed since they were told, each
         change once; when what they hold is not known (after they connect), everything, from a
         Lock of the whole table."""
-        before = self.locks
-        self.locks = locked
+        before = self._locks
+        self._locks = locked
         if before is None:
-            whole = 2 * len(locked) >= len(self.all_spots())       # from the nearer of all or none
-            self.emit(LockSpots(whole))
-            before = self.all_spots() if whole else frozenset()
-        for command in lock_commands(before, locked, self.config.positions):
-            self.emit(command)
+            whole = 2 * len(locked) >= len(self._all_spots())       # from the nearer of all or none
+            self._clerk.emit(LockSpots(whole))
+            before = self._all_spots() if whole else frozenset()
+        for command in lock_commands(before, locked, self._config.positions):
+            self._clerk.emit(command)
+
+    def lock_for_betting(self) -> None:
+        """Betting open: every spot unlocked, but the Super 6 spots while Super 6 is closed."""
+        self._lock_spots(frozenset((p, Spot.SUPER6.value) for p in range(1, self._config.positions + 1))
+                         if self._super6_closed() else frozenset())
+
+    def on_super6_changed(self) -> None:
+        """Super 6 closed or opened (the jackpot desk says so): while betting, its spots lock or
+        unlock and the stacks that cannot be accepted now flash."""
+        if self._clerk.state == "betting":
+            self.lock_for_betting()
+            self.show_flags()
+
+    def sensors_back(self) -> None:
+        """A Hello clears the sensors' locks and lamps (docs/protocols/sensors.md): all told again."""
+        self._locks = None
+        if self._clerk.round is not None:
+            state = self._clerk.state
+            if state == "betting":
+                self.lock_for_betting()
+            elif state in ("dealing", "decisions", "held"):
+                self.lock_for_decisions()
+            else:
+                self.lock_all()
+        for (position, spot), lamp in sorted(self._lamps.items()):
+            self._clerk.emit(SetLamp(position, Spot(spot), lamp))
+
+    def sensors_lost(self) -> None:
+        """Commands meanwhile fail: what the sensors hold is not known."""
+        self._locks = None
 
     def lock_all(self) -> None:
         """No chip may change: "No more bets" and after every Play was made or not."""
-        self.lock_spots(self.all_spots())
+        self._lock_spots(self._all_spots())
 
     def lock_for_decisions(self) -> None:
         """Every spot locked, but the Play spot of each position that has an Ante to decide."""
-        self.lock_spots(self.all_spots() - {(p, Spot.PLAY.value) for p in self.open_round.deciders})
+        self._lock_spots(self._all_spots() - {(p, Spot.PLAY.value) for p in self._clerk.open_round.deciders})
 
     # --- a change on the felt ---------------------------------------------------------------
 
     def on_spot(self, e: SpotChanged) -> None:
-        if not self.config.has_position(e.position):
+        if not self._config.has_position(e.position):
             # a position the table does not have: the sensor controller is wrong, never a wager
-            self.log.warning("device.fault", device=e.device, position=e.position, spot=e.spot,
-                             change=e.change, value=e.value, state=self.state)
-            self.alert("device_fault", f"The bet sensors reported chips on position {e.position}, which this "
-                       f"table does not have (positions 1 to {self.config.positions}): not a wager. "
-                       "Call a technician to check the sensors' set-up.")
+            self._clerk.log.warning("device.fault", device=e.device, position=e.position, spot=e.spot,
+                                    change=e.change, value=e.value, state=self._clerk.state)
+            self._clerk.alert("device_fault", f"The bet sensors reported chips on position {e.position}, which this "
+                              f"table does not have (positions 1 to {self._config.positions}): not a wager. "
+                              "Call a technician to check the sensors' set-up.")
             return
         if spot_named(e.spot) is None:
             self._unknown_spot(e.device, e.position, e.spot)
             return
         key = (e.position, e.spot)
-        self.set_hold(f"spot {e.position} {e.spot}", None)       # a reading again: the spot is back
-        self.faults.pop(key, None)
+        self._holds.set(f"spot {e.position} {e.spot}", None)       # a reading again: the spot is back
+        self._faults.pop(key, None)
         if e.change == "removed":
-            self.felt.pop(key, None)
+            self._sensed.pop(key, None)
         else:
-            self.felt[key] = e.value
-        self.log.debug("device.spot", round=self.round.id if self.round else None, state=self.state,
-                      position=e.position, spot=e.spot, change=e.change, value=e.value)
-        meaning = procedure.FELT_CHANGES.get(self.round_state)
+            self._sensed[key] = e.value
+        self._clerk.log.debug("device.spot", round=self._clerk.round_id, state=self._clerk.state,
+                              position=e.position, spot=e.spot, change=e.change, value=e.value)
+        meaning = procedure.FELT_CHANGES.get(self._clerk.round_state)
         if meaning == "wager":
-            self.set_lamp(e.position, e.spot, Lamp.FLASH if key in self.wager_problems() else Lamp.OFF)
-        elif meaning == "collecting" and e.change == "removed" and e.position in self.open_round.folds:
+            self.set_lamp(e.position, e.spot, Lamp.FLASH if key in self.problems() else Lamp.OFF)
+        elif meaning == "collecting" and e.change == "removed" and e.position in self._clerk.open_round.folds:
             return                                  # the dealer collecting a fold's forfeited chips
         elif meaning in ("locked", "collecting"):
             if e.spot == Spot.PLAY:
@@ -197,34 +249,34 @@ class FeltDuties(TableCore):
         lamp flashes, "No more bets" is refused) until it reads again or a supervisor enters what
         lies there; while the round depends on that spot (a wager on it, or a Play still to be
         made), it holds the round until the spot reads again."""
-        if not self.config.has_position(e.position):
-            self.alert("device_fault", f"The bet sensors reported a fault on position {e.position}, which this "
-                       "table does not have: call a technician to check the sensors' set-up.")
+        if not self._config.has_position(e.position):
+            self._clerk.alert("device_fault", f"The bet sensors reported a fault on position {e.position}, which this "
+                              "table does not have: call a technician to check the sensors' set-up.")
             return
         if spot_named(e.spot) is None:
             self._unknown_spot(e.device, e.position, e.spot)
             return
-        self.alert("sensor_fault", f"Position {e.position} {label(e.spot)}: the sensor reports "
-                   f"{e.problem}; the spot cannot be read. Call a technician", e.position)
-        self.faults[(e.position, e.spot)] = e.problem
-        if procedure.FELT_CHANGES.get(self.round_state) == "wager":
+        self._clerk.alert("sensor_fault", f"Position {e.position} {label(e.spot)}: the sensor reports "
+                          f"{e.problem}; the spot cannot be read. Call a technician", e.position)
+        self._faults[(e.position, e.spot)] = e.problem
+        if procedure.FELT_CHANGES.get(self._clerk.round_state) == "wager":
             self.show_flags()
-        rnd = self.round
+        rnd = self._clerk.round
         matters = rnd is not None and (self.accepted_stake(e.position, e.spot)
                                        or (e.spot == Spot.PLAY and e.position in rnd.undecided))
         if matters:
-            self.set_hold(f"spot {e.position} {e.spot}", f"Position {e.position} {label(e.spot)} cannot be read "
-                          f"({e.problem}): call a technician")
+            self._holds.set(f"spot {e.position} {e.spot}", f"Position {e.position} {label(e.spot)} cannot be read "
+                            f"({e.problem}): call a technician")
 
     def _settling_at(self, position: int) -> bool:
         """The dealer settles this position now or has settled it: collecting and paying move chips."""
-        rnd = self.open_round
+        rnd = self._clerk.open_round
         return position in rnd.paid or position == rnd.next_to_pay
 
     def accepted_stake(self, position: int, spot: str) -> int:
         """What the round accepted on a spot: the wager at "No more bets"; for Play, the Ante once
         the position played."""
-        rnd = self.open_round
+        rnd = self._clerk.open_round
         if spot == Spot.PLAY:
             return rnd.wagers.get(position, {}).get(Spot.ANTE, 0) if rnd.decisions.get(position) else 0
         return rnd.wagers.get(position, {}).get(spot, 0)
@@ -232,9 +284,9 @@ class FeltDuties(TableCore):
     def _unknown_spot(self, device: str, position: int, spot: str) -> None:
         """A spot no layout has (the drivers refuse unknown codes, so only a driver's bug gets here):
         a device fault, never a wager, and never a crash of the engine's thread."""
-        self.log.warning("device.fault", device=device, position=position, spot=spot, state=self.state)
-        self.alert("device_fault", f"The bet sensors reported an unknown spot ({spot}) on position {position}: "
-                   "not a wager. Call a technician to check the sensors' set-up.")
+        self._clerk.log.warning("device.fault", device=device, position=position, spot=spot, state=self._clerk.state)
+        self._clerk.alert("device_fault", f"The bet sensors reported an unknown spot ({spot}) on position {position}: "
+                          "not a wager. Call a technician to check the sensors' set-up.")
 
     def _past_posting(self, e: SpotChanged) -> None:
         accepted = self.accepted_stake(e.position, e.spot)
@@ -244,58 +296,65 @@ class FeltDuties(TableCore):
             # still gone after the debounce time is an alert. Taking back chips that were never
             # accepted (a past post withdrawn) is no offence.
             if accepted:
-                self.schedule(timer, SENSOR_DEBOUNCE)
+                self._clerk.schedule(timer, SENSOR_DEBOUNCE)
             return
-        self.cancel(timer)
+        self._clerk.cancel(timer)
         if e.value == accepted:
             return                                      # back as it was: nothing to alert
         what = {"placed": f"placed {money(e.value or 0)}", "changed": f"changed to {money(e.value or 0)}"}
-        self.alert("past_posting", f"Past posting: position {e.position} {label(e.spot)} {what[e.change]} "
-                   f"after No more bets; not accepted (the wager stays {money(accepted)})", e.position)
+        self._clerk.alert("past_posting", f"Past posting: position {e.position} {label(e.spot)} {what[e.change]} "
+                          f"after No more bets; not accepted (the wager stays {money(accepted)})", e.position)
 
     def on_stack_gone(self, position: int, spot: str) -> None:
         """The debounce timer of a removed stack: still gone, so it is past posting."""
-        meaning = procedure.FELT_CHANGES.get(self.round_state)
-        if self.round is None or meaning not in ("locked", "collecting", "paying") or (position, spot) in self.felt:
+        meaning = procedure.FELT_CHANGES.get(self._clerk.round_state)
+        if (self._clerk.round is None or meaning not in ("locked", "collecting", "paying")
+                or (position, spot) in self._sensed):
             return
         if meaning == "paying" and self._settling_at(position) or \
-                meaning == "collecting" and position in self.open_round.folds:
+                meaning == "collecting" and position in self._clerk.open_round.folds:
             return
         accepted = self.accepted_stake(position, spot)
         if accepted:
-            self.alert("past_posting", f"Past posting: position {position} {label(spot)} removed "
-                       f"after No more bets; not accepted (the wager stays {money(accepted)})", position)
+            self._clerk.alert("past_posting", f"Past posting: position {position} {label(spot)} removed "
+                              f"after No more bets; not accepted (the wager stays {money(accepted)})", position)
 
     def _play_spot_changed(self, e: SpotChanged) -> None:
-        position, rnd = e.position, self.open_round
+        position, rnd = e.position, self._clerk.open_round
         if position not in rnd.deciders:
             if e.change != "removed":
-                self.alert("past_posting", f"Past posting: position {position} Play placed with no Ante; "
-                           "not accepted", position)
+                self._clerk.alert("past_posting", f"Past posting: position {position} Play placed with no Ante; "
+                                  "not accepted", position)
             return
         if position in rnd.decisions:
             played = rnd.decisions[position]
             if e.change == "removed" or not played:
-                self.alert("past_posting", f"Position {position} Play {e.change} after the decision "
-                           f"({'played' if played else 'folded'}); not accepted", position)
+                self._clerk.alert("past_posting", f"Position {position} Play {e.change} after the decision "
+                                  f"({'played' if played else 'folded'}); not accepted", position)
             return
-        if self.state in procedure.DECIDING_STATES:
+        if self._clerk.state in procedure.DECIDING_STATES:
             self.play_chips(position, e.value, e.change != "removed")
+
+    def take_play_chips(self) -> None:
+        """Decisions begin: Play chips put out while others were dealt are each their position's Play."""
+        for position in list(self._clerk.open_round.undecided):
+            key = (position, Spot.PLAY.value)
+            self.play_chips(position, self._sensed.get(key), key in self._sensed)
 
     def play_chips(self, position: int, value: int | None, present: bool) -> None:
         """Play chips on an undecided position: equal to the Ante, they are the position's Play."""
         if not present:
             return
-        ante = self.open_round.wagers[position]["ante"]
+        ante = self._clerk.open_round.wagers[position]["ante"]
         if value is None:
-            self.alert("unread_spot", f"Position {position}: the sensor cannot read the Play chips; "
-                       "a supervisor reads them (override)", position)
+            self._clerk.alert("unread_spot", f"Position {position}: the sensor cannot read the Play chips; "
+                              "a supervisor reads them (override)", position)
             self.set_lamp(position, Spot.PLAY, Lamp.FLASH)
             return
         if value != ante:
-            self.alert("play_amount", f"Position {position}: the Play must equal the Ante ({money(ante)}), "
-                       f"not {money(value)}", position)
+            self._clerk.alert("play_amount", f"Position {position}: the Play must equal the Ante ({money(ante)}), "
+                              f"not {money(value)}", position)
             self.set_lamp(position, Spot.PLAY, Lamp.FLASH)
             return
         self.set_lamp(position, Spot.PLAY, Lamp.OFF)
-        self.trigger("play", position=position, by="sensor")
+        self._clerk.fire("play", position=position, by="sensor")

@@ -1,24 +1,23 @@
-"""The device links as the round sees them: which devices it needs, and what one that returns is told.
+"""The device links as the round sees them: which devices answer, who they are, and what a lost one holds.
 
-Owns the table's side of a device coming online or going offline: the
-devices a round cannot do without (the shoe and the sensors: a failing sign
-never stops a round, it only closes Super 6), the hold a lost one puts on
-the round, and what a device that comes back is told again (a restarted
-sensor controller its locks, a shoe its shuffle, a sign the journal's posted
-jackpot values). A shoe that comes back is always asked for its status: a jam
-or an open door may have come and gone while it was away. Each connect's
-identity (manufacturer, model, serial, firmware and its checksum) is journaled
-(a ``device_identity`` table event) and shown to a technician in the snapshot.
+Owns each device's link as the table knows it (answering or not, the reason,
+its last connect's identity), the devices a round cannot do without (the shoe
+and the sensors: a failing sign never stops a round, it only closes Super 6)
+and the hold a lost one puts on the round. Each connect's identity
+(manufacturer, model, serial, firmware and its checksum) is journaled (a
+``device_identity`` table event) and shown to a technician in the snapshot.
+What a device that comes back is told again (a restarted sensor controller its
+locks and lamps, a shoe its shuffle and status, a sign the posted jackpot
+values) is asked of the felt, dealing and the jackpot desk by the model
+(controller/round/table.py), which calls ``came_online`` first.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
-from controller.round.dealing import DealingDuties
-from controller.round.floor_desk import LinkedJackpotDesk
-from controller.round.ports import AskShoeStatus, CheckDeck, SetLamp, Shuffle
-from controller.rules.spots import Spot
+from controller.round.clerk import Clerk, Holds
 from controller.rules.words import device_says
 
 REQUIRED_DEVICES = ("shoe", "sensors")          # the sign failing never stops a round
@@ -27,50 +26,60 @@ OFFLINE_ADVICE = {"shoe": "The shoe is not answering: check its power and cable,
                   "sensors": "Call a technician: the bet sensors are not answering"}
 
 
-class DeviceLinks(DealingDuties, LinkedJackpotDesk):
-    def on_online(self, role: str, info: dict[str, Any]) -> None:
-        self.online[role] = True
-        self.device_detail[role] = "online"
+class DeviceLinks:
+    def __init__(self, clerk: Clerk, holds: Holds, roles: Iterable[str]) -> None:
+        self._clerk = clerk
+        self._holds = holds
+        self._online = {role: False for role in roles}
+        self._detail = {role: "not connected yet" for role in roles}
+        self._identity: dict[str, dict[str, Any]] = {}     # role -> its last connect's Identity
+
+    def came_online(self, role: str, info: dict[str, Any]) -> None:
+        clerk = self._clerk
+        self._online[role] = True
+        self._detail[role] = "online"
         if info.get("identity"):
             # who answered, journaled at each connect: a swapped device or new firmware is on record
             identity = {"device": role, **info["identity"], "protocol_version": info.get("protocol_version"),
                         "capabilities_used": info.get("capabilities_used", [])}
-            self.journal.table_event("device_identity", identity)
-            self.device_identity[role] = identity
+            clerk.journal.table_event("device_identity", identity)
+            self._identity[role] = identity
         else:
             # a device with no Identity (the Alpha sign): its coming back is on record all the same
             # (the pit's page reads each device's state from these and the device_offline alerts)
-            self.journal.table_event("device_online", {"device": role})
-        self.log.info("device.online", device=role, state=self.state, round=self.round.id if self.round else None)
-        self.set_hold(role, None)
-        if role == "sensors":
-            # A Hello clears the sensors' locks and lamps (docs/protocols/sensors.md): all told again.
-            self.locks = None
-            if self.round is not None:
-                if self.state == "betting":
-                    self.lock_for_betting()
-                elif self.state in ("dealing", "decisions", "held"):
-                    self.lock_for_decisions()
-                else:
-                    self.lock_all()
-            for (position, spot), lamp in sorted(self.lamps.items()):
-                self.emit(SetLamp(position, Spot(spot), lamp))
-        if role == "shoe":
-            self.emit(AskShoeStatus())          # a reconnect: its door and jam flags set or lift the holds
-            if self.state == "betting" and self.round and not self.round.shuffled:
-                self.emit(Shuffle(self.round.deck))
-            elif self.state in ("betting", "closed") and self.round and not self.round.deck_checked:
-                self.emit(CheckDeck())          # the check asked before the link was lost: ask again
-        if role == "sign":
-            self.show_jackpots_on_sign()              # rewritten from the journal's posted values
+            clerk.journal.table_event("device_online", {"device": role})
+        clerk.log.info("device.online", device=role, state=clerk.state, round=clerk.round_id)
+        self._holds.set(role, None)
 
-    def on_offline(self, role: str, reason: str) -> None:
-        self.online[role] = False
-        self.device_detail[role] = reason
-        self.alert("device_offline", device_says(role, f"not answering: {reason}"))
-        if role == "sign":
-            self.on_sign_failed(f"sign offline: {reason}")
-        if role == "sensors":
-            self.locks = None                       # commands meanwhile fail: what they hold is not known
+    def went_offline(self, role: str, reason: str) -> None:
+        """Told at once; the hold it puts on the round comes with ``hold_while_away``, once the
+        parts have reacted (a sign lost closes Super 6 first)."""
+        self._online[role] = False
+        self._detail[role] = reason
+        self._clerk.alert("device_offline", device_says(role, f"not answering: {reason}"))
+
+    def hold_while_away(self, role: str) -> None:
         if role in REQUIRED_DEVICES:
-            self.set_hold(role, OFFLINE_ADVICE[role])
+            self._holds.set(role, OFFLINE_ADVICE[role])
+
+    def answering(self, role: str) -> bool:
+        return bool(self._online.get(role))
+
+    def required_lost(self) -> list[str]:
+        """The devices a round needs that do not answer, in the order the dealer is told them."""
+        return [r for r in REQUIRED_DEVICES if not self._online.get(r)]
+
+    def view(self) -> dict[str, dict[str, Any]]:
+        """Each device for the snapshot: online, the reason when not, its indicator, its identity."""
+        return {role: {"online": online, "detail": self._detail[role], "status": self._status(role),
+                       "identity": self._identity.get(role)} for role, online in self._online.items()}
+
+    def _status(self, role: str) -> str:
+        """One word for a device's indicator: online, offline, jammed or door open."""
+        if not self._online[role]:
+            return "offline"
+        if role == "shoe" and "shoe-jam" in self._holds:
+            return "jammed"
+        if role == "shoe" and "shoe-door" in self._holds:
+            return "door open"
+        return "online"

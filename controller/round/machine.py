@@ -3,9 +3,12 @@
 Owns what may happen when. Every dealer touch, device fact and automatic
 step is a trigger listed here; a trigger not listed for the current state is
 refused, and one whose conditions fail is refused with the reason the
-condition left (``Table.refusal``). The dealer page offers exactly the
-triggers ``available_actions`` returns. Callbacks live on the model
-(controller/round/table.py) and stay small; ``docs/state-machine.md`` is generated
+condition left (``Clerk.refusal``). The dealer page offers exactly the
+triggers ``available_actions`` returns. The conditions are answered by
+controller/round/conditions.py, the records a transition journals and the
+actions inside a state by controller/round/records.py, what entering a state
+asks of the devices by the model (controller/round/table.py); each stays
+small (``build`` binds the names). ``docs/state-machine.md`` is generated
 from these lists (``python -m controller.round.machine``) and a test fails when the
 committed diagram differs.
 
@@ -15,6 +18,7 @@ confirmed payment); they run their callbacks without leaving the state.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, cast
 
 from transitions import Machine
@@ -88,7 +92,7 @@ TRANSITIONS: list[dict[str, Any]] = [
 ]
 
 # What a transition that changes state journals besides the ``state`` record itself: the records
-# written before it and after it. Each kind's data is made by the table's ``journal_<kind>``; no
+# written before it and after it. Each kind's data is made by ``Records.journal_<kind>`` (records.py); no
 # other code decides what a transition journals (controller/round/facts.py lists the kinds).
 JOURNALS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "recover": (("recovery",), ()),         # an alert: the round continues after a restart
@@ -157,10 +161,21 @@ GUARDS = {"self_check_passed": "devices_answering", "replay_failed": "replay_inv
 IN_PLAY = ("betting", "closed", "dealing", "decisions", "collecting", "settling", "held")
 
 
-def build(model, initial: str = "starting") -> Machine:
-    return Machine(model=model, states=STATES, transitions=cast(Any, TRANSITIONS), initial=initial,
+def build(model, answers: Sequence[object] = (), initial: str = "starting") -> Machine:
+    """The machine driving ``model``. Each condition and callback the lists above name (and
+    ``record_state``, before every change of state) is the method of that name of the first of
+    ``answers`` that has one (controller/round/table.py passes its conditions and its records);
+    a name none of them has is looked up on the model when called, as ``transitions`` does."""
+    def bound(name: str) -> Any:
+        return next((found for part in answers if callable(found := getattr(part, name, None))), name)
+
+    def bind(names: str | list[str]) -> Any:
+        return bound(names) if isinstance(names, str) else [bound(n) for n in names]
+
+    transitions = [{k: bind(v) if k in ("conditions", "after") else v for k, v in t.items()} for t in TRANSITIONS]
+    return Machine(model=model, states=STATES, transitions=cast(Any, transitions), initial=initial,
                    auto_transitions=False, send_event=True, queued=False,
-                   before_state_change="record_state", model_attribute="state")
+                   before_state_change=bound("record_state"), model_attribute="state")
 
 
 def _triggers_by_state() -> dict[str, frozenset[str]]:

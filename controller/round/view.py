@@ -1,8 +1,10 @@
 """What readers may see of the table: one plain, JSON-ready dict per published moment.
 
 Owns the view the dealer's page, the autoplay dealer and tests read, and the
-dealer's prompt in each state; it is built on the engine's thread after
-every event and never shared mutable. Player hands stay hidden until the
+dealer's prompt in each state: the settlement's pay lines, the positions, the
+dealer's hand, the devices, holds, jackpots and alerts, each asked of the part
+of the table that owns it (controller/round/table.py). It is built on the
+engine's thread after every event and never shared mutable. Player hands stay hidden until the
 dealer's hand is revealed (the dealer must not see what the players hold
 while they decide).
 """
@@ -24,7 +26,7 @@ from controller.rules.words import no_pair_plus, positions_list, settlement_line
 
 def _betting(table: Table) -> list[str]:
     lines = ["Place your bets"]
-    lines += [f"Position {p} {label(s)}: {why}" for (p, s), why in sorted(table.wager_problems().items())]
+    lines += [f"Position {p} {label(s)}: {why}" for (p, s), why in sorted(table.felt.problems().items())]
     if not (table.open_round.shuffled and table.open_round.deck_checked):
         lines.append("Shoe shuffling")      # until its deck check has passed: nothing is dealt before
     return lines
@@ -47,7 +49,7 @@ def _collecting(table: Table) -> list[str]:
     if not folds:
         return ["Every position played", "Reveal the dealer's hand"]
     lines = [f"Collect the folded hands and their wagers: position {positions_list(folds)}"]
-    staying = [p for p in folds if table.preset.side_bets_stay_after_fold
+    staying = [p for p in folds if table.config.preset.side_bets_stay_after_fold
                and (rnd.wagers[p].get(Spot.SIX_CARD_BONUS) or rnd.wagers[p].get(Spot.SUPER6))]
     if staying:
         lines.append(f"6 Card Bonus and Super 6 stay in action: position {positions_list(staying)}")
@@ -57,10 +59,10 @@ def _collecting(table: Table) -> list[str]:
 def _settling(table: Table) -> list[str]:
     rnd = table.open_round
     lines = [(rnd.settlement or {}).get("announcement", "")]
-    for hit in table.pending_hits():
+    for hit in table.jackpots.pending_hits():
         lines.append(f"JACKPOT: {hit['jackpot'].upper()} at position {hit['seat']}; "
                      "supervisor to verify the six cards")
-    for hit in table.floor_claims():
+    for hit in table.jackpots.floor_claims():
         if hit["floor"] != "final":
             lines.append(f"JACKPOT PENDING: {hit['jackpot'].upper()} at position {hit['seat']}, {hit['floor']}; "
                          "paid once the floor's split is final")
@@ -80,7 +82,7 @@ PROMPTS: dict[str, Callable[[Table], list[str]]] = {
     "settling": _settling,
     "complete": lambda t: ["Round complete", "Open betting"],
     "void": lambda t: [f"Round void: {t.open_round.void_reason}", "Return all wagers", "Open betting"],
-    "held": lambda t: ["Round held", *t.holds.values()],
+    "held": lambda t: ["Round held", *t.holds.reasons()],
 }
 
 
@@ -118,9 +120,9 @@ def build_snapshot(table: Table, lines_of: SettlementLines) -> dict[str, Any]:
     state = table.state
     void = rnd is not None and rnd.void_reason is not None
     revealed = state in ("settling", "complete") or void
-    standing = table.standing_alerts()
-    problems = table.wager_problems() if state == "betting" else {}
-    readings = table.readings()
+    standing = table.clerk.standing_alerts()
+    problems = table.felt.problems() if state == "betting" else {}
+    readings = table.felt.readings()
     positions = []
     # a round recovered under a smaller layout still shows the positions it owes (its settlement)
     for p in sorted({*range(1, table.config.positions + 1), *(rnd.wagers if rnd else ())}):
@@ -138,7 +140,7 @@ def build_snapshot(table: Table, lines_of: SettlementLines) -> dict[str, Any]:
             "problems": [a["message"] for a in standing if a.get("position") == p],
             "decision": None if not rnd or p not in rnd.decisions else
             ("play" if rnd.decisions[p] else "fold"),
-            "linked": next((q for pair in table.links for q in pair if p in pair and q != p), None),
+            "linked": table.pairs.partner(p),
         }
         if rnd and rnd.settlement:
             seat = next((s for s in rnd.settlement["seats"] if s["seat"] == p), None)
@@ -157,12 +159,12 @@ def build_snapshot(table: Table, lines_of: SettlementLines) -> dict[str, Any]:
         positions.append(entry)
     return {
         "table": table.config.table_id,
-        "preset": table.preset.name,
+        "preset": table.config.preset.name,
         "state": state,
         "round": rnd.id if rnd else None,
         "prompt": prompt(table),
         "actions": [a for a in procedure.available_actions(state)       # a linked jackpot is posted on the floor
-                    if a != "set_jackpots" or (table.jackpot.progressive and not table.jackpot.linked)],
+                    if a != "set_jackpots" or table.jackpots.offers_posting()],
         "positions": positions,
         "dealer": {
             "dealt": bool(rnd and DEALER in rnd.hands),
@@ -174,27 +176,14 @@ def build_snapshot(table: Table, lines_of: SettlementLines) -> dict[str, Any]:
         "settlement_order": rnd.settlement_order if rnd else [],
         "next_to_pay": rnd.next_to_pay if rnd and state == "settling" else None,
         "void_reason": rnd.void_reason if rnd else None,
-        "devices": {role: {"online": table.online[role], "detail": table.device_detail[role],
-                           "status": _device_status(table, role),
-                           "identity": table.device_identity.get(role)} for role in table.online},
-        "holds": list(table.holds.values()),
-        "jackpots": dict(table.jackpot.values),
-        "jackpot": table.jackpot.view(),
-        "jackpot_pending": table.pending_hits(),
-        "jackpot_claims": table.floor_claims(),
+        "devices": table.links.view(),
+        "holds": table.holds.reasons(),
+        "jackpots": table.jackpots.values(),
+        "jackpot": table.jackpots.view(),
+        "jackpot_pending": table.jackpots.pending_hits(),
+        "jackpot_claims": table.jackpots.floor_claims(),
         "alerts": standing,
     }
-
-
-def _device_status(table: Table, role: str) -> str:
-    """One word for a device's indicator: online, offline, jammed or door open."""
-    if not table.online[role]:
-        return "offline"
-    if role == "shoe" and "shoe-jam" in table.holds:
-        return "jammed"
-    if role == "shoe" and "shoe-door" in table.holds:
-        return "door open"
-    return "online"
 
 
 def _show(cards) -> str:

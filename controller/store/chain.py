@@ -3,9 +3,10 @@
 Owns the key and the digest. Every round record and every table event
 (jackpot postings, meter resets, PIN changes, alerts, device events) takes the
 next number of one chain (``chain``) and a digest: HMAC-SHA256, under the
-table's key, of the previous fact's digest, its own chain number, which table
-it is in, its round, its time, its kind and its exact JSON text. Editing, removing,
-inserting or reordering any fact breaks the chain at that point, and without
+table's key, of the previous fact's digest, its own chain number, which SQLite
+table stores it (``records`` or ``table_events``: ``stored_in``), its round,
+its time, its kind and its exact JSON text. Editing, removing, inserting or
+reordering any fact breaks the chain at that point, and without
 the key nobody can compute a chain that verifies again.
 
 The key: 32 random bytes, read from systemd's credential when the unit passes one
@@ -72,9 +73,10 @@ def boundary_mac(key: bytes, boundary: str) -> str:
     return hmac.new(key, f"boundary|{boundary}".encode(), hashlib.sha256).hexdigest()
 
 
-def keyed_digest(key: bytes, previous: str, chain: int, table: str, round_id: int | None, at: str, kind: str,
+def keyed_digest(key: bytes, previous: str, chain: int, stored_in: str, round_id: int | None, at: str, kind: str,
                  data_text: str) -> str:
-    message = f"{previous}|{chain}|{table}|{round_id if round_id is not None else '-'}|{at}|{kind}|{data_text}"
+    """``stored_in``: the SQLite table the fact is a row of, ``records`` or ``table_events``."""
+    message = f"{previous}|{chain}|{stored_in}|{round_id if round_id is not None else '-'}|{at}|{kind}|{data_text}"
     return hmac.new(key, message.encode(), hashlib.sha256).hexdigest()
 
 

@@ -37,7 +37,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from controller.errors import IntegrityError
+from controller.errors import JournalError
 from controller.store.chain import GENESIS, boundary_mac, keyed_digest, load_key
 from controller.store.failpoints import Failpoints
 
@@ -48,10 +48,6 @@ FACTS = ("SELECT chain, digest FROM records WHERE chain IS NOT NULL "
          "UNION ALL SELECT chain, digest FROM table_events WHERE chain IS NOT NULL")
 
 SCHEMA_VERSION = 2
-
-
-class JournalError(IntegrityError, RuntimeError):
-    """A journal that cannot be trusted or written; the message names the file and record."""
 
 
 @dataclass(frozen=True)
@@ -225,7 +221,9 @@ class Journal:
             return _inserted_id(cur)
 
     def append(self, round_id: int, kind: str, data: dict[str, Any]) -> Record:
-        """Commit one record (durably, before the caller acts on it)."""
+        """Write one record of a round. Inside ``event()`` (the engine's every event) it joins the
+        event's transaction, committed and fsynced once the event is done, before any device is
+        commanded; outside one it is committed (durably) before this returns."""
         text = json.dumps(data, sort_keys=True, separators=(",", ":"))
         at = now_iso()
         with self._tx():
@@ -245,7 +243,7 @@ class Journal:
         return Record(_inserted_id(cur), round_id, at, kind, data)
 
     def table_event(self, kind: str, data: dict[str, Any]) -> str:
-        """Commit one fact outside a round; returns its time as journaled."""
+        """Write one fact outside a round, committed as ``append`` says; returns its time as journaled."""
         at = now_iso()
         text = json.dumps(data, sort_keys=True)
         with self._tx():

@@ -15,9 +15,13 @@ import hashlib
 import hmac
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from controller.errors import JournalError
 from controller.store.chain import GENESIS, boundary_mac, keyed_digest, plain_digest
-from controller.store.journal import Journal, JournalError
+
+if TYPE_CHECKING:
+    from controller.store.journal import Journal
 
 KEYED = ("SELECT chain, 'records', seq, round_id, at, kind, data, digest FROM records WHERE chain >= ? "
          "UNION ALL SELECT chain, 'table_events', seq, NULL, at, kind, data, digest FROM table_events "
@@ -50,11 +54,11 @@ def verify_from(journal: Journal, first: int, previous: str | None = None,
         previous = journal.digest_before(first)
     expected, count = first, 0
     total = (journal.chain_head[0] - first + 1) if progress else 0
-    for chain, table, seq, round_id, at, kind, text, digest in journal.db.execute(KEYED, (first, first)):
-        where = _where(table, seq, round_id, kind)
+    for chain, stored_in, seq, round_id, at, kind, text, digest in journal.db.execute(KEYED, (first, first)):
+        where = _where(stored_in, seq, round_id, kind)
         if chain != expected:
             raise JournalError(f"{journal.path}: fact {expected} of the chain is missing (the next is {where})")
-        if not hmac.compare_digest(keyed_digest(journal.key, previous, chain, table, round_id, at, kind, text),
+        if not hmac.compare_digest(keyed_digest(journal.key, previous, chain, stored_in, round_id, at, kind, text),
                                    digest):
             raise JournalError(f"{journal.path}: {where} was altered, or does not follow the fact before it")
         previous, expected, count = digest, expected + 1, count + 1
@@ -150,7 +154,7 @@ def _verify_rounds(journal: Journal) -> int:
     return count
 
 
-def _where(table: str, seq: int, round_id: int | None, kind: str) -> str:
-    if table == "records":
+def _where(stored_in: str, seq: int, round_id: int | None, kind: str) -> str:
+    if stored_in == "records":
         return f"record {seq} (round {round_id}, {kind})"
     return f"table event {seq} ({kind})"

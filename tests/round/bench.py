@@ -110,12 +110,13 @@ class Bench:
         self.post(*(DeviceOnline(role, f"fake://{role}") for role in ("shoe", "sensors", "sign")))
 
     def place(self, position: int, spot: str, value: int | None) -> None:
-        previous = self.table.felt.get((position, spot))
-        change = "changed" if (position, spot) in self.table.felt else "placed"
+        previous = self.table.felt.sensed().get((position, spot))
+        change = "changed" if (position, spot) in self.table.felt.sensed() else "placed"
         self.post(SpotChanged("sensors", position, spot, change, value, previous))
 
     def remove(self, position: int, spot: str) -> None:
-        self.post(SpotChanged("sensors", position, spot, "removed", None, self.table.felt.get((position, spot))))
+        previous = self.table.felt.sensed().get((position, spot))
+        self.post(SpotChanged("sensors", position, spot, "removed", None, previous))
 
     def shuffled(self, count: int = 52, *, checked: bool = True) -> None:
         """The shoe's shuffle done and (``checked``) its answer to the deck check the table asks for."""

@@ -81,7 +81,7 @@ def test_a_position_the_table_does_not_have_is_a_device_fault_never_a_wager(tmp_
         bench.place(position, "ante", 1000)
     assert [p for p, _ in alerts(bench, "device_fault")] == [None, None, None]
     assert "position 7, which this table does not have (positions 1 to 6)" in alerts(bench, "device_fault")[1][1]
-    assert bench.table.felt == {}
+    assert bench.table.felt.sensed() == {}
     verdict = bench.act("no_more_bets")
     assert not verdict.ok and verdict.message == "no wagers on the table"
     bench.place(3, "ante", 1000)
@@ -104,7 +104,7 @@ def test_a_spot_no_layout_has_is_a_device_fault_and_the_engine_goes_on(tmp_path)
         "check the sensors' set-up.",
         "The bet sensors reported an unknown spot (lucky) on position 3: not a wager. Call a technician to "
         "check the sensors' set-up."]
-    assert bench.table.felt == {} and alerts(bench, "internal_error") == []
+    assert bench.table.felt.sensed() == {} and alerts(bench, "internal_error") == []
     bench.place(2, "ante", 1000)
     bench.done("no_more_bets")
     assert bench.records("wagers")[0].data["positions"] == {

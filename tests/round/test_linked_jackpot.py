@@ -34,8 +34,8 @@ class LinkedBench(Bench):
             "SELECT data FROM table_events WHERE kind = ? ORDER BY seq", (kind,))]
 
     def sign_shows_values(self) -> None:
-        board = self.table.jackpot
-        self.post(SignShowing("sign", {k: v for k, v in board.values.items() if k not in board.locks}, ""))
+        values, locked = self.snap["jackpots"], self.snap["jackpot"]["locked"]
+        self.post(SignShowing("sign", {k: v for k, v in values.items() if k not in locked}, ""))
 
 
 def levels(minor: tuple[int, int, str] = (1, 250_000, "open"), reason: str = "opening") -> dict[str, dict[str, Any]]:

@@ -2,6 +2,8 @@
 
 
 from controller.round import machine
+from controller.round.conditions import Conditions
+from controller.round.records import Records
 from controller.round.table import Table
 from tests.support import ROOT
 
@@ -12,14 +14,22 @@ def test_committed_diagram_is_generated_from_the_machine():
         "docs/state-machine.md is stale: run `python -m controller.round.machine`"
 
 
-def test_every_condition_and_callback_named_in_the_data_exists_on_the_table():
-    names = set()
+def test_every_condition_and_callback_named_in_the_data_is_answered_by_exactly_one_part():
+    """``machine.build`` binds each name to the conditions or the records: a name both had would
+    be answered by whichever came first, one neither has would fail only when fired."""
+    conditions, callbacks = set(), {"record_state"}
     for t in machine.TRANSITIONS:
-        for key in ("conditions", "after"):
+        for key, names in (("conditions", conditions), ("after", callbacks)):
             value = t.get(key, [])
             names.update([value] if isinstance(value, str) else value)
-    missing = sorted(n for n in names if not callable(getattr(Table, n, None)))
-    assert not missing
+    callbacks |= {f"journal_{kind}" for pair in machine.JOURNALS.values() for kinds in pair for kind in kinds}
+    assert sorted(n for n in conditions if not callable(getattr(Conditions, n, None))) == []
+    assert sorted(n for n in callbacks if not callable(getattr(Records, n, None))) == []
+    public = [{n for n in dir(part) if not n.startswith("_")} for part in (Conditions, Records)]
+    assert not public[0] & public[1]
+    # what entering a state asks of the devices is the model's, found by ``transitions`` by its name
+    assert all(callable(getattr(Table, f"on_enter_{state}", None)) for state in machine.STATES
+               if state not in ("starting", "ready", "complete"))
 
 
 def test_dealer_actions_and_automatic_steps_are_triggers():
@@ -56,4 +66,4 @@ def test_each_automatic_trigger_has_a_guard_every_one_of_its_transitions_needs()
             conditions = [t["conditions"]] if isinstance(t.get("conditions"), str) else t.get("conditions", [])
             assert guard in conditions, (trigger, t)
         # asked without an event
-        assert inspect.signature(getattr(Table, guard)).parameters["event"].default is None, guard
+        assert inspect.signature(getattr(Conditions, guard)).parameters["event"].default is None, guard

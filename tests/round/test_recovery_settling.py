@@ -112,7 +112,7 @@ def test_a_position_the_new_layout_lacks_is_still_shown_and_paid(tmp_path):
 def test_a_linked_hit_waiting_for_the_floor_is_not_recovered_without_the_floor(tmp_path):
     """Review finding: without [floor] no claim is sent and no answer comes, and a round being paid
     is never voided: the round could never end. The table does not start, and says what to put back."""
-    from controller.round.table import RecoveryRefused
+    from controller.round.recovery import RecoveryRefused
     from tests.round.test_linked_jackpot import on_the_floor
     bench = on_the_floor(tmp_path)
     bench.open_and_bet({1: {"ante": 500}, 2: {"ante": 500, "super6": 1000}})

@@ -188,7 +188,7 @@ def test_a_journal_that_cannot_be_written_halts_the_table_and_says_why(tmp_path)
     sent_before = len(bench.ports.shoe.calls)
     verdict = bench.act("open_betting")
     assert not verdict.ok and verdict.message.startswith("The table has stopped: the journal cannot be written")
-    assert bench.table.journal.last_round() is None              # nothing of the event was kept
+    assert bench.journal.last_round() is None                    # nothing of the event was kept
     assert len(bench.ports.shoe.calls) == sent_before            # and nothing was asked of a device
     assert bench.snap["halted"].endswith("call a technician")
     assert bench.snap["state"] == "ready" and bench.snap["round"] is None     # the last committed truth

@@ -233,7 +233,7 @@ def restarted_mid_deal(folder, positions=(1,)) -> Bench:
     before.journal.close()                                  # killed: hand 1 never reached it
     after = Bench(folder, "sheet-004")
     after.devices_up()
-    assert after.state == "dealing" and after.table.counting_after_recovery
+    assert after.state == "dealing" and after.table.dealing.counting()
     return after
 
 
@@ -350,7 +350,7 @@ def test_a_count_lost_after_a_restart_is_asked_again_and_a_hold_before_it_waits_
     after.post(DeviceOffline("shoe", "fake://shoe", "cable"))          # a hold before the count is taken
     assert after.state == "held"
     after.post(DeviceOnline("shoe", "fake://shoe"))                    # back: resumed, and counted first
-    assert after.state == "dealing" and after.table.counting_after_recovery
+    assert after.state == "dealing" and after.table.dealing.counting()
     assert after.ports.shoe.asked("deliver_hand") == []               # no hand before the count agrees
     after.post(ShoeCount("shoe", 52, 1, True))
     assert after.ports.shoe.asked("deliver_hand") == [(1,)]

@@ -40,7 +40,7 @@ def drive(bench: Bench, hands: list[str], steps: int = 200) -> None:
             rnd = bench.table.open_round
             if not rnd.shuffled:
                 bench.shuffled()
-            elif not bench.table.felt:
+            elif not bench.table.felt.sensed():
                 for position, wagers in BETS.items():
                     for spot, value in wagers.items():
                         bench.place(position, spot, value)
@@ -50,7 +50,7 @@ def drive(bench: Bench, hands: list[str], steps: int = 200) -> None:
             bench.done("deal")
         elif state == "dealing":
             rnd = bench.table.open_round
-            if bench.table.counting_after_recovery:
+            if bench.table.dealing.counting():
                 bench.post(ShoeCount("shoe", rnd.shoe_count - rnd.cards_dealt, rnd.deck, True))
             else:
                 bench.deliver(hands[rnd.hands_received])

@@ -121,7 +121,7 @@ def test_a_hit_waits_for_a_supervisor_is_paid_and_shown_then_super6_waits_for_a_
 def test_jackpot_changes_need_a_supervisor_between_rounds_and_24_hours_without_a_win(tmp_path):
     with table(tmp_path, "sheet-004") as rig:
         rig.wait(lambda s: s["state"] == "ready")
-        board = rig.engine.table.jackpot
+        board = rig.engine.table.jackpots._board        # the jackpot's own clock, for the 24-hour rule
         now = [1_000_000_000.0]
         board.clock = lambda: now[0]
         new = dict(POSTED, mega=12_000_000)
