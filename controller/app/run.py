@@ -32,7 +32,7 @@ from controller.engine import Engine
 from controller.engine_events import FloorJackpots, FloorLink, JackpotClaimed, PageAlert
 from controller.rules.words import money
 from controller.store.anchors import check_audit_against_journal, check_journal_against_audit
-from controller.store.audit import AuditTrail
+from controller.store.audit import AuditError, AuditTrail
 from controller.store.journal import Journal
 from controller.store.lock import DataFolderLock
 from controller.store.pins import PIN_FILE, PinStore
@@ -93,6 +93,10 @@ class TableRun:
         try:
             self._build(opts, config)
         except BaseException:
+            audit = getattr(self, "audit", None)
+            if audit is not None:         # its lines stop; what it holds is made durable
+                logs.detach_audit()
+                audit.close()
             self.lock.release()           # a start that failed leaves the folder free
             raise
 
@@ -105,7 +109,12 @@ class TableRun:
                                         seed=opts.seed, strategy=opts.strategy, royal_at=opts.royal_at,
                                         apart=opts.sim_apart)
         self.config = config
-        self.audit = AuditTrail(audit_dir(config, opts.data_dir), retention=config.audit_retention)
+        trail = audit_dir(config, opts.data_dir)
+        try:
+            self.audit = AuditTrail(trail, retention=config.audit_retention)
+        except OSError as err:                  # a full or read-only disk: said, not a traceback
+            raise AuditError(f"{trail}: the audit trail cannot be opened or written ({err}); nothing was "
+                             "started: free space on the disk or call a technician") from None
         self.audit.check()                      # a trail that does not verify stops the start
         logs.configure(opts.log_format or config.log_format, opts.log_level or config.log_level, audit=self.audit)
         self.log = structlog.get_logger("run").bind(table=config.table_id)
@@ -122,6 +131,10 @@ class TableRun:
             self.journal.close()
             raise
         self.journal.audit_head = self.audit.head
+        if self.audit.failure is not None:      # the start's own lines did not fit: nothing is played
+            self.journal.close()
+            raise AuditError(f"{trail}: the audit trail cannot be written ({self.audit.failure}); nothing "
+                             "was started: free space on the disk or call a technician")
         # the drivers post through the engine (made next, started before them), which stamps each event
         try:
             self.devices = Devices(config, lambda event: self.engine.post(event),

@@ -20,7 +20,8 @@ Routes:
                          ``retry: 500`` makes the browser reconnect half a second after a drop.
                          At most 16 at once; a client that does not read is dropped
                          (controller/page/streams.py)
-  GET  /api/health       200 once the page is serving (the kiosk launcher waits on it)
+  GET  /api/health       200 once the page is serving (the kiosk launcher waits on it); 503 with
+                         ``ok`` false and ``halted`` (the reason) once the table has halted
   GET  /api/recall       game recall: the last ten rounds, the one in play included, as
                          controller/store/recall.py gives them, read from the journal file
                          through a read-only SQLite connection; a round in play shows no card
@@ -287,6 +288,9 @@ class DealerPage:
 
     async def _health(self, request: web.Request) -> web.Response:
         snap = self._latest
+        if snap.get("halted"):              # serving, but the table has stopped: not healthy
+            return web.json_response({"ok": False, "table": snap["table"], "state": snap["state"],
+                                      "halted": snap["halted"], "latency": self.latencies()}, status=503)
         return web.json_response({"ok": True, "table": snap["table"], "state": snap["state"],
                                   "latency": self.latencies()})
 

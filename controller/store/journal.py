@@ -93,12 +93,12 @@ class Journal:
             if version == "1" and key is None and not made:
                 raise JournalError(f"{self.path}: {DOWNGRADED}")
             self._set_schema(version)
-        except (sqlite3.DatabaseError, OSError, ValueError) as err:
+            row = self.db.execute("SELECT seq, digest FROM records ORDER BY seq DESC LIMIT 1").fetchone()
+            self.head: tuple[int, str] = (row[0], row[1]) if row else (0, GENESIS)   # the last record
+            self._next_chain, self._last_digest = 1, GENESIS
+            self._read_chain_head()
+        except (sqlite3.DatabaseError, OSError, ValueError) as err:    # a damaged file too: said, not raised
             raise JournalError(f"{self.path}: cannot open the journal: {err}") from None
-        row = self.db.execute("SELECT seq, digest FROM records ORDER BY seq DESC LIMIT 1").fetchone()
-        self.head: tuple[int, str] = (row[0], row[1]) if row else (0, GENESIS)   # the last record
-        self._next_chain, self._last_digest = 1, GENESIS
-        self._read_chain_head()
         self.failpoints = Failpoints.from_environment()
         self._kinds: list[str] = []             # record kinds written in the open (or last) transaction
         self._data_version: int | None = None  # SQLite's count of other connections' commits, last seen
@@ -147,34 +147,10 @@ class Journal:
 
     @classmethod
     def read_only(cls, path: str | Path, key_file: Path | None = None, *, keyed: bool = True) -> Journal:
-        """The journal opened for reading only (SQLite ``mode=ro``): nothing is created, upgraded or
-        written, and no key is ever made. ``keyed``: load the key, to verify (recall and the other
-        commands); the page's recall reads without it."""
-        self = cls.__new__(cls)
-        self.path = Path(path)
-        try:
-            self.db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
-            version = self.meta("schema_version")
-            if keyed:
-                if version == "1":
-                    try:
-                        load_key(self.path.parent, key_file, create=False)
-                    except ValueError:          # no key yet: a journal of the previous release
-                        raise JournalError(f"{self.path}: a journal of schema 1: the controller upgrades it "
-                                           f"to {SCHEMA_VERSION} when it next starts on it") from None
-                    raise JournalError(f"{self.path}: {DOWNGRADED}")
-                if version != str(SCHEMA_VERSION):
-                    raise JournalError(f"{self.path}: journal schema version {version}, this controller "
-                                       f"reads version {SCHEMA_VERSION}")
-                self.key, _ = load_key(self.path.parent, key_file, create=False)
-            row = self.db.execute("SELECT seq, digest FROM records ORDER BY seq DESC LIMIT 1").fetchone()
-            self.head = (row[0], row[1]) if row else (0, GENESIS)
-            self._next_chain, self._last_digest = 1, GENESIS
-            if version == str(SCHEMA_VERSION):
-                self._read_chain_head()
-        except (sqlite3.DatabaseError, OSError, ValueError) as err:
-            raise JournalError(f"{self.path}: cannot open the journal: {err}") from None
-        return self
+        """The journal opened for reading only (controller/store/journal_read.py): nothing is created,
+        upgraded or written, and no key is ever made; a copy on read-only media opens too."""
+        from controller.store.journal_read import open_read_only
+        return open_read_only(cls.__new__(cls), Path(path), key_file, keyed)
 
     def _read_chain_head(self) -> None:
         """Where the keyed chain ends, from the file: another process (``table-controller pin set``)
@@ -203,6 +179,17 @@ class Journal:
 
     def close(self) -> None:
         self.db.close()
+
+    def trail_trouble(self) -> str | None:
+        """Why the audit trail beside this journal can no longer vouch for a commit (a line its disk
+        did not take, a failed fsync), or None; the engine halts on it at once."""
+        if self.audit_head is None:
+            return None
+        try:
+            self.audit_head()
+        except OSError as err:
+            return str(err)
+        return None
 
     # --- meta ------------------------------------------------------------------------
 

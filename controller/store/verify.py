@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -72,6 +73,13 @@ def checkpoint_mac(key: bytes, chain: int, digest: str) -> str:
 def check_at_start(journal: Journal) -> int:
     """SQLite's own check, then the chain from the last checkpoint (whose own MAC must hold) on, or
     all of it; then the checkpoint moves to the chain's head. Returns how many facts were checked."""
+    try:
+        return _check_at_start(journal)
+    except sqlite3.DatabaseError as err:        # a damaged file SQLite's own check did not catch first
+        raise JournalError(f"{journal.path}: the database is damaged: {err}") from None
+
+
+def _check_at_start(journal: Journal) -> int:
     row = journal.db.execute("PRAGMA quick_check(1)").fetchone()
     if row[0] != "ok":
         raise JournalError(f"{journal.path}: the database is damaged: {row[0]}")
