@@ -239,7 +239,7 @@ class DealerPage:
         sockname = request.transport.get_extra_info("sockname") if request.transport else None
         local = sockname[0] if sockname else None
         host = request.headers.get("Host")
-        refusal = self.fence.host_refusal(host, local, self.port)
+        refusal = self.fence.ambiguity(request.headers) or self.fence.host_refusal(host, local, self.port)
         changes = request.method not in ("GET", "HEAD") or request.path == "/api/challenge"
         if refusal is None and request.path.startswith("/api/"):
             refusal = self.fence.origin_refusal(request.headers, host or "", changes=changes)
@@ -334,6 +334,8 @@ class DealerPage:
             body = await request.json()
         except (json.JSONDecodeError, UnicodeDecodeError, ValueError):
             return self._say(400, False, "the request body must be a JSON object")
+        except RecursionError:              # 16 KiB of brackets: Python's parser runs out of stack
+            return self._say(400, False, "the request body is nested too deeply to be a request")
         if not isinstance(body, dict):
             return self._say(400, False, "the request body must be a JSON object")
         unknown = sorted(set(body) - REQUEST_KEYS)
