@@ -31,9 +31,10 @@ from controller.app.systemd import Notifier
 from controller.engine import Engine
 from controller.engine_events import FloorJackpots, FloorLink, JackpotClaimed, PageAlert
 from controller.rules.words import money
-from controller.store.anchors import check_audit_against_journal, check_journal_against_audit
+from controller.store.anchors import check_journal_against_audit, check_trail
 from controller.store.audit import AuditError, AuditTrail
-from controller.store.journal import Journal
+from controller.store.audit_head import AT_COMMIT, AT_STOP
+from controller.store.journal import Journal, JournalError
 from controller.store.lock import DataFolderLock
 from controller.store.pins import PIN_FILE, PinStore
 from controller.store.recall import rounds_summary
@@ -116,6 +117,16 @@ class TableRun:
             raise AuditError(f"{trail}: the audit trail cannot be opened or written ({err}); nothing was "
                              "started: free space on the disk or call a technician") from None
         self.audit.check()                      # a trail that does not verify stops the start
+        self.journal = Journal(self.data_dir / JOURNAL_FILE, key_file=config.key_file)
+        try:                                    # the audit trail vouches for what was committed, and back:
+            # checked before this start writes a line, so a trail the last stop sealed must end there
+            check_journal_against_audit(self.journal, trail)  # commits lost (a deleted WAL): said so first
+            self.journal.check_at_start()       # all of it, as ``verify`` does
+            check_trail(self.journal, trail, last=self.audit.opened_last)
+            self.journal.keep_audit_head(None, AT_COMMIT)   # running: lines may follow the head again
+        except BaseException:
+            self.journal.close()
+            raise
         logs.configure(opts.log_format or config.log_format, opts.log_level or config.log_level, audit=self.audit)
         self.log = structlog.get_logger("run").bind(table=config.table_id)
         if self.program.kind == "installed":
@@ -123,13 +134,6 @@ class TableRun:
                           manifest_digest=self.program.digest)
         else:
             self.log.info("program.development", version=self.program.version, location=self.program.location)
-        self.journal = Journal(self.data_dir / JOURNAL_FILE, key_file=config.key_file)
-        try:                                    # the audit trail vouches for what was committed
-            check_journal_against_audit(self.journal, audit_dir(config, opts.data_dir))
-            check_audit_against_journal(self.journal, audit_dir(config, opts.data_dir))
-        except BaseException:
-            self.journal.close()
-            raise
         self.journal.audit_head = self.audit.head
         if self.audit.failure is not None:      # the start's own lines did not fit: nothing is played
             self.journal.close()
@@ -219,9 +223,13 @@ class TableRun:
             self.sim.stop()
         # read once the engine's thread has stopped: it owns the journal's connection until then
         self.final_summary = self.summary()
-        self.journal.close()
         logs.detach_audit()
         self.audit.close()
+        try:                                # the trail's very last line, under the key: none may follow it
+            self.journal.keep_audit_head(self.audit.last, AT_STOP)
+        except JournalError:                # a full disk: left as after a crash (the last commit's head)
+            pass
+        self.journal.close()
         self.lock.release()
 
     def summary(self) -> dict:

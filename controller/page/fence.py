@@ -110,7 +110,9 @@ class Fence:
         """Why a request that names its host or its page twice is refused: judged by either copy,
         a second ``Origin`` (or ``Host``, ``Sec-Fetch-Site``) could say what the first does not."""
         getall = getattr(headers, "getall", None)
-        for name in ONCE_ONLY if getall is not None else ():
+        if getall is None:                  # a plain mapping holds each name once
+            return None
+        for name in ONCE_ONLY:
             given = getall(name, [])
             if len(given) > 1:
                 return f"request refused: {name} given {len(given)} times (ambiguous)"

@@ -158,6 +158,7 @@ class AuditTrail:
         self._finish_compression()
         torn = self._set_aside_torn_tail()
         self.last = self._last_hash()
+        self.opened_last = self.last            # the trail as found, before this writer adds a line
         self.failure: OSError | None = None     # the first line the disk did not take
         self._fd: int | None = None
         self._size = 0

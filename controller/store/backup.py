@@ -49,9 +49,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from controller.errors import InputError, IntegrityError
-from controller.store.anchors import ANCHOR, check_audit_against_journal, check_journal_against_audit
+from controller.store.anchors import ANCHOR, check_trail
 from controller.store.audit import files_in_order
-from controller.store.audit import verify as verify_audit
 from controller.store.journal import Journal
 from controller.store.verify import verify_journal
 
@@ -228,9 +227,7 @@ def _check(sources: Sources, folder: Path, manifest: dict) -> None:
     journal = Journal.read_only(folder / JOURNAL, key_file=_key_path(sources, folder))
     with contextlib.closing(journal):
         verify_journal(journal)
-        verify_audit(folder / AUDIT)
-        check_journal_against_audit(journal, folder / AUDIT)
-        check_audit_against_journal(journal, folder / AUDIT)
+        check_trail(journal, folder / AUDIT)
     if (folder / PINS).exists():
         try:
             json.loads((folder / PINS).read_text(encoding="utf-8"))["holders"]
