@@ -18,8 +18,6 @@ who and why into the audit trail.
 
 from __future__ import annotations
 
-import heapq
-import itertools
 import queue
 import threading
 import time
@@ -29,6 +27,7 @@ from typing import Any
 import structlog
 from transitions import MachineError
 
+from controller.deadlines import Deadlines
 from controller.engine_events import (
     FLOOR_EVENTS,
     DealerAction,
@@ -86,12 +85,11 @@ class Engine:
         self._unpublished: list[float] = []     # when each device event handled since then was posted
         self._published_at = 0.0
         self._dirty = False                     # handled since the last snapshot was drawn
-        self._timers: list[tuple[float, int, str]] = []
-        self._live_timers: dict[str, int] = {}
-        self._tokens = itertools.count(1)
+        self.timers = Deadlines(clock)
+        self._handling: Any = None              # the event being handled (a halt answers it)
         self.log = structlog.get_logger("engine").bind(table=config.table_id)
         self._trail = structlog.get_logger("engine")    # anchors: one table's trail, its name said at start
-        self.table = Table(config, journal, schedule=self.schedule, cancel=self.cancel)
+        self.table = Table(config, journal, schedule=self.timers.schedule, cancel=self.timers.cancel)
         self._anchor("start")                   # the start-up's own facts (self-check, recovery)
         self.observers: list[Callable[[dict], None]] = []
         self._snapshot: dict = {}
@@ -149,20 +147,24 @@ class Engine:
             self._thread.join(5)
 
     def run(self) -> None:
-        while self.step(None):
-            pass
+        while True:
+            try:
+                if not self.step(None):
+                    return
+            except Exception as err:        # nothing ends the engine's thread unseen: the table halts
+                self._halt(f"an internal error ({type(err).__name__}: {err})", self._handling)
 
     def step(self, timeout: float | None = 0.0) -> bool:
         """Handle one event (or expired timer); False once stopped."""
         if self._dirty and self.queue.empty():  # a burst ended on a probe or a stop: draw it now
             self._publish()
-        wait = self._until_next_timer()
+        wait = self.timers.until_next()
         if timeout is not None:
             wait = timeout if wait is None else min(wait, timeout)
         try:
             posted, event = self.queue.get(timeout=wait) if wait is None or wait > 0 else self.queue.get_nowait()
         except queue.Empty:
-            posted, event = None, self._due_timer()
+            posted, event = None, self.timers.due()
             if event is None:
                 return True
         if isinstance(event, Stop):
@@ -173,12 +175,13 @@ class Engine:
             return True
         if posted is not None and hasattr(event, "device"):      # a device's event: frame to snapshot
             self._unpublished.append(posted)
+        self._handling = event
         self.handle(event)
         return True
 
     def idle(self) -> bool:
         """No event waits and no timer is due: ``step`` has nothing to do now."""
-        wait = self._until_next_timer()
+        wait = self.timers.until_next()
         return self.queue.empty() and (wait is None or wait > 0) and not self._dirty
 
     def handle(self, event: Any) -> None:
@@ -204,9 +207,13 @@ class Engine:
         except JournalError as err:
             table.take_commands()           # nothing is sent for facts that are not in the journal
             self._verdict = None
-            self._halt(err, event)
+            self._halt(f"the journal cannot be written ({err})", event)
             return
         self._anchor(event)
+        trail = self.journal.trail_trouble()
+        if trail is not None:               # the facts are committed: they are acted on and drawn, then no more
+            self.halted = self._halt_words(f"the audit trail cannot be written ({trail})")
+            self._say_halted()
         verdict, self._verdict = self._verdict, None
         self._send(table.take_commands())
         # A burst of device events (a player's stacks, the sensors' snapshot after a reconnect) is drawn
@@ -237,19 +244,32 @@ class Engine:
                          cause=cause(event), facts=self.journal.committed_kinds, state=table.state,
                          round=table.round.id if table.round else None)
 
-    def _halt(self, err: JournalError, event: Any) -> None:
+    def _halt(self, why: str, event: Any) -> None:
         """The journal cannot be written (a full or read-only disk, a failing drive): nothing may be
         done that is not journaled, so the table stops taking events, says why everywhere (log, page,
-        systemd's status) and stops answering the watchdog, which restarts the service."""
-        self.halted = (f"the journal cannot be written ({err}). Nothing more is recorded or paid; "
-                       "call a technician")
-        self.log.critical("engine.halted", reason=str(err), state=self.table.state,
-                          round=self.table.round.id if self.table.round else None)
+        systemd's status) and stops answering the watchdog, which restarts the service. Nothing
+        here can fail: a log line the disk refuses is the console's alone (controller/store/audit.py)."""
+        self.halted = self._halt_words(why)
+        self._say_halted()
         if isinstance(event, DealerAction) and event.reply is not None:
             event.reply.put(Verdict(False, f"The table has stopped: {self.halted}"))
         # the last snapshot published is the last committed truth: the table's memory may hold facts
         # of the event that was rolled back, so it is not drawn again
-        self._publish(dict(self._snapshot, halted=self.halted))
+        try:
+            self._publish(dict(self._snapshot, halted=self.halted))
+        except Exception:                   # an observer's failure: the snapshot is published first
+            pass
+
+    @staticmethod
+    def _halt_words(why: str) -> str:
+        return f"{why}. Nothing more is recorded or paid; call a technician"
+
+    def _say_halted(self) -> None:
+        try:
+            self.log.critical("engine.halted", reason=self.halted, state=self.table.state,
+                              round=self.table.round.id if self.table.round else None)
+        except Exception:
+            pass
 
     def _dispatch(self, event: Any) -> None:
         table = self.table
@@ -291,8 +311,7 @@ class Engine:
         elif isinstance(event, PageAlert):
             table.alert(event.kind, event.message)
         elif isinstance(event, TimerExpired):
-            if self._live_timers.get(event.name) == event.token:
-                del self._live_timers[event.name]
+            if self.timers.expire(event):
                 table.on_timer(event.name)
         else:
             self.log.error("engine.unknown_event", unknown=repr(event))
@@ -354,29 +373,6 @@ class Engine:
                     break
             if not moved:
                 return
-
-    # --- timers -----------------------------------------------------------------------
-
-    def schedule(self, name: str, delay: float) -> None:
-        token = next(self._tokens)
-        self._live_timers[name] = token
-        heapq.heappush(self._timers, (self.clock() + delay, token, name))
-
-    def cancel(self, name: str) -> None:
-        self._live_timers.pop(name, None)
-
-    def _until_next_timer(self) -> float | None:
-        while self._timers and self._live_timers.get(self._timers[0][2]) != self._timers[0][1]:
-            heapq.heappop(self._timers)
-        if not self._timers:
-            return None
-        return max(0.0, self._timers[0][0] - self.clock())
-
-    def _due_timer(self) -> TimerExpired | None:
-        if self._timers and self._timers[0][0] <= self.clock():
-            _, token, name = heapq.heappop(self._timers)
-            return TimerExpired(name, token)
-        return None
 
     # --- publishing -------------------------------------------------------------------
 

@@ -14,6 +14,7 @@ that do not need it.
 from __future__ import annotations
 
 import importlib
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -39,6 +40,8 @@ class Setting:
         """Why ``value`` cannot be used, in words; None when it can."""
         if isinstance(value, bool) != (self.kind is bool) or not isinstance(value, self.kind):
             return f"wrong type {type(value).__name__}" + (f" ({self.meaning})" if self.meaning else "")
+        if isinstance(value, float) and not math.isfinite(value):     # nan compares false with any bound
+            return f"{value!r} is not a number" + (f" ({self.meaning})" if self.meaning else "")
         if self.choices is not None and value not in self.choices:
             return f"{value!r} is not one of {', '.join(repr(c) for c in self.choices)}"
         if self.minimum is not None and value < self.minimum:

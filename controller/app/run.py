@@ -32,9 +32,10 @@ from controller.app.systemd import Notifier
 from controller.engine import Engine
 from controller.engine_events import FloorJackpots, FloorLink, JackpotClaimed, PageAlert
 from controller.rules.words import money
-from controller.store.anchors import check_audit_against_journal, check_journal_against_audit
-from controller.store.audit import AuditTrail
-from controller.store.journal import Journal
+from controller.store.anchors import check_journal_against_audit, check_trail
+from controller.store.audit import AuditError, AuditTrail
+from controller.store.audit_head import AT_COMMIT, AT_STOP
+from controller.store.journal import Journal, JournalError
 from controller.store.lock import DataFolderLock
 from controller.store.pins import PIN_FILE, PinStore
 from controller.store.readers import READERS_FILE, FeedReaders
@@ -125,6 +126,10 @@ class TableRun:
         try:
             self._build(opts, config)
         except BaseException:
+            audit = getattr(self, "audit", None)
+            if audit is not None:         # its lines stop; what it holds is made durable
+                logs.detach_audit()
+                audit.close()
             self.lock.release()           # a start that failed leaves the folder free
             raise
 
@@ -137,8 +142,23 @@ class TableRun:
                                         seed=opts.seed, strategy=opts.strategy, royal_at=opts.royal_at,
                                         apart=opts.sim_apart)
         self.config = config
-        self.audit = AuditTrail(audit_dir(config, opts.data_dir), retention=config.audit_retention)
+        trail = audit_dir(config, opts.data_dir)
+        try:
+            self.audit = AuditTrail(trail, retention=config.audit_retention)
+        except OSError as err:                  # a full or read-only disk: said, not a traceback
+            raise AuditError(f"{trail}: the audit trail cannot be opened or written ({err}); nothing was "
+                             "started: free space on the disk or call a technician") from None
         self.audit.check()                      # a trail that does not verify stops the start
+        self.journal = Journal(self.data_dir / JOURNAL_FILE, key_file=config.key_file)
+        try:                                    # the audit trail vouches for what was committed, and back:
+            # checked before this start writes a line, so a trail the last stop sealed must end there
+            check_journal_against_audit(self.journal, trail)  # commits lost (a deleted WAL): said so first
+            self.journal.check_at_start()       # all of it, as ``verify`` does
+            check_trail(self.journal, trail, last=self.audit.opened_last)
+            self.journal.keep_audit_head(None, AT_COMMIT)   # running: lines may follow the head again
+        except BaseException:
+            self.journal.close()
+            raise
         logs.configure(opts.log_format or config.log_format, opts.log_level or config.log_level, audit=self.audit)
         self.log = structlog.get_logger("run").bind(table=config.table_id)
         if self.program.kind == "installed":
@@ -146,14 +166,11 @@ class TableRun:
                           manifest_digest=self.program.digest)
         else:
             self.log.info("program.development", version=self.program.version, location=self.program.location)
-        self.journal = Journal(self.data_dir / JOURNAL_FILE, key_file=config.key_file)
-        try:                                    # the audit trail vouches for what was committed
-            check_journal_against_audit(self.journal, audit_dir(config, opts.data_dir))
-            check_audit_against_journal(self.journal, audit_dir(config, opts.data_dir))
-        except BaseException:
-            self.journal.close()
-            raise
         self.journal.audit_head = self.audit.head
+        if self.audit.failure is not None:      # the start's own lines did not fit: nothing is played
+            self.journal.close()
+            raise AuditError(f"{trail}: the audit trail cannot be written ({self.audit.failure}); nothing "
+                             "was started: free space on the disk or call a technician")
         # the drivers post through the engine (made next, started before them), which stamps each event
         try:
             self.devices = Devices(config, lambda event: self.engine.post(event),
@@ -239,9 +256,13 @@ class TableRun:
             self.sim.stop()
         # read once the engine's thread has stopped: it owns the journal's connection until then
         self.final_summary = self.summary()
-        self.journal.close()
         logs.detach_audit()
         self.audit.close()
+        try:                                # the trail's very last line, under the key: none may follow it
+            self.journal.keep_audit_head(self.audit.last, AT_STOP)
+        except JournalError:                # a full disk: left as after a crash (the last commit's head)
+            pass
+        self.journal.close()
         self.lock.release()
 
     def summary(self) -> dict:

@@ -76,12 +76,16 @@ def existing_journal(args: argparse.Namespace) -> tuple[Journal, TableConfig]:
 
 
 def open_journal(args: argparse.Namespace, progress: Progress | None = None) -> Journal:
-    """The journal, once every fact in it verifies: nothing is shown from one that does not
+    """The journal, once every fact in it and its audit trail verify as ``verify`` checks them: nothing
+    is shown from one that does not
     (``progress``: a terminal's progress line while a long journal is checked)."""
+    from controller.app.run import audit_dir
+    from controller.store.anchors import check_trail
     from controller.store.verify import verify_journal
-    journal, _ = existing_journal(args)
+    journal, config = existing_journal(args)
     try:
         verify_journal(journal, progress.update if progress else None)
+        check_trail(journal, audit_dir(config, args.data_dir))     # and the trail vouches for it (issue 33)
     except BaseException:
         journal.close()
         raise

@@ -5,7 +5,8 @@ records can be trusted: the journal's keyed chain in full (every round
 record and table event, controller/store/verify.py), every round's status
 against its records, the audit trail's chain (controller/store/audit.py), and
 their anchors (controller/store/anchors.py: the journal holds every commit the
-audit trail saw). It names the first thing that does not hold and exits 3;
+audit trail saw), and the trail's head the journal keeps under the table's key
+(controller/store/audit_head.py). It names the first thing that does not hold and exits 3;
 0 when all of it verifies.
 """
 
@@ -31,8 +32,7 @@ def add_commands(sub: Subparsers) -> None:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     from controller.app.run import audit_dir
-    from controller.store.anchors import check_audit_against_journal, check_every_anchor
-    from controller.store.audit import verify as verify_audit
+    from controller.store.anchors import check_trail
     from controller.store.verify import verify_journal
     journal, config = existing_journal(args)
     path = journal.path
@@ -48,10 +48,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
         if result.legacy_events:
             print(f"journal: {result.legacy_events} table events from before the chain was keyed carry no "
                   "chain: they cannot be verified")
-        lines, files = verify_audit(trail) if trail.is_dir() else (0, 0)
-        print(f"audit trail: {lines} lines in {files} file{'s' if files != 1 else ''} ({trail})")
-        anchors = check_every_anchor(journal, trail) if trail.is_dir() else 0
-        check_audit_against_journal(journal, trail)
+        lines, files, anchors = check_trail(journal, trail)
+        print(f"audit trail: {lines} lines in {files} file{'s' if files != 1 else ''} ({trail}), its head "
+              "as the journal keeps it under the key")
         print(f"anchors: each of the trail's {anchors} anchors names a fact the journal holds as it was committed "
               f"(through fact {journal.chain_head[0]})")
     print("verified")

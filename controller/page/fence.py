@@ -8,7 +8,8 @@ rules make such a request harmless by construction (docs/page-api.md, "The fence
   connection arrived at, with the page's port (plus ``localhost``, ``127.0.0.1`` and ``[::1]``
   on loopback). A DNS-rebinding page reaches the table under its own name, so it is refused.
 - ``Origin`` (when a browser sends it) must be this page, and ``Sec-Fetch-Site`` (when sent)
-  must say ``same-origin``. A state-changing request must also be a JSON body, which no form
+  must say ``same-origin``; a request giving ``Host``, ``Origin`` or ``Sec-Fetch-Site`` twice
+  is refused (ambiguous), never judged by one copy. A state-changing request must also be a JSON body, which no form
   and no script of another site can send without the table's consent (it never consents).
 - A PIN-checked action carries a one-time challenge the page got moments before from
   ``GET /api/challenge``: a recorded request (PIN included) cannot be played again.
@@ -26,6 +27,7 @@ import time
 from collections.abc import Callable, Mapping
 
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+ONCE_ONLY = ("Host", "Origin", "Sec-Fetch-Site")      # headers a request may give once
 WORDS_LONGEST = 100             # a header quoted in a refusal, an alert and the journal: cut short
 
 
@@ -101,6 +103,19 @@ class Fence:
         if place is None or place[0] not in self.names(local) or place[1] != port:
             return (f"request refused: Host {quoted(host)} is not this table's address "
                     "(a page of another site may be reaching the table under its own name)")
+        return None
+
+    @staticmethod
+    def ambiguity(headers: Mapping[str, str]) -> str | None:
+        """Why a request that names its host or its page twice is refused: judged by either copy,
+        a second ``Origin`` (or ``Host``, ``Sec-Fetch-Site``) could say what the first does not."""
+        getall = getattr(headers, "getall", None)
+        if getall is None:                  # a plain mapping holds each name once
+            return None
+        for name in ONCE_ONLY:
+            given = getall(name, [])
+            if len(given) > 1:
+                return f"request refused: {name} given {len(given)} times (ambiguous)"
         return None
 
     def origin_refusal(self, headers: Mapping[str, str], host: str, *, changes: bool) -> str | None:

@@ -203,9 +203,12 @@ REFUSALS = (
        "before touching again"),
     N_("The table has stopped: {why}"), N_("{action}: internal error: {reason}"), N_("{action}: not handled"),
     N_("the journal cannot be written ({reason}). Nothing more is recorded or paid; call a technician"),
+    N_("the audit trail cannot be written ({reason}). Nothing more is recorded or paid; call a technician"),
+    N_("an internal error ({reason}). Nothing more is recorded or paid; call a technician"),
     # the page's own (controller/page/server.py) and the PIN store's (controller/store/pins.py)
     N_("address {address} may not use this table's page (page.allow in the table configuration)"),
-    N_("the request body must be a JSON object"), N_("unknown field {what}"),
+    N_("the request body must be a JSON object"),
+    N_("the request body is nested too deeply to be a request"), N_("unknown field {what}"),
     N_("say which action (\"action\": \"open_betting\", ...)"),
     N_("{action} needs the {role}'s PIN"),
     N_("a {role} PIN has at least {count} digits; this one was not tried and does not count as a wrong PIN"),

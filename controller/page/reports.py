@@ -57,6 +57,8 @@ class SupervisorReports:
             body = await request.json()
         except ValueError:
             return _answer(400, "the request body must be a JSON object")
+        except RecursionError:              # 16 KiB of brackets: Python's parser runs out of stack
+            return _answer(400, "the request body is nested too deeply to be a request")
         if not isinstance(body, dict):
             return _answer(400, "the request body must be a JSON object")
         unknown = sorted(set(body) - REPORT_KEYS)

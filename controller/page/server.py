@@ -1,9 +1,8 @@
 """The dealer's touchscreen page: static files from the package, live snapshots, touch actions.
 
-Owns the HTTP side of the table. It never touches game state: it reads the
-engine's published snapshots and posts dealer actions, like every other
-producer of events (rule 1). aiohttp runs on its own thread with its own
-event loop, so a slow browser never slows the engine.
+Owns the HTTP side of the table. It never touches game state: it reads the engine's published
+snapshots and posts dealer actions, like every other producer of events (rule 1). aiohttp runs
+on its own thread with its own event loop, so a slow browser never slows the engine.
 
 Every route is refused unless the client's address is in ``page.allow`` and its ``Host``
 names the table; an ``/api/`` request a browser says comes from another site's page, and any
@@ -15,18 +14,15 @@ Routes:
   GET  /words.js         the page's words in the table's language (page.language; controller/page/i18n.py)
   GET  /api/state        the current snapshot (JSON)
   GET  /api/events       server-sent events: the current snapshot at once, then the newest one
-                         whenever one is published (``event: snapshot``, ``data:`` the JSON);
-                         a comment line every 15 s keeps idle connections open, and
-                         ``retry: 500`` makes the browser reconnect half a second after a drop.
-                         At most 16 at once; a client that does not read is dropped
-                         (controller/page/streams.py)
+                         whenever one is published (``event: snapshot``, ``data:`` the JSON); a
+                         keepalive every 15 s, ``retry: 500``; at most 16 at once, a client that
+                         does not read is dropped (controller/page/streams.py)
   GET  /api/feed         the surveillance feed: every journaled fact as a resumable server-sent event,
                          for a reader's token only (controller/page/feed.py, docs/feed.md)
-  GET  /api/health       200 once the page is serving (the kiosk launcher waits on it)
-  GET  /api/recall       game recall: the last ten rounds, the one in play included, as
-                         controller/store/recall.py gives them, read from the journal file
-                         through a read-only SQLite connection; a round in play shows no card
-                         the table does not show (503 when the page has no journal)
+  GET  /api/health       200 once the page is serving (the kiosk launcher waits on it); 503 with
+                         ``ok`` false and ``halted`` (the reason) once the table has halted
+  GET  /api/recall       game recall: the last ten rounds, the one in play included (controller/store/
+                         recall.py, read-only); a round in play shows no card the table does not show
   GET  /api/replay       ?round=N: a round that has ended, step by step (controller/page/replays.py)
   GET  /api/challenge    a one-time challenge for a supervisor's action (valid CHALLENGE_TTL s)
   GET  /report, POST /api/report   the supervisor's report, behind a PIN (controller/page/reports.py)
@@ -250,7 +246,7 @@ class DealerPage:
         sockname = request.transport.get_extra_info("sockname") if request.transport else None
         local = sockname[0] if sockname else None
         host = request.headers.get("Host")
-        refusal = self.fence.host_refusal(host, local, self.port)
+        refusal = self.fence.ambiguity(request.headers) or self.fence.host_refusal(host, local, self.port)
         changes = request.method not in ("GET", "HEAD") or request.path == "/api/challenge"
         if refusal is None and request.path.startswith("/api/"):
             refusal = self.fence.origin_refusal(request.headers, host or "", changes=changes)
@@ -299,6 +295,9 @@ class DealerPage:
 
     async def _health(self, request: web.Request) -> web.Response:
         snap = self._latest
+        if snap.get("halted"):              # serving, but the table has stopped: not healthy
+            return web.json_response({"ok": False, "table": snap["table"], "state": snap["state"],
+                                      "halted": snap["halted"], "latency": self.latencies()}, status=503)
         return web.json_response({"ok": True, "table": snap["table"], "state": snap["state"],
                                   "latency": self.latencies()})
 
@@ -346,6 +345,8 @@ class DealerPage:
             body = await request.json()
         except (json.JSONDecodeError, UnicodeDecodeError, ValueError):
             return self._say(400, False, "the request body must be a JSON object")
+        except RecursionError:              # 16 KiB of brackets: Python's parser runs out of stack
+            return self._say(400, False, "the request body is nested too deeply to be a request")
         if not isinstance(body, dict):
             return self._say(400, False, "the request body must be a JSON object")
         unknown = sorted(set(body) - REQUEST_KEYS)

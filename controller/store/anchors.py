@@ -10,7 +10,9 @@ after it is written, off the engine's path). A journal that lost commits (its WA
 old copy restored) ends before the last anchor, or holds a different record
 there; an audit trail cut short, deleted, or whose last lines were edited no
 longer holds the line the journal saw: either way the start is refused,
-naming both. Each is first checked on its own chain.
+naming both. Each is first checked on its own chain. The head the journal keeps
+is under the table's key, bound to the journal's last fact, and after a clean
+stop names the trail's very last line (controller/store/audit_head.py).
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from controller.store.audit import GENESIS, AuditError, files_in_order, line_hash, open_lines
+from controller.store.audit import verify as verify_audit
+from controller.store.audit_head import AT_STOP, held
 from controller.store.journal import FACTS, Journal, JournalError
 
 ANCHOR = "journal.anchor"
@@ -101,17 +105,40 @@ def _anchors(audit_dir: Path) -> Iterator[tuple[int, str, str]]:
                     yield int(entry["chain"]), str(entry["digest"]), f"{path.name}, line {number}"
 
 
-def check_audit_against_journal(journal: Journal, audit_dir: Path) -> None:
-    """Raises AuditError when the trail no longer holds the line the journal's last commit saw."""
-    seen = journal.meta("audit_head")
+def check_audit_against_journal(journal: Journal, audit_dir: Path, last: str | None = None) -> None:
+    """Raises when the trail no longer holds the line the journal's last commit saw, when that head
+    is not under the key for the journal's end (JournalError, controller/store/audit_head.py), or,
+    after a clean stop, when any line follows it (``last``: the hash of the trail's last line, as
+    the table found it before writing any; read from the files when None)."""
+    seen, at = held(journal)
     if not seen or seen == GENESIS:     # committed before any line of the trail was on the disk
         return
-    for path in reversed(files_in_order(audit_dir)[-2:]):      # the current file, or the one before
+    files = files_in_order(audit_dir)
+    if at == AT_STOP:
+        if last is None:
+            final = next((lines[-1] for path in reversed(files) if (lines := _lines(path))), None)
+            last = line_hash(final) if final is not None else GENESIS
+        if last != seen:
+            raise AuditError(f"{audit_dir}: the audit trail does not end with the line the table wrote when it "
+                             f"last stopped (hash {seen[:16]}...): lines were added, cut or edited after it "
+                             "stopped; call a technician")
+        return
+    for path in reversed(files[-2:]):      # the current file, or the one before
         for text in reversed(_lines(path)):
             if line_hash(text) == seen:
                 return
     raise AuditError(f"{audit_dir}: the audit trail no longer holds the line the journal's last commit saw "
                      f"(hash {seen[:16]}...): lines were cut, edited or the file deleted; call a technician")
+
+
+def check_trail(journal: Journal, audit_dir: Path, last: str | None = None) -> tuple[int, int, int]:
+    """Everything ``verify`` checks between the journal and its trail: the trail's own chain, every
+    anchor against its fact, the head the journal kept. (lines, files, anchors); raises naming the
+    first thing that does not hold. The start-up check, ``verify``, ``recall``, ``meters``."""
+    lines, files = verify_audit(audit_dir) if audit_dir.is_dir() else (0, 0)
+    anchors = check_every_anchor(journal, audit_dir) if audit_dir.is_dir() else 0
+    check_audit_against_journal(journal, audit_dir, last)
+    return lines, files, anchors
 
 
 def _lines(path: Path) -> list[str]:

@@ -22,31 +22,45 @@ beginning was deleted by hand is still refused.
 A power cut can leave a final line half written. At start such a tail is set
 aside in ``audit.jsonl.torn-N`` and an entry saying so starts the chain again
 from the last whole line: nothing is dropped silently.
+
+A line the disk will not take (a full disk) is never left half written: the file is cut back to
+its last whole line, the failure is kept (``failure``; the next journal commit is refused,
+controller/store/audit_sync.py, and the engine halts on it) and, written as a logger's processor,
+the entry still goes on to the console: a log call never raises because the trail's disk is full.
 """
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 import os
-import re
 import threading
 import time
-from collections.abc import Iterator, Mapping, MutableMapping
-from contextlib import contextmanager
+from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, TextIO
+from typing import Any
 
 from controller.errors import IntegrityError
+from controller.store.audit_files import (
+    CURRENT,
+    compress,
+    files_in_order,
+    fsync_dir,
+    gzip_into,
+    last_compressed_line,
+    last_line,
+    open_lines,
+    rotation_number,
+)
 from controller.store.audit_sync import DurableHead
+
+__all__ = ["CURRENT", "GENESIS", "AuditError", "AuditTrail", "AuditWriteError", "Retention", "files_in_order",
+           "line_hash", "links", "open_lines", "verify"]
 
 GENESIS = "0" * 64
 PREV_DIGITS = 32                        # of the previous line's SHA-256 kept in ``prev``
-CURRENT = "audit.jsonl"
 RETENTION = "audit.retention"
-ROTATED = re.compile(re.escape(CURRENT) + r"\.(\d+)(\.gz)?")
 
 
 @dataclass(frozen=True)
@@ -61,6 +75,10 @@ class AuditError(IntegrityError, RuntimeError):
     """An audit trail that does not verify; the message names the file and line."""
 
 
+class AuditWriteError(OSError):
+    """A line the trail's disk did not take (nothing of it stays in the file)."""
+
+
 def line_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -72,35 +90,6 @@ def links(recorded: object, full: str) -> bool:
         return False
     n = min(len(recorded), len(full))
     return n >= PREV_DIGITS and recorded[:n] == full[:n]
-
-
-def rotation_number(path: Path) -> int | None:
-    match = ROTATED.fullmatch(path.name)
-    return int(match[1]) if match else None
-
-
-def files_in_order(directory: Path) -> list[Path]:
-    """Oldest first: audit.jsonl.N[.gz] ... audit.jsonl.1[.gz], audit.jsonl."""
-    found = {}
-    for p in directory.glob(f"{CURRENT}.*"):
-        n = rotation_number(p)
-        # both forms of one file exist only between its compression and the plain one's removal
-        if n is not None and (n not in found or p.suffix == ".gz"):
-            found[n] = p
-    rotated = [found[n] for n in sorted(found, reverse=True)]
-    current = directory / CURRENT
-    return rotated + ([current] if current.exists() else [])
-
-
-@contextmanager
-def open_lines(path: Path, errors: str = "strict") -> Iterator[TextIO]:
-    """A trail file's lines as text, newline kept, whether it is compressed or not."""
-    if path.suffix == ".gz":
-        with gzip.open(path, "rt", encoding="utf-8", errors=errors, newline="\n") as f:
-            yield f
-    else:
-        with open(path, encoding="utf-8", errors=errors, newline="\n") as f:
-            yield f
 
 
 def verify(directory: str | Path) -> tuple[int, int]:
@@ -169,10 +158,19 @@ class AuditTrail:
         self._finish_compression()
         torn = self._set_aside_torn_tail()
         self.last = self._last_hash()
-        self._file = open(self.path, "a", encoding="utf-8", newline="\n")
+        self.opened_last = self.last            # the trail as found, before this writer adds a line
+        self.failure: OSError | None = None     # the first line the disk did not take
+        self._fd: int | None = None
+        self._size = 0
+        self._open_current()
         self._durable = DurableHead(self._flush_and_dup)
         if torn:
             self.write({"event": "audit.torn_tail_set_aside", "file": str(torn), "level": "warning"})
+
+    def _open_current(self) -> None:
+        # unbuffered: a line is in the file whole or, cut back after a failure, not at all
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self._size = os.fstat(self._fd).st_size
 
     def check(self) -> int:
         """The current file chains (from its own first line): the start-up check."""
@@ -181,22 +179,55 @@ class AuditTrail:
         return _verify_file(self.path, None)[1]
 
     def __call__(self, logger: Any, method_name: str, event_dict: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
-        self.write(event_dict)
+        try:
+            self.write(event_dict)
+        except OSError:                 # kept in ``failure``; the console still gets the entry
+            pass
         return event_dict
 
     def write(self, entry: Mapping[str, Any]) -> None:
+        """One line on the chain; raises AuditWriteError (and keeps it) when the disk does not take it."""
         with self._lock:
-            text = json.dumps({**entry, "prev": self.last[:PREV_DIGITS]}, default=str, separators=(",", ":"))
-            if self._file.tell() + len(text) + 1 > self.max_bytes and self._file.tell() > 0:
-                self._rotate()
+            try:
                 text = json.dumps({**entry, "prev": self.last[:PREV_DIGITS]}, default=str, separators=(",", ":"))
-            self._append(text)
+                if self._size + len(text) + 1 > self.max_bytes and self._size > 0:
+                    self._rotate()
+                    text = json.dumps({**entry, "prev": self.last[:PREV_DIGITS]}, default=str,
+                                      separators=(",", ":"))
+                self._append(text)
+            except OSError as err:
+                raise self._failed(err) from None
+
+    def _failed(self, err: OSError) -> AuditWriteError:
+        """Kept, and told to the durable head: the next journal commit is refused (the table halts)."""
+        failed = err if isinstance(err, AuditWriteError) else AuditWriteError(
+            err.errno, err.strerror or str(err))
+        if self.failure is None:
+            self.failure = failed
+        self._durable.fail(failed)
+        return failed
 
     def _append(self, text: str) -> None:
-        self._file.write(text + "\n")
-        self._file.flush()
+        if self._fd is None:
+            raise AuditWriteError(f"the audit trail's file {self.path} is not open")
+        data = (text + "\n").encode("utf-8")
+        try:
+            self._write_all(self._fd, data)
+        except OSError as err:
+            try:                        # cutting a file back needs no free space
+                os.ftruncate(self._fd, self._size)
+            except OSError:
+                pass
+            raise AuditWriteError(err.errno, err.strerror or str(err)) from None
+        self._size += len(data)
         self.last = line_hash(text)
         self._durable.written()
+
+    @staticmethod
+    def _write_all(fd: int, data: bytes) -> None:
+        view = memoryview(data)
+        while view:                     # a write the disk takes only in part raises on the rest
+            view = view[os.write(fd, view):]
 
     def head(self) -> str:
         """The hash of the last line on the disk (controller/store/audit_sync.py): the journal keeps
@@ -205,32 +236,36 @@ class AuditTrail:
 
     def _flush_and_dup(self) -> tuple[int, str]:
         with self._lock:                # the disk's time is not spent holding the loggers' lock
-            self._file.flush()
-            return os.dup(self._file.fileno()), self.last
+            if self._fd is None:
+                raise OSError(f"the audit trail's file {self.path} is not open")
+            return os.dup(self._fd), self.last
 
     def close(self) -> None:
         for worker in self._workers:            # a compression under way is finished first
             worker.join()
         self._durable.close()
         with self._lock:
-            self._file.close()
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
 
     def _rotate(self) -> None:
         """Shift the rotated files and start a new current file (under the loggers' lock: no line
         can be written between the rename and the chain's next line); compressing the file just
         closed and applying the retention policy happen on a thread of their own, so the engine's
         logging never waits for gzip (a tenth of a second or more for 10 MB)."""
-        self._file.flush()
-        os.fsync(self._file.fileno())
-        self._file.close()
+        assert self._fd is not None
+        os.fsync(self._fd)
+        os.close(self._fd)
+        self._fd = None                 # a failure from here on leaves no file open to write
         with self._files:
             for path in files_in_order(self.directory)[:-1]:           # the oldest (highest number) first
                 n = rotation_number(path) or 0
                 path.rename(self.directory / path.name.replace(f"{CURRENT}.{n}", f"{CURRENT}.{n + 1}", 1))
             rotated = self.directory / f"{CURRENT}.1"
             self.path.rename(rotated)
-            _fsync_dir(self.directory)
-        self._file = open(self.path, "a", encoding="utf-8", newline="\n")
+            fsync_dir(self.directory)
+        self._open_current()
         worker = threading.Thread(target=self._compress_and_retain, args=(rotated.stat().st_ino,),
                                   name="audit-compress", daemon=True)
         self._workers = [w for w in self._workers if w.is_alive()] + [worker]
@@ -238,7 +273,17 @@ class AuditTrail:
 
     def _compress_and_retain(self, inode: int) -> None:
         """Compress the rotated file with this inode (a later rotation may have shifted its name
-        meanwhile), then apply the retention policy and say on the chain what it removed."""
+        meanwhile), then apply the retention policy and say on the chain what it removed. A disk
+        too full to take the compressed copy loses nothing: the plain file stays, and the next
+        start compresses it; a line the retention could not write is a failure of the trail."""
+        try:
+            self._compress_and_retain_now(inode)
+        except AuditWriteError as err:
+            self._failed(err)
+        except OSError:
+            pass
+
+    def _compress_and_retain_now(self, inode: int) -> None:
         with self._files:
             source = next((p for p in files_in_order(self.directory)[:-1]
                            if p.suffix != ".gz" and p.stat().st_ino == inode), None)
@@ -248,7 +293,7 @@ class AuditTrail:
             plain = open(source, "rb")
         tmp = self.directory / f"{CURRENT}.compressing-{inode}.tmp"
         with plain:
-            _gzip(plain, tmp)
+            gzip_into(plain, tmp)
         with self._files:
             source = next((p for p in files_in_order(self.directory)[:-1]
                            if p.suffix != ".gz" and p.stat().st_ino == inode), None)
@@ -256,11 +301,11 @@ class AuditTrail:
                 tmp.unlink()
                 return
             tmp.rename(source.with_name(source.name + ".gz"))
-            _fsync_dir(self.directory)
+            fsync_dir(self.directory)
             source.unlink()                     # the compressed file is durable: the plain one goes
         with self._lock, self._files:
             removed, continues_from = self._apply_retention()
-            if removed and not self._file.closed:
+            if removed and self._fd is not None:
                 self._append(json.dumps({"event": RETENTION, "level": "info", "removed": removed,
                                          "continues_from": continues_from, "keep_files": self.retention.keep_files,
                                          "keep_days": self.retention.keep_days, "prev": self.last[:PREV_DIGITS]},
@@ -276,7 +321,7 @@ class AuditTrail:
                 if path.with_name(path.name + ".gz").exists():
                     path.unlink()
                 else:
-                    _compress(path)
+                    compress(path)
 
     def _apply_retention(self) -> tuple[list[str], str | None]:
         """Remove the oldest rotated files past the count or the age; their names and the hash the
@@ -291,16 +336,15 @@ class AuditTrail:
         oldest_removed = [p for p in rotated if p in doomed]
         if not oldest_removed:
             return [], None
-        self._file.flush()
         continues_from = _first_prev(kept[0] if kept else self.path) or self.last
         for path in oldest_removed:
             path.unlink()
-        _fsync_dir(self.directory)
+        fsync_dir(self.directory)
         return [p.name for p in oldest_removed], continues_from
 
     def _last_hash(self) -> str:
         for path in reversed(files_in_order(self.directory)):
-            last = _last_line(path) if path.suffix != ".gz" else _last_compressed_line(path)
+            last = last_line(path) if path.suffix != ".gz" else last_compressed_line(path)
             if last is not None:
                 return line_hash(last)
         return GENESIS
@@ -322,56 +366,3 @@ class AuditTrail:
             f.truncate(cut)
             os.fsync(f.fileno())
         return torn
-
-
-def _last_line(path: Path) -> str | None:
-    with open(path, "rb") as f:
-        f.seek(0, os.SEEK_END)
-        size = f.tell()
-        if size == 0:
-            return None
-        block = min(size, 65536)
-        while True:
-            f.seek(size - block)
-            data = f.read(block)
-            lines = data.rstrip(b"\n").split(b"\n")
-            if len(lines) > 1 or block == size:
-                return lines[-1].decode("utf-8")
-            block = min(size, block * 4)
-
-
-def _last_compressed_line(path: Path) -> str | None:
-    last = None
-    with open_lines(path) as f:
-        for raw in f:
-            last = raw
-    return last.rstrip("\n") if last else None
-
-
-def _compress(path: Path) -> None:
-    """``path`` -> ``path.gz``, durable before the plain file is removed (a power cut leaves the
-    plain file, or both, which the next start sorts out)."""
-    tmp = path.with_name(f"{CURRENT}.compressing-{path.stat().st_ino}.tmp")
-    with open(path, "rb") as plain:
-        _gzip(plain, tmp)
-    tmp.rename(path.with_name(path.name + ".gz"))
-    _fsync_dir(path.parent)
-    path.unlink()
-
-
-def _gzip(src: BinaryIO, target: Path) -> None:
-    # level 3: a quarter of the size, at about a fifth of level 9's time (10 MB of audit in 0.2 s)
-    with open(target, "wb") as raw:
-        with gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=3, mtime=0) as out:
-            while block := src.read(1 << 20):
-                out.write(block)
-        raw.flush()
-        os.fsync(raw.fileno())
-
-
-def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

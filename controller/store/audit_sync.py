@@ -13,8 +13,8 @@ anchors of the events of the last ``SYNC_AFTER`` seconds). Their facts are in
 the journal, which commits durably before anything is done; a trail that ends
 before the journal is one a power cut cut short, which the start-up check
 allows, while a journal that ends before the trail's last anchor is refused.
-A disk that fails the fsync (or any failure of the sync, or its thread
-gone) is remembered and raised at the next commit, which halts the table as
+A disk that fails the fsync or a line's write (or any failure of the sync,
+or its thread gone) is remembered and raised at the next commit, which halts the table as
 any journal write failure does: the journal never keeps a stale head.
 """
 
@@ -45,6 +45,12 @@ class DurableHead:
     def written(self) -> None:
         """A line was written: it is made durable within ``SYNC_AFTER``."""
         self._due.set()
+
+    def fail(self, err: OSError) -> None:
+        """A line the trail could not write: the trail no longer holds every entry, so no commit may
+        vouch for it again (the first failure is the one said)."""
+        if self._failed is None:
+            self._failed = err
 
     def head(self) -> str:
         """The hash of the last line known durable; raises the disk's error if an fsync failed."""

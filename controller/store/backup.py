@@ -26,13 +26,16 @@ The backup is written into ``DEST/.<name>.partial`` and renamed only after it wa
 the disk: the copy opened read-only and verified in full with the table's key
 (controller/store/verify.py), its audit trail's chain, the anchors between the two, the PIN
 file, and every file against ``BACKUP.json``. A backup that does not check out is removed and
-the error names why; a folder without ``.partial`` in DEST is always a checked backup.
+the error names why; a folder without ``.partial`` in DEST is always a checked backup. A
+``.partial`` left by a backup killed mid-copy is removed by the next backup of that table
+(which holds a lock on DEST while it writes: a partial found then is no one's).
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import glob
 import hashlib
 import hmac
 import json
@@ -40,14 +43,14 @@ import os
 import re
 import shutil
 import sqlite3
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from controller.errors import InputError, IntegrityError
-from controller.store.anchors import ANCHOR, check_audit_against_journal, check_journal_against_audit
+from controller.store.anchors import ANCHOR, check_trail
 from controller.store.audit import files_in_order
-from controller.store.audit import verify as verify_audit
 from controller.store.journal import Journal
 from controller.store.verify import verify_journal
 
@@ -90,8 +93,32 @@ def backup(sources: Sources, dest: Path, *, include_key: bool = False, version: 
     except OSError as err:
         raise InputError(f"{dest}: cannot write backups here: {err.strerror or err}") from None
     final = dest / name
-    if final.exists():
-        raise InputError(f"{final} exists already (one backup per second)")
+    with _writing_backups(dest, sources.table_id):
+        if final.exists():
+            raise InputError(f"{final} exists already (one backup per second)")
+        return _backup(sources, dest, name, include_key, version)
+
+
+@contextlib.contextmanager
+def _writing_backups(dest: Path, table_id: str) -> Iterator[None]:
+    """One backup at a time in ``dest`` (a lock on the folder itself); under it every
+    ``.<table>-<time>.partial`` left there is a backup whose writer died (killed mid-copy): removed."""
+    fd = os.open(dest, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise InputError(f"{dest}: another backup is being written there") from None
+        for stale in dest.glob(f".{glob.escape(table_id)}-*.partial"):
+            if NAME.match(stale.name[1:-len(".partial")]):
+                shutil.rmtree(stale, ignore_errors=True)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _backup(sources: Sources, dest: Path, name: str, include_key: bool, version: str) -> dict:
+    final = dest / name
     problem: Exception | None = None
     for _ in range(ATTEMPTS):
         partial = dest / f".{name}.partial"
@@ -200,9 +227,7 @@ def _check(sources: Sources, folder: Path, manifest: dict) -> None:
     journal = Journal.read_only(folder / JOURNAL, key_file=_key_path(sources, folder))
     with contextlib.closing(journal):
         verify_journal(journal)
-        verify_audit(folder / AUDIT)
-        check_journal_against_audit(journal, folder / AUDIT)
-        check_audit_against_journal(journal, folder / AUDIT)
+        check_trail(journal, folder / AUDIT)
     if (folder / PINS).exists():
         try:
             json.loads((folder / PINS).read_text(encoding="utf-8"))["holders"]

@@ -38,16 +38,16 @@ from pathlib import Path
 from typing import Any, Literal
 
 from controller.errors import JournalError
-from controller.store.chain import GENESIS, boundary_mac, keyed_digest, load_key
+from controller.store.audit_head import AT_COMMIT
+from controller.store.audit_head import bind as bind_audit_head
+from controller.store.chain import GENESIS, keyed_digest, load_key
 from controller.store.failpoints import Failpoints
+from controller.store.journal_schema import DOWNGRADED, create_tables, set_schema
 
-DOWNGRADED = ("a schema 1 journal beside this table's key: the journal was rewritten in the older, "
-              "unkeyed form (or is another table's)")
 # every fact of the keyed chain, from both tables
 FACTS = ("SELECT chain, digest FROM records WHERE chain IS NOT NULL "
          "UNION ALL SELECT chain, digest FROM table_events WHERE chain IS NOT NULL")
 
-SCHEMA_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,7 @@ class Journal:
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
-            version = self._create()
+            version = create_tables(self)
             # a key is made only with a new journal, or to key a schema-1 journal for the first time
             made = False
             if key is not None:
@@ -88,13 +88,13 @@ class Journal:
                 self.key, made = load_key(self.path.parent, key_file, create=version in (None, "1"))
             if version == "1" and key is None and not made:
                 raise JournalError(f"{self.path}: {DOWNGRADED}")
-            self._set_schema(version)
-        except (sqlite3.DatabaseError, OSError, ValueError) as err:
+            set_schema(self, version)
+            row = self.db.execute("SELECT seq, digest FROM records ORDER BY seq DESC LIMIT 1").fetchone()
+            self.head: tuple[int, str] = (row[0], row[1]) if row else (0, GENESIS)   # the last record
+            self._next_chain, self._last_digest = 1, GENESIS
+            self._read_chain_head()
+        except (sqlite3.DatabaseError, OSError, ValueError) as err:    # a damaged file too: said, not raised
             raise JournalError(f"{self.path}: cannot open the journal: {err}") from None
-        row = self.db.execute("SELECT seq, digest FROM records ORDER BY seq DESC LIMIT 1").fetchone()
-        self.head: tuple[int, str] = (row[0], row[1]) if row else (0, GENESIS)   # the last record
-        self._next_chain, self._last_digest = 1, GENESIS
-        self._read_chain_head()
         self.failpoints = Failpoints.from_environment()
         self._kinds: list[str] = []             # record kinds written in the open (or last) transaction
         self._data_version: int | None = None  # SQLite's count of other connections' commits, last seen
@@ -103,74 +103,14 @@ class Journal:
         self._chain_at_begin = self._next_chain
         self.commits = 0
         self.audit_head: Callable[[], str] | None = None   # the audit trail's last line (anchors.py)
-
-    def _create(self) -> str | None:
-        """The tables (for a new journal); the schema version found (None: a new journal)."""
-        self.db.executescript("""
-            CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-            CREATE TABLE IF NOT EXISTS rounds (
-                id INTEGER PRIMARY KEY, opened_at TEXT NOT NULL, closed_at TEXT,
-                status TEXT NOT NULL CHECK (status IN ('open', 'complete', 'void')),
-                preset TEXT NOT NULL, void_reason TEXT);
-            CREATE TABLE IF NOT EXISTS records (
-                seq INTEGER PRIMARY KEY, round_id INTEGER NOT NULL REFERENCES rounds(id),
-                at TEXT NOT NULL, kind TEXT NOT NULL, data TEXT NOT NULL, digest TEXT NOT NULL,
-                chain INTEGER UNIQUE);
-            CREATE INDEX IF NOT EXISTS records_round ON records(round_id, seq);
-            CREATE INDEX IF NOT EXISTS records_kind ON records(kind, seq);
-            CREATE TABLE IF NOT EXISTS table_events (
-                seq INTEGER PRIMARY KEY, at TEXT NOT NULL, kind TEXT NOT NULL, data TEXT NOT NULL,
-                digest TEXT, chain INTEGER UNIQUE);
-        """)
-        return self.meta("schema_version")
-
-    def _set_schema(self, version: str | None) -> None:
-        if version not in (None, "1", str(SCHEMA_VERSION)):
-            raise JournalError(f"{self.path}: journal schema version {version}, this controller "
-                               f"reads version {SCHEMA_VERSION}")
-        if version == "1":
-            self._upgrade_from_1()
-        elif version is None:
-            self.set_meta("schema_version", str(SCHEMA_VERSION))
-        if self.meta("keyed_boundary") is None and version != str(SCHEMA_VERSION):
-            # where the unkeyed part ends, under the key: a later rewrite into the old form is caught
-            last = self.db.execute("SELECT digest FROM records ORDER BY seq DESC LIMIT 1").fetchone()
-            events = self.db.execute("SELECT COUNT(*) FROM table_events").fetchone()[0]
-            records = self.db.execute("SELECT COUNT(*) FROM records").fetchone()[0]
-            boundary = f"{records}|{last[0] if last else GENESIS}|{events}"
-            self.set_meta("keyed_boundary", boundary)
-            self.set_meta("keyed_boundary_mac", boundary_mac(self.key, boundary))
+        self.verified: tuple[tuple[int, str], int] | None = None  # (chain head, facts) walked at start
 
     @classmethod
     def read_only(cls, path: str | Path, key_file: Path | None = None, *, keyed: bool = True) -> Journal:
-        """The journal opened for reading only (SQLite ``mode=ro``): nothing is created, upgraded or
-        written, and no key is ever made. ``keyed``: load the key, to verify (recall and the other
-        commands); the page's recall reads without it."""
-        self = cls.__new__(cls)
-        self.path = Path(path)
-        try:
-            self.db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
-            version = self.meta("schema_version")
-            if keyed:
-                if version == "1":
-                    try:
-                        load_key(self.path.parent, key_file, create=False)
-                    except ValueError:          # no key yet: a journal of the previous release
-                        raise JournalError(f"{self.path}: a journal of schema 1: the controller upgrades it "
-                                           f"to {SCHEMA_VERSION} when it next starts on it") from None
-                    raise JournalError(f"{self.path}: {DOWNGRADED}")
-                if version != str(SCHEMA_VERSION):
-                    raise JournalError(f"{self.path}: journal schema version {version}, this controller "
-                                       f"reads version {SCHEMA_VERSION}")
-                self.key, _ = load_key(self.path.parent, key_file, create=False)
-            row = self.db.execute("SELECT seq, digest FROM records ORDER BY seq DESC LIMIT 1").fetchone()
-            self.head = (row[0], row[1]) if row else (0, GENESIS)
-            self._next_chain, self._last_digest = 1, GENESIS
-            if version == str(SCHEMA_VERSION):
-                self._read_chain_head()
-        except (sqlite3.DatabaseError, OSError, ValueError) as err:
-            raise JournalError(f"{self.path}: cannot open the journal: {err}") from None
-        return self
+        """The journal opened for reading only (controller/store/journal_read.py): nothing is created,
+        upgraded or written, and no key is ever made; a copy on read-only media opens too."""
+        from controller.store.journal_read import open_read_only
+        return open_read_only(cls.__new__(cls), Path(path), key_file, keyed)
 
     def _read_chain_head(self) -> None:
         """Where the keyed chain ends, from the file: another process (``table-controller pin set``)
@@ -185,20 +125,26 @@ class Journal:
         else:                               # a new journal, or one of schema 1: its records' last digest
             self._next_chain, self._last_digest = 1, self.head[1]
 
-    def _upgrade_from_1(self) -> None:
-        """Schema 1 to 2, in one transaction: the chain columns; the facts already there keep
-        their schema-1 form (verify.py checks them as such) and the keyed chain follows them."""
-        self.db.execute("BEGIN IMMEDIATE")
-        self.db.execute("ALTER TABLE records ADD COLUMN chain INTEGER")
-        self.db.execute("ALTER TABLE table_events ADD COLUMN digest TEXT")
-        self.db.execute("ALTER TABLE table_events ADD COLUMN chain INTEGER")
-        self.db.execute("CREATE UNIQUE INDEX records_chain ON records(chain)")
-        self.db.execute("CREATE UNIQUE INDEX table_events_chain ON table_events(chain)")
-        self.set_meta("schema_version", str(SCHEMA_VERSION))
-        self.db.execute("COMMIT")
-
     def close(self) -> None:
         self.db.close()
+
+    def keep_audit_head(self, head: str | None, at: str) -> None:
+        """The trail's ``head`` (None: the one kept) as ``at`` says, under the key, in a commit of its own:
+        ``stop``, a clean stop, the trail's very last line; ``commit``, lines may follow it
+        (controller/store/audit_head.py)."""
+        with self._tx():
+            bind_audit_head(self, head, at)
+
+    def trail_trouble(self) -> str | None:
+        """Why the audit trail beside this journal can no longer vouch for a commit (a line its disk
+        did not take, a failed fsync), or None; the engine halts on it at once."""
+        if self.audit_head is None:
+            return None
+        try:
+            self.audit_head()
+        except OSError as err:
+            return str(err)
+        return None
 
     # --- meta ------------------------------------------------------------------------
 
@@ -237,6 +183,8 @@ class Journal:
             if kind in ("complete", "void"):
                 self.db.execute("UPDATE rounds SET status = ?, closed_at = ?, void_reason = ? WHERE id = ?",
                                 (kind, at, data.get("reason"), round_id))
+            elif kind == "opened":          # the round's time is its opening record's (verify.py checks it)
+                self.db.execute("UPDATE rounds SET opened_at = ? WHERE id = ?", (at, round_id))
             self._last_digest = digest
             self.head = (_inserted_id(cur), digest)
             self._kinds.append(kind)
@@ -371,8 +319,11 @@ class _Transaction:
         try:
             if j.failpoints.armed:
                 j.failpoints.before_commit(j._kinds)
-            if j.audit_head is not None and j._kinds:
-                j.set_meta("audit_head", j.audit_head())   # the audit trail as this commit saw it
+            if j._kinds:                    # the audit trail as this commit saw it, under the key
+                if j.audit_head is not None:
+                    bind_audit_head(j, j.audit_head(), AT_COMMIT)
+                else:                       # a writer without the trail (``pin set``): the head as kept
+                    bind_audit_head(j, None, None)
             j.db.execute("COMMIT")
         except (sqlite3.DatabaseError, OSError) as commit_err:      # OSError: the audit trail's disk
             self._rollback()

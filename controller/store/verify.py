@@ -2,9 +2,9 @@
 
 Owns the reading side of controller/store/chain.py. ``verify_journal`` walks
 all of it (``table-controller verify``, and ``recall``, ``meters`` and
-``jackpot`` before they show anything); ``verify_from`` walks from a chain
-number on (the start-up check from its last checkpoint, whose own MAC is
-checked first). Each raises JournalError naming the first fact that does not
+``jackpot`` before they show anything, and the start-up check: the table never
+plays on a journal ``verify`` rejects); ``verify_from`` walks from a chain
+number on. Each raises JournalError naming the first fact that does not
 hold: an edited, removed, inserted or reordered record or table event, a
 round whose status its records do not give.
 """
@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from controller.errors import JournalError
+from controller.store.audit_head import KEYED_FROM, keyed_from
 from controller.store.chain import GENESIS, boundary_mac, keyed_digest, plain_digest
 
 if TYPE_CHECKING:
@@ -27,6 +30,7 @@ KEYED = ("SELECT chain, 'records', seq, round_id, at, kind, data, digest FROM re
          "UNION ALL SELECT chain, 'table_events', seq, NULL, at, kind, data, digest FROM table_events "
          "WHERE chain >= ? ORDER BY 1")
 PROGRESS_EVERY = 1000        # facts between two reports to a progress line
+OPENED_BEFORE = 1.0          # seconds: a round's time before its opening record's, in older journals
 Progress = Callable[[int, int], None]
 
 
@@ -55,12 +59,13 @@ def verify_from(journal: Journal, first: int, previous: str | None = None,
     expected, count = first, 0
     total = (journal.chain_head[0] - first + 1) if progress else 0
     for chain, stored_in, seq, round_id, at, kind, text, digest in journal.db.execute(KEYED, (first, first)):
-        where = _where(stored_in, seq, round_id, kind)
         if chain != expected:
-            raise JournalError(f"{journal.path}: fact {expected} of the chain is missing (the next is {where})")
+            raise JournalError(f"{journal.path}: fact {expected} of the chain is missing (the next is "
+                               f"{_where(stored_in, seq, round_id, kind)})")
         if not hmac.compare_digest(keyed_digest(journal.key, previous, chain, stored_in, round_id, at, kind, text),
                                    digest):
-            raise JournalError(f"{journal.path}: {where} was altered, or does not follow the fact before it")
+            raise JournalError(f"{journal.path}: {_where(stored_in, seq, round_id, kind)} was altered, or does not "
+                               "follow the fact before it")
         previous, expected, count = digest, expected + 1, count + 1
         if progress and count % PROGRESS_EVERY == 0:
             progress(count, total)
@@ -74,21 +79,34 @@ def checkpoint_mac(key: bytes, chain: int, digest: str) -> str:
 
 
 def check_at_start(journal: Journal) -> int:
-    """SQLite's own check, then the chain from the last checkpoint (whose own MAC must hold) on, or
-    all of it; then the checkpoint moves to the chain's head. Returns how many facts were checked."""
+    """SQLite's own check, the last checkpoint's own MAC, then all of the journal as ``verify`` checks
+    it; then the checkpoint moves to the chain's head. Returns how many facts were checked."""
+    try:
+        return _check_at_start(journal)
+    except sqlite3.DatabaseError as err:        # a damaged file SQLite's own check did not catch first
+        raise JournalError(f"{journal.path}: the database is damaged: {err}") from None
+
+
+def _check_at_start(journal: Journal) -> int:
     row = journal.db.execute("PRAGMA quick_check(1)").fetchone()
     if row[0] != "ok":
         raise JournalError(f"{journal.path}: the database is damaged: {row[0]}")
     through, digest, mac = (journal.meta(k) for k in ("checked_through", "checked_digest", "checked_mac"))
-    if through and digest and mac:
-        if not hmac.compare_digest(checkpoint_mac(journal.key, int(through), digest), mac) or \
-                journal.digest_before(int(through) + 1) != digest:
-            raise JournalError(f"{journal.path}: fact {through} no longer matches the digest recorded "
-                               "when it was last checked")
-        checked = verify_from(journal, int(through) + 1, digest)
+    if through and digest and mac and (
+            not hmac.compare_digest(checkpoint_mac(journal.key, int(through), digest), mac) or
+            journal.digest_before(int(through) + 1) != digest):
+        raise JournalError(f"{journal.path}: fact {through} no longer matches the digest recorded "
+                           "when it was last checked")
+    # all of it, as ``verify`` does (issue 33: a walk from the checkpoint on let a fact edited
+    # behind it, a changed status or a deleted round's row play on), once per start: the run
+    # checks before the table is made, and the table's own check finds it done at this head
+    done = getattr(journal, "verified", None)
+    if done is not None and done[0] == journal.chain_head:
+        checked = done[1]
     else:
         result = verify_journal(journal)
         checked = result.legacy_records + result.keyed
+        journal.verified = (journal.chain_head, checked)
     last, head = journal.chain_head
     if last > 0:
         with journal.event():           # one commit: a checkpoint half written would read as tampering
@@ -119,7 +137,7 @@ def _verify_legacy(journal: Journal) -> tuple[int, str]:
             raise JournalError(f"{journal.path}: {table} row {late[0]} is outside the keyed chain "
                                "but was written after it began: inserted")
     events = journal.db.execute("SELECT COUNT(*) FROM table_events WHERE chain IS NULL").fetchone()[0]
-    if boundary != f"{count}|{previous}|{events}":
+    if boundary.partition(KEYED_FROM)[0] != f"{count}|{previous}|{events}":
         raise JournalError(f"{journal.path}: the journal's unkeyed part is not what it was when the keyed "
                            f"chain began ({boundary.split('|')[0]} records then, {count} now): facts were "
                            "rewritten in the older, unkeyed form")
@@ -140,6 +158,7 @@ def _verify_rounds(journal: Journal) -> int:
         if closed_at != at:
             raise JournalError(f"{journal.path}: round {round_id} closed at {closed_at}, but its records "
                                f"say {at}")
+    _verify_openings(journal, keyed_from(journal.meta("keyed_boundary")))
     count = 0
     for round_id, status, first, last in journal.db.execute(
             "SELECT r.id, r.status, (SELECT kind FROM records WHERE round_id = r.id ORDER BY seq LIMIT 1), "
@@ -152,6 +171,26 @@ def _verify_rounds(journal: Journal) -> int:
                                f"say {last or 'open'}")
         count += 1
     return count
+
+
+def _verify_openings(journal: Journal, exact_from: int | None) -> None:
+    """Every round's opening time is its opening record's (which is under the key): the report picks
+    a gaming day's rounds by it, so an edit would move a round to another day unseen. A round opened
+    before the journal kept the two equal (issue 33; ``exact_from``, the first such fact) was given its
+    time a moment before its record's: within ``OPENED_BEFORE`` of it, never after."""
+    for round_id, opened_at, at, chain in journal.db.execute(
+            "SELECT r.id, r.opened_at, o.at, o.chain FROM rounds r JOIN records o ON o.seq = "
+            "(SELECT MIN(seq) FROM records WHERE round_id = r.id) WHERE o.kind = 'opened'"):
+        if opened_at == at:
+            continue
+        if exact_from is None or chain is None or chain < exact_from:
+            try:
+                ahead = (datetime.fromisoformat(at) - datetime.fromisoformat(opened_at)).total_seconds()
+            except (TypeError, ValueError):
+                ahead = -1.0
+            if 0 <= ahead < OPENED_BEFORE:
+                continue
+        raise JournalError(f"{journal.path}: round {round_id} opened at {opened_at}, but its records say {at}")
 
 
 def _where(stored_in: str, seq: int, round_id: int | None, kind: str) -> str:

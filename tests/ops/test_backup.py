@@ -126,3 +126,22 @@ def test_a_journal_that_does_not_verify_leaves_no_backup(tmp_path):
     assert list(dest.iterdir()) == []
     missing = _cli("backup", str(dest), "--data-dir", str(tmp_path / "nothing"))
     assert missing.returncode == 2 and "no journal here to back up" in missing.stderr
+
+
+def test_a_backup_killed_mid_copy_leaves_a_partial_the_next_backup_removes(tmp_path):
+    """A ``.NAME.partial`` is a backup whose writer died (killed mid-copy); later backups, which have
+    other names, once never removed it. Another table's partial, and anything else, stay."""
+    data, dest = tmp_path / "data", tmp_path / "backups"
+    assert _cli("run", "--autoplay", "--rounds", "1", "--data-dir", str(data), "--port", "0").returncode == 0
+    killed = dest / ".SIM-1-20200101T000000Z.partial"
+    (killed / "audit").mkdir(parents=True)
+    (killed / "journal.sqlite").write_bytes(b"half a copy")
+    others = [dest / ".TCP-07-20200101T000000Z.partial", dest / ".SIM-1-notes.partial"]
+    for other in others:
+        other.mkdir()
+    out = _cli("backup", str(dest), "--data-dir", str(data))
+    assert out.returncode == 0, out.stderr
+    left = sorted(p.name for p in dest.iterdir())
+    assert ".SIM-1-20200101T000000Z.partial" not in left
+    assert [p.name for p in others if p.exists()] == [p.name for p in others]
+    assert len([name for name in left if not name.startswith(".")]) == 1

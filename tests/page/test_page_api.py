@@ -261,3 +261,21 @@ def test_recall_reads_the_journal_without_writing_and_says_when_it_cannot(rig, t
     finally:
         bare.stop()
         missing.stop()
+
+
+def test_health_says_the_table_halted_when_its_disk_is_full(rig, monkeypatch):
+    """A full disk halts the table: the health check (monitoring, the kiosk launcher) says so with 503
+    and the reason, never ``ok: true`` over a table that records nothing more."""
+    import errno
+
+    def full(fd: int, data: bytes) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(rig.run.audit, "_write_all", full)
+    verdict = rig.engine.act("open_betting")           # committed; its anchor is not: the table halts
+    assert verdict.ok
+    rig.wait(lambda s: bool(s["halted"]), what="the halt")
+    response, body = _request(rig.run.page.url + "api/health")
+    monkeypatch.undo()                  # the table stops on a disk with room again
+    health = json.loads(body)
+    assert response.status == 503 and health["ok"] is False
+    assert health["halted"].startswith("the audit trail cannot be written ([Errno 28] No space left on device")

@@ -383,3 +383,52 @@ def test_a_hundred_clients_that_never_read_hold_bounded_memory_and_are_dropped(r
         assert json.loads(line[6:])["version"] == page._latest["version"]
     finally:
         reader.close()
+
+
+# --- 5. requests the page cannot read (issue 33) -------------------------------------------------
+
+def _raw(page: DealerPage, lines: list[str], body: bytes = b"") -> tuple[int, dict]:
+    """One request written as the bytes given (headers repeated as an attacker repeats them)."""
+    with socket.create_connection(("127.0.0.1", page.port), timeout=10) as sock:
+        head = "\r\n".join([*lines, f"Content-Length: {len(body)}", "Connection: close", "", ""])
+        sock.sendall(head.encode() + body)
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    status, body = int(data.split(b" ", 2)[1]), data.split(b"\r\n\r\n", 1)[1]
+    return status, json.loads(body) if body.startswith(b"{") else {"text": body.decode(errors="replace")}
+
+
+def test_sixteen_kib_of_nested_json_is_refused_in_words_not_a_server_error(rig):
+    page = rig.run.page
+    host = f"Host: 127.0.0.1:{page.port}"
+    deep = b"[" * 8_000 + b"]" * 8_000           # 16 KiB: the most a request may carry
+    for path in ("/api/action", "/api/report"):
+        status, answer = _raw(page, [f"POST {path} HTTP/1.1", host, "Content-Type: application/json"], deep)
+        assert (status, answer["ok"]) == (400, False), (path, answer)
+        assert "nested too deeply" in answer["message"]
+    assert rig.snap["state"] == "ready"
+
+
+@pytest.mark.parametrize("name, first, second", [
+    ("Origin", "http://127.0.0.1:{port}", "http://evil.example"),      # judged by the first, it passed
+    ("Origin", "http://evil.example", "http://127.0.0.1:{port}"),
+    ("Sec-Fetch-Site", "same-origin", "cross-site"),
+])
+def test_a_header_given_twice_is_refused_as_ambiguous_never_judged_by_one_copy(rig, name, first, second):
+    page = rig.run.page
+    port = page.port
+    headers = [f"Host: 127.0.0.1:{port}"] if name != "Host" else []
+    headers += [f"{name}: {first.format(port=port)}", f"{name}: {second.format(port=port)}",
+                "Content-Type: application/json"]
+    status, answer = _raw(page, ["POST /api/action HTTP/1.1", *headers], b'{"action": "open_betting"}')
+    assert (status, answer) == (403, {"ok": False, "message": f"request refused: {name} given 2 times (ambiguous)"})
+    assert rig.snap["state"] == "ready"
+
+
+def test_a_host_given_twice_never_reaches_the_table():
+    """aiohttp's parser refuses it (400) before any handler; the fence would too (a test of its own)."""
+    from multidict import CIMultiDict
+    twice = CIMultiDict([("Host", "127.0.0.1:8080"), ("Host", "evil.example")])
+    assert Fence.ambiguity(twice) == "request refused: Host given 2 times (ambiguous)"
+    assert Fence.ambiguity(CIMultiDict([("Host", "127.0.0.1:8080")])) is None

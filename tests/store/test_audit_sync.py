@@ -70,11 +70,13 @@ def test_a_commit_made_before_any_line_was_durable_is_not_read_as_tampering(tmp_
     trail = AuditTrail(tmp_path / "audit")
     trail.close()
     journal = Journal(tmp_path / "journal.sqlite")
-    with journal.event():               # a table killed within its first 20 ms: the head it kept
-        journal.set_meta("audit_head", GENESIS)
+    journal.keep_audit_head(GENESIS, "commit")     # a table killed within its first 20 ms: the head it kept
     check_audit_against_journal(journal, tmp_path / "audit")
-    with journal.event():
-        journal.set_meta("audit_head", "f" * 64)                 # a line the trail does not hold
+    journal.keep_audit_head("f" * 64, "commit")    # a line the trail does not hold
     with pytest.raises(Exception, match="no longer holds the line"):
+        check_audit_against_journal(journal, tmp_path / "audit")
+    with journal.event():                          # a head written without the key
+        journal.set_meta("audit_head", GENESIS)
+    with pytest.raises(Exception, match="not under the table's key"):
         check_audit_against_journal(journal, tmp_path / "audit")
     journal.close()

@@ -277,3 +277,18 @@ def test_a_shoe_across_the_network_needs_an_isolated_segment():
         assert parse_config(_broken((shoe[0], f'url = "{local}"')), "t.toml")
     with pytest.raises(ConfigError, match="network_segment"):
         parse_config(_broken((shoe[0], shoe[1] + '\nnetwork_segment = "shared"')), "t.toml")
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
+@pytest.mark.parametrize("section, key", [
+    ("devices.shoe", "heartbeat_every"), ("devices.shoe", "silence_after"), ("devices.shoe", "retransmit_after"),
+    ("devices.shoe", "shuffle_limit"), ("devices.sensors", "silence_after"), ("devices.sensors", "timeout"),
+    ("devices.sign", "ack_timeout"), ("devices.sign", "heartbeat_every"),
+])
+def test_a_device_timing_that_is_not_a_number_is_refused_naming_its_key(section, key, value):
+    """``nan`` compares false with any bound, so ``silence_after = nan`` once passed every range check,
+    and a lost device was never reported offline; ``inf`` is no timing either."""
+    anchor = f"[{section}]\n"
+    with pytest.raises(ConfigError) as err:
+        parse_config(GOOD.replace(anchor, f"{anchor}{key} = {value}\n", 1), "t.toml")
+    assert f"key '{section}.{key}': {value} is not a number" in str(err.value), str(err.value)

@@ -1,0 +1,74 @@
+"""The journal's tables and its schema version: made for a new journal, upgraded from schema 1.
+
+Owns the SQL that creates the journal's tables (controller/store/journal.py describes them) and
+the schema's upgrades. A new journal, or one upgraded from schema 1, gets meta ``keyed_boundary``
+(where its unkeyed part ends, under the key: controller/store/verify.py), marked as keying the
+audit trail's head from its first keyed fact on (controller/store/audit_head.py).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from controller.errors import JournalError
+from controller.store.audit_head import boundary_with_marker
+from controller.store.chain import GENESIS, boundary_mac
+
+SCHEMA_VERSION = 2
+DOWNGRADED = ("a schema 1 journal beside this table's key: the journal was rewritten in the older, "
+              "unkeyed form (or is another table's)")
+
+if TYPE_CHECKING:
+    from controller.store.journal import Journal
+
+
+def create_tables(journal: Journal) -> str | None:
+    """The tables (for a new journal); the schema version found (None: a new journal)."""
+    journal.db.executescript("""
+        CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS rounds (
+            id INTEGER PRIMARY KEY, opened_at TEXT NOT NULL, closed_at TEXT,
+            status TEXT NOT NULL CHECK (status IN ('open', 'complete', 'void')),
+            preset TEXT NOT NULL, void_reason TEXT);
+        CREATE TABLE IF NOT EXISTS records (
+            seq INTEGER PRIMARY KEY, round_id INTEGER NOT NULL REFERENCES rounds(id),
+            at TEXT NOT NULL, kind TEXT NOT NULL, data TEXT NOT NULL, digest TEXT NOT NULL,
+            chain INTEGER UNIQUE);
+        CREATE INDEX IF NOT EXISTS records_round ON records(round_id, seq);
+        CREATE INDEX IF NOT EXISTS records_kind ON records(kind, seq);
+        CREATE TABLE IF NOT EXISTS table_events (
+            seq INTEGER PRIMARY KEY, at TEXT NOT NULL, kind TEXT NOT NULL, data TEXT NOT NULL,
+            digest TEXT, chain INTEGER UNIQUE);
+    """)
+    return journal.meta("schema_version")
+
+
+def set_schema(journal: Journal, version: str | None) -> None:
+    if version not in (None, "1", str(SCHEMA_VERSION)):
+        raise JournalError(f"{journal.path}: journal schema version {version}, this controller "
+                           f"reads version {SCHEMA_VERSION}")
+    if version == "1":
+        _upgrade_from_1(journal)
+    elif version is None:
+        journal.set_meta("schema_version", str(SCHEMA_VERSION))
+    if journal.meta("keyed_boundary") is None and version != str(SCHEMA_VERSION):
+        # where the unkeyed part ends, under the key: a later rewrite into the old form is caught
+        last = journal.db.execute("SELECT digest FROM records ORDER BY seq DESC LIMIT 1").fetchone()
+        events = journal.db.execute("SELECT COUNT(*) FROM table_events").fetchone()[0]
+        records = journal.db.execute("SELECT COUNT(*) FROM records").fetchone()[0]
+        boundary = boundary_with_marker(f"{records}|{last[0] if last else GENESIS}|{events}", 1)
+        journal.set_meta("keyed_boundary", boundary)
+        journal.set_meta("keyed_boundary_mac", boundary_mac(journal.key, boundary))
+
+
+def _upgrade_from_1(journal: Journal) -> None:
+    """Schema 1 to 2, in one transaction: the chain columns; the facts already there keep
+    their schema-1 form (verify.py checks them as such) and the keyed chain follows them."""
+    journal.db.execute("BEGIN IMMEDIATE")
+    journal.db.execute("ALTER TABLE records ADD COLUMN chain INTEGER")
+    journal.db.execute("ALTER TABLE table_events ADD COLUMN digest TEXT")
+    journal.db.execute("ALTER TABLE table_events ADD COLUMN chain INTEGER")
+    journal.db.execute("CREATE UNIQUE INDEX records_chain ON records(chain)")
+    journal.db.execute("CREATE UNIQUE INDEX table_events_chain ON table_events(chain)")
+    journal.set_meta("schema_version", str(SCHEMA_VERSION))
+    journal.db.execute("COMMIT")
