@@ -271,6 +271,8 @@ REPLAY = (
     N_("Shuffle asked for"), N_("Shuffled, {count} cards"), N_("Deck checked: complete"),
     N_("Deck checked: NOT complete"), N_("{by} read position {position}'s {spot} as {amount}: {reason}"),
     N_("No more bets: the wagers on the felt are accepted"), N_("Position {position} {spot}: {amount} on the spot"),
+    N_("Position {position} {spot}: chips seen, the amount not read"),
+    N_("Position {position} {spot}: chips taken away"),
     N_("Hand {hand} to the dealer: {cards}"), N_("Hand {hand}, a dead hand: {cards}"),
     N_("Hand {hand} to position {position}: {cards}"), N_("Position {position} plays (by the {by})"),
     N_("Position {position} folds (by the {by})"), N_("Dealer's hand revealed: {cards}, {hand_name}"),

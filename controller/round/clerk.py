@@ -20,11 +20,13 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterator
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from controller.round import machine as procedure
 from controller.round.facts import Round
 from controller.round.ports import Command
+from controller.store.journal import now_iso
 
 if TYPE_CHECKING:
     from structlog.typing import FilteringBoundLogger
@@ -76,6 +78,15 @@ class Clerk:
         if self.state == "held" and self.round is not None and self.round.held_from:
             return self.round.held_from
         return self.state
+
+    def since_opened_ms(self) -> int:
+        """Milliseconds since the open round's ``opened`` record, by the journal's clock (the time
+        every record carries): a felt change's place in the round's story."""
+        opened = self.open_round.times.get("opened")
+        if not opened:
+            return 0
+        elapsed = datetime.fromisoformat(now_iso()) - datetime.fromisoformat(opened)
+        return max(0, int(elapsed.total_seconds() * 1000))
 
     def fact(self, kind: str, /, **data: Any) -> str:
         """Journal a record of the open round, then apply it; returns its time as journaled."""

@@ -13,7 +13,9 @@ Record kinds (data fields):
   shuffled   deck, count                     the shoe's shuffle for this round
   deck_check deck, ok, count, missing, duplicates, foreign [[card, deck]]   the deck after the shuffle
   override   position, spot, amount, by, reason   a supervisor's reading of a spot during betting
-  wagers     positions {pos: {spot: cents}}, linked [[a, b]]   at "No more bets"
+  wagers     positions {pos: {spot: cents}}, linked [[a, b]]   at "No more bets"; felt? [[ms after
+             opened, position, spot, cents (0 taken away, null amount unread)]] every bet spot's change
+             while betting was open, in order (since issue 34); felt_cut? changes past the first 400
   hand       hand_no, target (position, 0 = dealer, -1 = dead hand), cards [[card, deck]], device_time?
                                               (card 0-51, or 255 where the shoe could not read it)
   decision   position, play (bool), by ("sensor" | "dealer")

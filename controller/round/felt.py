@@ -31,6 +31,9 @@ if TYPE_CHECKING:
     from controller.app.config import TableConfig
     from controller.rules.paytable import Preset
 
+# the felt's story kept for a round's betting, at most (a sensor flickering for minutes must not grow
+# the wagers record without bound: what is cut is counted in the record)
+STORY_MOST = 400
 SENSOR_DEBOUNCE = 0.5               # seconds a stack may vanish before it counts as removed
 REMOVED_TIMER = "removed"           # timer "removed <position> <spot>": a stack gone after the debounce
 
@@ -71,6 +74,10 @@ class Felt:
         self._lamps: dict[Key, Lamp] = {}           # lamps that are not off
         self._locks: Locks | None = None            # what the sensors were last told is locked; None: not known
         self._faults: dict[Key, str] = {}           # spots whose sensor reports a fault, until they read again
+        # the round's betting as it happened: [ms after the round opened, position, spot, cents (0: taken
+        # away; None: chips seen, amount not read)], journaled with the wagers at "No more bets"
+        self._story: list[list[int | str | None]] = []
+        self._story_cut = 0
 
     # --- what lies on the felt --------------------------------------------------------------
 
@@ -208,6 +215,30 @@ class Felt:
         """Every spot locked, but the Play spot of each position that has an Ante to decide."""
         self._lock_spots(self._all_spots() - {(p, Spot.PLAY.value) for p in self._clerk.open_round.deciders})
 
+    # --- the betting's story ----------------------------------------------------------------
+
+    def start_story(self) -> None:
+        """Betting opens: the story starts with what lies on the felt already."""
+        self._story = [[0, p, s, v] for (p, s), v in sorted(self.readings().items()) if s in BET_SPOTS]
+        self._story_cut = 0
+
+    def story(self) -> dict[str, object]:
+        """The betting's changes for the wagers record: every change of a bet spot while betting was
+        open, in order (journaled once, at "No more bets", rather than a fsynced commit a chip)."""
+        told: dict[str, object] = {"felt": [list(entry) for entry in self._story]}
+        if self._story_cut:
+            told["felt_cut"] = self._story_cut
+        return told
+
+    def _tell(self, e: SpotChanged) -> None:
+        if e.spot not in BET_SPOTS or self._clerk.round is None:
+            return
+        if len(self._story) >= STORY_MOST:
+            self._story_cut += 1
+            return
+        value = 0 if e.change == "removed" else e.value
+        self._story.append([self._clerk.since_opened_ms(), e.position, e.spot, value])
+
     # --- a change on the felt ---------------------------------------------------------------
 
     def on_spot(self, e: SpotChanged) -> None:
@@ -233,6 +264,7 @@ class Felt:
                               position=e.position, spot=e.spot, change=e.change, value=e.value)
         meaning = procedure.FELT_CHANGES.get(self._clerk.round_state)
         if meaning == "wager":
+            self._tell(e)
             self.set_lamp(e.position, e.spot, Lamp.FLASH if key in self.problems() else Lamp.OFF)
         elif meaning == "collecting" and e.change == "removed" and e.position in self._clerk.open_round.folds:
             return                                  # the dealer collecting a fold's forfeited chips

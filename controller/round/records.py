@@ -77,7 +77,8 @@ class Records:
                    **self._jackpots.opening())
 
     def journal_wagers(self, event: EventData) -> None:
-        self._clerk.fact("wagers", positions=self._felt.accepted_wagers(), linked=self._pairs.as_record())
+        self._clerk.fact("wagers", positions=self._felt.accepted_wagers(), linked=self._pairs.as_record(),
+                         **self._felt.story())
 
     def journal_settlement(self, event: EventData) -> None:
         rnd, preset = self._clerk.open_round, self._preset

@@ -187,6 +187,7 @@ class Table:
 
     def on_enter_betting(self, event: EventData) -> None:
         rnd = self.clerk.open_round
+        self.felt.start_story()     # with the felt as it lies (after a restart: the betting before it is lost)
         self.felt.lock_for_betting()
         if not rnd.shuffled or _recovering(event):
             self.dealing.shuffle(rnd)               # after a restart the shoe may have restarted too

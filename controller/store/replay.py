@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from functools import cache
 from typing import Any
 
@@ -55,7 +56,6 @@ WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
     "override": lambda d: (f"{d.get('by')} read position {d['position']}'s {_spot(d['spot'])} as "
                            f"{money(d['amount'])}: {d.get('reason', '')}"),
     "wagers": lambda d: "No more bets: the wagers on the felt are accepted",
-    "felt": lambda d: f"Position {d['position']} {_spot(d['spot'])}: {money(d['cents'])} on the spot",
     "hand": _hand,
     "decision": lambda d: (f"Position {d['position']} plays (by the {d['by']})" if d["play"]
                            else f"Position {d['position']} folds (by the {d['by']})"),
@@ -99,16 +99,40 @@ def replay(journal: Journal, round_id: int) -> dict[str, Any]:
         raise LookupError(f"{journal.path}: no round {round_id}")
     opened, closed, status = row
     rnd = Round(round_id)
-    steps = []
+    steps: list[dict[str, Any]] = []
     rows = journal.db.execute(FACTS_OF_ROUND, {"round": round_id, "opened": opened, "closed": closed}).fetchall()
     for chain, at, kind, text, of_round in rows:
         data = json.loads(text)
+        if kind == "wagers" and data.get("felt"):
+            steps += _betting(rnd, data["felt"], chain)
         if of_round:
             rnd.apply(kind, data, at)
         steps.append({"fact": chain, "at": at, "kind": kind, "of": "round" if of_round else "table",
                       "words": words_of(kind, data), "data": data, **_standing(rnd)})
     return {"round": round_id, "status": status, "opened_at": opened, "closed_at": closed,
             "steps": steps, "check": check(journal, round_id, rnd)}
+
+
+def _betting(rnd: Round, story: list[list[Any]], chain: int) -> list[dict[str, Any]]:
+    """The betting as it happened, from the wagers record's story: a step for each change of a bet
+    spot, each with the felt as it then lay (not yet accepted: "No more bets" is the next step)."""
+    opened = datetime.fromisoformat(rnd.times.get("opened", "1970-01-01T00:00:00+00:00"))
+    lying: dict[str, dict[str, int]] = {}
+    steps = []
+    for ms, position, spot, cents in story:
+        spots = lying.setdefault(str(position), {})
+        if cents:
+            spots[spot] = cents
+        else:
+            spots.pop(spot, None)
+        at = (opened + timedelta(milliseconds=ms)).isoformat(timespec="milliseconds")
+        words = (f"Position {position} {_spot(spot)}: {money(cents)} on the spot" if cents else
+                 f"Position {position} {_spot(spot)}: chips seen, the amount not read" if cents is None else
+                 f"Position {position} {_spot(spot)}: chips taken away")
+        steps.append({"fact": chain, "at": at, "kind": "felt", "of": "betting", "words": words,
+                      "data": {"position": position, "spot": spot, "cents": cents},
+                      **_standing(rnd), "felt": {p: dict(s) for p, s in lying.items() if s}})
+    return steps
 
 
 @cache

@@ -83,7 +83,7 @@ def test_no_more_bets_journals_the_wagers_as_they_lie_with_the_linked_positions(
     made = records(desk, pairs)
     made.record_state(transition("no_more_bets", "betting", "closed"))
     wagers, state = desk.journal.written
-    assert wagers.kind == "wagers" and wagers.data == {"positions": {}, "linked": [[1, 2]]}
+    assert wagers.kind == "wagers" and wagers.data == {"positions": {}, "linked": [[1, 2]], "felt": []}
     assert state.data == {"state": "closed"}
 
 

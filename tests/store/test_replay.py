@@ -29,12 +29,17 @@ def test_a_jackpot_round_replays_fact_by_fact_and_settles_again_the_same(tmp_pat
     story = json.loads(capsys.readouterr().out)
     steps = story["steps"]
     facts = [s["fact"] for s in steps]
-    assert facts == sorted(facts) and len(set(facts)) == len(facts)
+    assert facts == sorted(facts)                        # the betting's steps share the wagers' fact
+    assert len({s["fact"] for s in steps if s["of"] != "betting"}) == len([s for s in steps if s["of"] != "betting"])
     db = sqlite3.connect(data / "journal.sqlite")
     own = [c for (c,) in db.execute("SELECT chain FROM records WHERE round_id = 2 ORDER BY chain")]
     assert [s["fact"] for s in steps if s["of"] == "round"] == own              # every record, once, in order
     wagers = next(s for s in steps if s["kind"] == "wagers")
     assert wagers["felt"] == {"1": {"ante": 500, "super6": 1000}} and wagers["cards"] == {}
+    betting = [s for s in steps if s["of"] == "betting"]             # the chips as they were put out
+    assert betting and all(s["fact"] == wagers["fact"] for s in betting)
+    assert betting[-1]["felt"] == wagers["felt"]                      # built up to what was accepted
+    assert [s["at"] for s in betting] == sorted(s["at"] for s in betting)
     revealed = next(s for s in steps if s["kind"] == "settlement")
     assert revealed["cards"] == {"1": "Ah Kh Qh", "dealer": "Jh 10h 2c"}
     assert "Dealer's hand revealed: Jh 10h 2c" in revealed["words"]
@@ -65,6 +70,29 @@ def test_the_independent_check_finds_a_settlement_that_does_not_follow_from_the_
     assert check["settled_again"] is False
     assert any(d.startswith("position 1: journaled") for d in check["differences"])
     assert main(["replay", "--round", "2", "--data-dir", str(data)]) in (2, 3)      # and verify refuses it first
+
+
+def test_the_betting_is_journaled_with_the_wagers_change_by_change(tmp_path):
+    """Every change of a bet spot while betting is open, in order, with its time after the round
+    opened: a stack placed, changed, taken away; journaled once, in the wagers record."""
+    with table(tmp_path, "sheet-000") as rig:
+        rig.open_and_bet({2: {"ante": 500}})
+        felt = lambda s: s["positions"][1]["felt"]                          # noqa: E731
+        sensors = rig.sim.sensors
+        sensors.place(2, "pair_plus", 1000)
+        rig.wait(lambda s: felt(s).get("pair_plus") == 1000, what="the Pair Plus")
+        sensors.remove(2, "pair_plus")
+        rig.wait(lambda s: not felt(s).get("pair_plus"), what="the Pair Plus taken")
+        sensors.place(2, "pair_plus", 500)
+        rig.wait(lambda s: felt(s).get("pair_plus") == 500, what="the Pair Plus again")
+        rig.act("no_more_bets")
+        rig.state("closed")
+        [wagers] = [r.data for r in rig.records("wagers")]
+    moves = [(p, s, c) for _, p, s, c in wagers["felt"]]
+    assert moves == [(2, "ante", 500), (2, "pair_plus", 1000), (2, "pair_plus", 0), (2, "pair_plus", 500)]
+    times = [ms for ms, *_ in wagers["felt"]]
+    assert times == sorted(times) and times[-1] < 60_000
+    assert wagers["positions"]["2"]["pair_plus"] == 500 and "felt_cut" not in wagers
 
 
 def test_past_posting_and_a_misdeal_are_in_the_story(tmp_path):
