@@ -46,7 +46,8 @@ class Forwarder:
     def __init__(self, settings: FloorSettings, journal_path: str | Path, journal_key: bytes,
                  on_link: Callable[[bool, str], None] | None = None,
                  on_levels: Callable[[dict[str, dict[str, Any]]], None] | None = None,
-                 on_claim: Callable[[int, str, dict | None, str | None, bool], None] | None = None):
+                 on_claim: Callable[[int, str, dict | None, str | None, bool], None] | None = None,
+                 on_differs: Callable[[int, str, dict, dict | None, str | None], None] | None = None):
         self.settings = settings
         self.journal_path = Path(journal_path)
         self.key = floor_key(journal_key, settings.table_id)
@@ -54,7 +55,7 @@ class Forwarder:
         self._link_up: bool | None = None
         self.log = structlog.get_logger("floor").bind(table=settings.table_id)
         # a linked jackpot: claims, lock acknowledgements and the floor's levels (their callbacks: the engine)
-        self.jackpot = TableJackpot(settings.jackpot_group, on_levels, on_claim, self.log) \
+        self.jackpot = TableJackpot(settings.jackpot_group, on_levels, on_claim, self.log, on_differs) \
             if settings.jackpot_group else None
         self._wake = threading.Event()
         self._stop = threading.Event()

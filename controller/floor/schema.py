@@ -1,6 +1,6 @@
 """The floor database's schema and its enrolment of tables (the administrator's side).
 
-Owns ``schema.sql`` (version 3: tables, their keys, every table's records, the role per table
+Owns ``schema.sql`` (version 4: tables, their keys, every table's records, the role per table
 with row-level security, the check on arrival) and the two things only the floor's
 administrator does: apply the schema to an empty database, and enroll a table (its own login
 role in the ``floor_table`` group, its row, its floor key). Every statement runs in one
@@ -18,15 +18,23 @@ from psycopg import sql
 from controller.errors import InputError
 from controller.floor.settings import default_role
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 # what a floor of an older version needs to read this one: the tables, functions and views added or
 # changed, taken from schema.sql itself (one text, never a second copy), in the order they depend on
 # each other. 1 -> 2: ack_lock NOTIFYs a split made final; a floor supervisor may close a
 # generation's claims (claim_windows_closed). 2 -> 3: claim_jackpot's refusals for good have their
-# own SQLSTATEs; the linked_hits view (every hit and what became of it)
-UPGRADES: dict[int, tuple[str, ...]] = {1: ("TABLE floor.claim_windows_closed", "floor.split_final",
-                                            "floor.claim_jackpot", "floor.ack_lock"),
-                                        2: ("floor.claim_jackpot", "VIEW floor.linked_hits")}
+# own SQLSTATEs; the linked_hits view (every hit and what became of it). 3 -> 4: a split's finality
+# is recorded once (final_splits, what was final then recorded by the upgrade), a claim after it
+# refused (23J04), the group's tables frozen while a level is pending. "STATEMENT x": the statement
+# of schema.sql that starts a line with x (a grant, a trigger, the upgrade's own INSERT)
+UPGRADES: dict[int, tuple[str, ...]] = {
+    1: ("TABLE floor.claim_windows_closed", "floor.split_final", "floor.claim_jackpot", "floor.ack_lock"),
+    2: ("floor.claim_jackpot", "VIEW floor.linked_hits"),
+    3: ("TABLE floor.final_splits", "STATEMENT GRANT SELECT ON floor.final_splits",
+        "STATEMENT INSERT INTO floor.final_splits", "floor.group_frozen", "STATEMENT CREATE TRIGGER group_frozen",
+        "floor.split_final", "floor.make_final", "floor.claim_jackpot", "floor.ack_lock",
+        "STATEMENT REVOKE EXECUTE ON FUNCTION floor.claim_jackpot"),
+}
 # one init at a time: two administrators upgrading at once would both read the old version
 INIT_LOCK = "SELECT pg_advisory_xact_lock(hashtext('floor.schema'))"
 ROLE_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
@@ -62,16 +70,20 @@ def apply_schema(conn: psycopg.Connection) -> bool:
             return True
         if version not in UPGRADES:
             raise FloorError(f"the floor database has schema version {version}; this release reads {SCHEMA_VERSION}")
-        while version < SCHEMA_VERSION:
-            for name in UPGRADES[version]:
-                if name.startswith("TABLE "):
-                    conn.execute(_definition(rf"CREATE TABLE {re.escape(name[6:])} \(.*?^\);", name))
-                elif name.startswith("VIEW "):
-                    conn.execute(_definition(rf"CREATE VIEW {re.escape(name[5:])} AS.*?;$", name))
-                else:
-                    conn.execute(_definition(rf"CREATE FUNCTION {re.escape(name)}\(.*?^\$\$;", name)
-                                 .replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION", 1))
-            version += 1
+        # each step's objects as this release defines them: an object changed again by a later step is
+        # made once, at its last step (its text may need that step's tables)
+        steps = [name for v in range(version, SCHEMA_VERSION) for name in UPGRADES[v]]
+        for name in [n for i, n in enumerate(steps) if n not in steps[i + 1:]]:
+            if name.startswith("TABLE "):
+                conn.execute(_definition(rf"CREATE TABLE {re.escape(name[6:])} \(.*?^\);", name))
+            elif name.startswith("STATEMENT "):
+                conn.execute(_definition(rf"{re.escape(name[10:])}\b.*?;$", name))
+            elif name.startswith("VIEW "):
+                conn.execute(_definition(rf"CREATE VIEW {re.escape(name[5:])} AS.*?;$", name))
+            else:
+                conn.execute(_definition(rf"CREATE FUNCTION {re.escape(name)}\(.*?^\$\$;", name)
+                             .replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION", 1))
+        version = SCHEMA_VERSION
         conn.execute("UPDATE floor.meta SET value = %s WHERE key = 'schema_version'", (str(version),))
     return True
 
