@@ -3,8 +3,9 @@
 Owns ``schema.sql`` (version 4: tables, their keys, every table's records, the role per table
 with row-level security, the check on arrival) and the two things only the floor's
 administrator does: apply the schema to an empty database, and enroll a table (its own login
-role in the ``floor_table`` group, its row, its floor key). Every statement runs in one
-transaction: a half-made floor or a half-enrolled table never exists.
+role in the ``floor_table`` group, its row, its floor key) or give its role a new password, sent
+as a SCRAM verifier (controller/floor/scram.py) so the password never reaches the server.
+Every statement runs in one transaction: a half-made floor or a half-enrolled table never exists.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import psycopg
 from psycopg import sql
 
 from controller.errors import InputError
+from controller.floor.scram import scram_verifier
 from controller.floor.settings import default_role
 
 SCHEMA_VERSION = 4
@@ -107,8 +109,21 @@ def enroll(conn: psycopg.Connection, table_id: str, password: str, key: bytes, r
     with conn.transaction():
         if conn.execute("SELECT 1 FROM floor.tables WHERE id = %s OR role = %s", (table_id, role)).fetchone():
             raise FloorError(f"table {table_id} (role {role}) is already enrolled on the floor")
+        # the verifier, never the password: the statement may be logged (controller/floor/scram.py)
         conn.execute(sql.SQL("CREATE ROLE {} LOGIN PASSWORD {} IN ROLE floor_table").format(
-            sql.Identifier(role), sql.Literal(password)))
+            sql.Identifier(role), sql.Literal(scram_verifier(password))))
         conn.execute("INSERT INTO floor.tables (id, role) VALUES (%s, %s)", (table_id, role))
         conn.execute("INSERT INTO floor.table_keys (table_id, floor_key) VALUES (%s, %s)", (table_id, key))
     return role
+
+
+def set_password(conn: psycopg.Connection, table_id: str, password: str) -> str:
+    """A new password for an enrolled table's role (a rotation), sent as its SCRAM verifier; returns the role."""
+    found = conn.execute("SELECT role FROM floor.tables WHERE id = %s", (table_id,)).fetchone()
+    if found is None:
+        raise FloorError(f"table {table_id} is not enrolled on the floor")
+    if not password:
+        raise FloorError(f"table {table_id}: an empty password")
+    conn.execute(sql.SQL("ALTER ROLE {} PASSWORD {}").format(sql.Identifier(found[0]),
+                                                             sql.Literal(scram_verifier(password))))
+    return str(found[0])
