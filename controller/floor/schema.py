@@ -27,7 +27,8 @@ SCHEMA_VERSION = 4
 # generation's claims (claim_windows_closed). 2 -> 3: claim_jackpot's refusals for good have their
 # own SQLSTATEs; the linked_hits view (every hit and what became of it). 3 -> 4: a split's finality
 # is recorded once (final_splits, what was final then recorded by the upgrade), a claim after it
-# refused (23J04), the group's tables frozen while a level is pending. "STATEMENT x": the statement
+# refused (23J04), the group's tables frozen while a level is pending; each table's status row kept
+# by the ingest (table_status, made from the records by the upgrade). "STATEMENT x": the statement
 # of schema.sql that starts a line with x (a grant, a trigger, the upgrade's own INSERT)
 UPGRADES: dict[int, tuple[str, ...]] = {
     1: ("TABLE floor.claim_windows_closed", "floor.split_final", "floor.claim_jackpot", "floor.ack_lock"),
@@ -35,7 +36,10 @@ UPGRADES: dict[int, tuple[str, ...]] = {
     3: ("TABLE floor.final_splits", "STATEMENT GRANT SELECT ON floor.final_splits",
         "STATEMENT INSERT INTO floor.final_splits", "floor.group_frozen", "STATEMENT CREATE TRIGGER group_frozen",
         "floor.split_final", "floor.make_final", "floor.claim_jackpot", "floor.ack_lock",
-        "STATEMENT REVOKE EXECUTE ON FUNCTION floor.claim_jackpot"),
+        "STATEMENT REVOKE EXECUTE ON FUNCTION floor.claim_jackpot", "TABLE floor.device_words",
+        "STATEMENT INSERT INTO floor.device_words", "TABLE floor.table_status", "floor.alerts_without",
+        "floor.fold_status", "STATEMENT REVOKE EXECUTE ON FUNCTION floor.fold_status", "floor.keep_status",
+        "STATEMENT CREATE TRIGGER keep_status", "STATEMENT SELECT floor.fold_status"),
 }
 # one init at a time: two administrators upgrading at once would both read the old version
 INIT_LOCK = "SELECT pg_advisory_xact_lock(hashtext('floor.schema'))"

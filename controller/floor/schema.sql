@@ -459,3 +459,110 @@ END
 $$;
 CREATE TRIGGER notify_records AFTER INSERT ON floor.records REFERENCING NEW TABLE AS new_rows
     FOR EACH STATEMENT EXECUTE FUNCTION floor.notify_records();
+
+-- ---------------------------------------------------------------------------------------------
+-- Each table at a glance (schema version 4): one small row per table kept by the ingest itself, so
+-- the pit's page reads 500 rows instead of scanning the records. An AFTER statement trigger folds
+-- the rows each insert added (floor.fold_status) into the table's row: the last record and when
+-- the floor received it, the table's last state and round, each device as last reported, and the
+-- open alerts (newest first, at most 5): a round's alerts close with its round, a device's when it
+-- is back, "Super 6 closed" when Super 6 reopens.
+
+-- The sentence a table journals when a device stops answering (controller/rules/words.py
+-- device_says(role, "not answering"); tests/floor/test_pit_status.py holds the two equal).
+CREATE TABLE floor.device_words (
+    role    text PRIMARY KEY,
+    offline text NOT NULL
+);
+INSERT INTO floor.device_words VALUES ('shoe', 'The shoe is not answering'),
+    ('sensors', 'The bet sensors are not answering'), ('sign', 'The jackpot sign is not answering');
+
+CREATE TABLE floor.table_status (
+    table_id      text PRIMARY KEY REFERENCES floor.tables(id),
+    last_seq      bigint NOT NULL,
+    last_received timestamptz NOT NULL,
+    state         text,
+    round_id      bigint,
+    devices       jsonb NOT NULL DEFAULT '{}',      -- role -> {online, since, said}
+    alerts        jsonb NOT NULL DEFAULT '[]'       -- [{at, kind, message, round, device}], newest first
+);
+
+-- an alerts array without the alerts whose ``key`` is ``val``
+CREATE FUNCTION floor.alerts_without(p_alerts jsonb, p_key text, p_val text) RETURNS jsonb LANGUAGE sql IMMUTABLE
+    SET search_path = pg_catalog, floor
+    AS $$ SELECT coalesce(jsonb_agg(e ORDER BY i), '[]') FROM jsonb_array_elements(p_alerts) WITH ORDINALITY a(e, i)
+          WHERE e->>p_key IS DISTINCT FROM p_val $$;
+
+-- Fold a table's records after seq ``p_after`` into its status row (made when missing).
+CREATE FUNCTION floor.fold_status(p_table text, p_after bigint) RETURNS void LANGUAGE plpgsql
+    SET search_path = pg_catalog, floor
+AS $$
+DECLARE
+    s   floor.table_status%ROWTYPE;
+    f   record;
+    dev text;
+    k   text;
+BEGIN
+    INSERT INTO floor.table_status AS x (table_id, last_seq, last_received)
+        SELECT p_table, max(r.seq), max(r.received_at) FROM floor.records r WHERE r.table_id = p_table
+        HAVING count(*) > 0
+        ON CONFLICT (table_id) DO UPDATE SET last_seq = greatest(x.last_seq, excluded.last_seq),
+                                             last_received = greatest(x.last_received, excluded.last_received)
+        RETURNING * INTO s;
+    IF s.table_id IS NULL THEN
+        RETURN;
+    END IF;
+    FOR f IN SELECT r.round_id, r.at, r.kind, r.body FROM floor.records r WHERE r.table_id = p_table
+             AND r.seq > p_after AND r.kind IN ('state', 'alert', 'device_identity', 'device_online', 'complete', 'void')
+             ORDER BY r.seq LOOP
+        IF f.kind = 'state' THEN
+            s.state := f.body->>'state';
+            s.round_id := f.round_id;
+        ELSIF f.kind IN ('device_identity', 'device_online') THEN
+            dev := f.body->>'device';
+            s.devices := s.devices || jsonb_build_object(dev, jsonb_build_object('online', true, 'since', f.at));
+            s.alerts := floor.alerts_without(s.alerts, 'device', dev);
+        ELSIF f.kind IN ('complete', 'void') THEN
+            s.alerts := floor.alerts_without(s.alerts, 'round', f.round_id::text);
+        ELSE
+            k := f.body->>'kind';
+            dev := NULL;
+            IF k = 'device_offline' THEN
+                SELECT w.role INTO dev FROM floor.device_words w WHERE starts_with(f.body->>'message', w.offline);
+                IF dev IS NOT NULL THEN
+                    s.devices := s.devices || jsonb_build_object(dev, jsonb_build_object(
+                        'online', false, 'since', f.at, 'said', f.body->>'message'));
+                    s.alerts := floor.alerts_without(s.alerts, 'device', dev);
+                END IF;
+            ELSIF k IN ('super6_closed', 'super6_open') THEN
+                s.alerts := floor.alerts_without(s.alerts, 'kind', 'super6_closed');
+            END IF;
+            CONTINUE WHEN k = 'super6_open';
+            s.alerts := (SELECT coalesce(jsonb_agg(e ORDER BY i), '[]') FROM jsonb_array_elements(
+                             jsonb_build_array(jsonb_build_object('at', f.at, 'kind', k, 'message', f.body->>'message',
+                                                                  'round', f.round_id, 'device', dev)) || s.alerts)
+                             WITH ORDINALITY a(e, i) WHERE i <= 5);
+        END IF;
+    END LOOP;
+    UPDATE floor.table_status SET state = s.state, round_id = s.round_id, devices = s.devices, alerts = s.alerts
+        WHERE table_id = p_table;
+END
+$$;
+REVOKE EXECUTE ON FUNCTION floor.fold_status(text, bigint) FROM PUBLIC;
+
+CREATE FUNCTION floor.keep_status() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path = pg_catalog, floor
+AS $$
+DECLARE
+    t record;
+BEGIN
+    FOR t IN SELECT table_id, min(seq) AS first FROM new_rows GROUP BY table_id ORDER BY table_id LOOP
+        PERFORM floor.fold_status(t.table_id, t.first - 1);
+    END LOOP;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER keep_status AFTER INSERT ON floor.records REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION floor.keep_status();
+-- a floor made before version 4: every table's row from its records (a fresh floor has none)
+SELECT floor.fold_status(id, 0) FROM floor.tables ORDER BY id;
