@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.round import machine as procedure
+from controller.rules.words import money
 
 
 @dataclass
@@ -84,7 +85,32 @@ class JackpotClaimed:
         table.on_jackpot_claimed(self.round_id, self.level, self.answer, self.refused, self.for_good)
 
 
-FLOOR_EVENTS = (FloorLink, FloorJackpots, JackpotClaimed)   # the forwarder's: each delivers itself
+@dataclass(frozen=True)
+class FinalClaimDiffers:
+    """A linked hit paid on the floor's final answer, sent again after a reconnect, is answered
+    otherwise (``answer``) or refused (``refused``): the floor lost or changed what the table paid (a
+    failover, a restore). Alerted and journaled (``jackpot_final_differs``); the round stays as paid."""
+    round_id: int
+    level: str
+    paid: dict[str, Any]
+    answer: dict[str, Any] | None
+    refused: str | None = None
+
+    def deliver(self, table: Any, log: Any) -> None:
+        log.error("floor.final_claim_differs", round=self.round_id, level=self.level, paid=self.paid,
+                  answer=self.answer, refused=self.refused, state=table.state)
+        table.journal.table_event("jackpot_final_differs", {"round": self.round_id, "jackpot": self.level,
+                                                            "paid": self.paid, "answer": self.answer,
+                                                            "refused": self.refused})
+        now = (f"refuses it: {self.refused}" if self.refused is not None else
+               f"answers {money((self.answer or {}).get('amount', 0))}, {(self.answer or {}).get('winners')} "
+               f"winner(s), {'final' if (self.answer or {}).get('final') else 'not final'}")
+        table.alert("jackpot_final_differs", f"The floor no longer holds the {self.level.upper()} claim of round "
+                    f"{self.round_id} as paid ({money(self.paid.get('amount') or 0)}, {self.paid.get('winners')} "
+                    f"winner(s), final): it now {now}. Call the floor's administrator")
+
+
+FLOOR_EVENTS = (FloorLink, FloorJackpots, JackpotClaimed, FinalClaimDiffers)   # the forwarder's: each delivers itself
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from controller.app.devices import Devices
 from controller.app.manifest import Verdict, check_at_start
 from controller.app.systemd import Notifier
 from controller.engine import Engine
-from controller.engine_events import FloorJackpots, FloorLink, JackpotClaimed, PageAlert
+from controller.engine_events import FinalClaimDiffers, FloorJackpots, FloorLink, JackpotClaimed, PageAlert
 from controller.rules.words import money
 from controller.store.anchors import check_journal_against_audit, check_trail
 from controller.store.audit import AuditError, AuditTrail
@@ -203,7 +203,9 @@ class TableRun:
                                        on_link=lambda up, reason: engine.post(FloorLink(up, reason)),
                                        on_levels=lambda levels: engine.post(FloorJackpots(levels)),
                                        on_claim=lambda rnd, level, answer, refused, for_good: engine.post(
-                                           JackpotClaimed(rnd, level, answer, refused, for_good)))
+                                           JackpotClaimed(rnd, level, answer, refused, for_good)),
+                                       on_differs=lambda rnd, level, paid, answer, refused: engine.post(
+                                           FinalClaimDiffers(rnd, level, paid, answer, refused)))
         self.first_round = (self.journal.last_round() or (0, ""))[0] + 1
         self.notifier = Notifier()
         self.clock = ClockWatch(self.engine.post, PageAlert)     # an alert, never a stop

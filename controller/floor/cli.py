@@ -52,6 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8090)
     p.add_argument("--allow", action="append", metavar="RANGE", help="address ranges that may use the page "
                    "(default: loopback)")
+    p.add_argument("--stale", type=float, default=60.0, metavar="SECONDS",
+                   help="mark a table stale after SECONDS without a record (default 60)")
     p.set_defaults(func=cmd_pit)
 
     p = sub.add_parser("close-claims", help="make a linked jackpot's split final among the claims received, "
@@ -191,7 +193,11 @@ def cmd_pit(args: argparse.Namespace) -> int:
     from controller.floor.pit_page import PitPage
     from controller.store.pins import PinStore
     allow = tuple(args.allow) if args.allow else ("127.0.0.0/8", "::1/128")
-    page = PitPage(args.dsn, PinStore(args.pins), host=args.host, port=args.port, allow=allow)
+    if not args.stale > 0:
+        from controller.floor.schema import FloorError
+        raise FloorError(f"--stale must be more than 0 seconds, not {args.stale}")
+    page = PitPage(args.dsn, PinStore(args.pins), host=args.host, port=args.port, allow=allow,
+                   stale_after=args.stale)
     print(f"The pit: {page.start()}", flush=True)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

@@ -59,14 +59,14 @@ class Cluster:
     """One private cluster. ``start()`` makes it (first time) and starts it; ``stop()`` stops it and
     ``start()`` starts the same data again (the faults' tests); ``destroy()`` removes everything."""
 
-    def __init__(self, *, max_connections: int = 200, fsync: bool = True):
+    def __init__(self, *, max_connections: int = 200, fsync: bool = True, port: int | None = None):
         self.bin = pg_bin()
         self.max_connections = max_connections
         self.fsync = fsync
         self.folder = Path(tempfile.mkdtemp(prefix="table-floor-"))
         self.data = self.folder / "data"
         self.log = self.folder / "postgresql.log"
-        self.port = free_port()
+        self.port = port or free_port()          # a chosen one (the demo's --port), else any free one
         self.password = secrets.token_urlsafe(18)
         self.owner: str | None = None            # the system user the server runs as when we are root
         if os.geteuid() == 0:

@@ -14,6 +14,11 @@ are dealt a MINOR hit for position 1 in their third round (``run --royal-at``): 
 summary adds the floor's claims in their order, the split, and the hits the tables paid. A table
 that finished its rounds before a lock reached it can never take it: the demo's supervisor then
 closes that level's claims, as a pit's would, and the summary names what it closed.
+
+The tables are given as long as they make progress: a table whose journal has not grown for
+``--stall`` seconds (60) while its process runs is stopped and counted as failed, however long
+the whole run takes on a busy machine. The summary's counts are read from the floor and the
+journals, never from the tables' own summaries (a table stopped has none).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import secrets
+import socket
 import subprocess
 import sys
 import tempfile
@@ -43,7 +49,7 @@ from controller.store.chain import load_key
 from controller.store.journal import Journal
 from controller.store.outbox import chain_end, facts_after
 
-TABLE_DEADLINE = 120.0              # seconds, plus one a round, before the tables still playing are stopped
+STALL = 60.0                        # seconds without a new fact in its journal before a table is stopped
 GROUP = "DEMO"                      # the demo's linked jackpot group (--hits)
 DEMO_VALUES = {"mega": 10_000_000, "major": 2_500_000, "minor": 250_000}     # cents: $100,000 / $25,000 / $2,500
 JOURNAL = "journal.sqlite"          # controller/app/run.py's JOURNAL_FILE (the app layer is above this one)
@@ -59,6 +65,10 @@ def add_command(sub: Any) -> None:
     p.add_argument("--hits", type=int, default=0, metavar="N",
                    help="one linked jackpot for every table; tables 1..N hit MINOR in the same round (default 0)")
     p.add_argument("--keep", metavar="DIR", help="keep the tables' folders (journals, logs) in DIR")
+    p.add_argument("--port", type=int, metavar="PORT", help="the throwaway cluster's TCP port on 127.0.0.1 "
+                   "(default: any free one)")
+    p.add_argument("--stall", type=float, default=STALL, metavar="SECONDS",
+                   help=f"stop a table whose journal has not grown for SECONDS (default {STALL:.0f})")
     p.set_defaults(func=cmd_demo)
 
 
@@ -83,17 +93,32 @@ def cmd_demo(args: argparse.Namespace) -> int:
         raise FloorError("--hits needs --rounds 6 or more: each table takes the lock between two later rounds")
     if args.outage < 0:
         raise FloorError(f"--outage must be 0 or more seconds, not {args.outage}")
+    if not args.stall > 0:
+        raise FloorError(f"--stall must be more than 0 seconds, not {args.stall}")
+    if args.port is not None:
+        _check_port(args.port)
     # the forwarders' log lines go to standard error: standard output is the JSON summary alone
     structlog.configure(logger_factory=structlog.PrintLoggerFactory(sys.stderr))
-    print(json.dumps(run_demo(args.tables, args.rounds, args.seed, args.outage, args.keep, args.hits)))
+    print(json.dumps(run_demo(args.tables, args.rounds, args.seed, args.outage, args.keep, args.hits,
+                              port=args.port, stall=args.stall)))
     return 0
 
 
+def _check_port(port: int) -> None:
+    if not 1 <= port <= 65535:
+        raise FloorError(f"--port must be 1 to 65535, not {port}")
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError as err:
+            raise FloorError(f"--port {port}: 127.0.0.1:{port} cannot be used ({err.strerror})") from None
+
+
 def run_demo(tables: int, rounds: int, seed: int, outage: float = 0.0, keep: str | None = None,
-             hits: int = 0) -> dict[str, Any]:
+             hits: int = 0, port: int | None = None, stall: float = STALL) -> dict[str, Any]:
     work = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="table-floor-demo-"))
     work.mkdir(parents=True, exist_ok=True)
-    with Cluster(max_connections=max(100, tables * 3)) as cluster:
+    with Cluster(max_connections=max(100, tables * 3), port=port) as cluster:
         with psycopg.connect(cluster.dsn(), autocommit=True) as admin:
             apply_schema(admin)
             group = GROUP if hits else None
@@ -115,7 +140,7 @@ def run_demo(tables: int, rounds: int, seed: int, outage: float = 0.0, keep: str
                 time.sleep(outage)
                 cluster.start()
                 outages = 1
-            closed, caught = _wait_tables(cluster, floor, time.monotonic() + TABLE_DEADLINE + rounds, bool(hits))
+            closed, caught, stalled = _wait_tables(cluster, floor, stall, bool(hits))
             played = time.monotonic() - started
             caught_up = sum(caught[t.table_id] if t.table_id in caught else _catch_up(t) for t in floor)
         finally:                                        # a failed demo leaves no table playing on
@@ -125,6 +150,8 @@ def run_demo(tables: int, rounds: int, seed: int, outage: float = 0.0, keep: str
                     t.process.wait()
         with psycopg.connect(cluster.dsn(), autocommit=True) as admin:
             result = _summary(admin, floor, rounds, outages, caught_up)
+            result["tables_stalled"] = stalled
+            result["port"] = cluster.port
             if hits:
                 result["jackpot"] = _jackpot_summary(admin, floor, hits, hit_round)
                 result["jackpot"]["claims_closed"] = closed
@@ -163,20 +190,33 @@ def _start(t: DemoTable, rounds: int, seed: int, royal_at: int | None = None) ->
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True, cwd=Path.cwd())
 
 
-def _wait_tables(cluster: Cluster, floor: list[DemoTable], deadline: float,
-                 linked: bool) -> tuple[list[str], dict[str, int]]:
-    """Until every table finished its rounds (one deadline for all: a table still playing then is
-    stopped and counted as failed). A table that finished can no longer take a level's lock, so a
-    split waiting for it would wait for ever: the demo's supervisor closes those claims, as a pit's
-    would (close_claims), once every table it waits for has stopped and has sent the floor all it
-    journaled (its lock taken, its own claim). Returns what was closed and, per table caught up on
-    the way, the records that took."""
+def _wait_tables(cluster: Cluster, floor: list[DemoTable], stall: float,
+                 linked: bool) -> tuple[list[str], dict[str, int], list[str]]:
+    """Until every table finished its rounds, each given as long as its journal grows: one whose
+    journal has not grown for ``stall`` seconds is stopped (and counted as failed). A table that
+    finished can no longer take a level's lock, so a split waiting for it would wait for ever: the
+    demo's supervisor closes those claims, as a pit's would (close_claims), once every table it
+    waits for has stopped and has sent the floor all it journaled (its lock taken, its own claim).
+    Returns what was closed, per table caught up on the way the records that took, and the tables
+    stopped for want of progress."""
     closed: list[str] = []
     caught: dict[str, int] = {}
+    stalled: list[str] = []
+    grew = {t.table_id: (0, time.monotonic()) for t in floor}      # last fact number, and when it grew
+    looked = 0.0
     with psycopg.connect(cluster.dsn(), autocommit=True) as admin:
         while any(t.process is not None and t.process.poll() is None for t in floor):
-            if time.monotonic() > deadline:
-                break
+            if time.monotonic() - looked >= 1.0:
+                looked = time.monotonic()
+                for t in floor:
+                    if t.process is None or t.process.poll() is not None:
+                        continue
+                    end = _journal_end(t)
+                    if end > grew[t.table_id][0]:
+                        grew[t.table_id] = (end, looked)
+                    elif looked - grew[t.table_id][1] > stall:
+                        t.process.kill()                # no new fact for ``stall`` seconds: stuck
+                        stalled.append(t.table_id)
             if linked:
                 for t in floor:
                     if t.table_id not in caught and t.process is not None and t.process.poll() is not None:
@@ -190,7 +230,18 @@ def _wait_tables(cluster: Cluster, floor: list[DemoTable], deadline: float,
             t.process.kill()
         out, _ = t.process.communicate()
         t.summary = _last_json(out)
-    return closed, caught
+    return closed, caught, stalled
+
+
+def _journal_end(t: DemoTable) -> int:
+    """The number of the table's last journaled fact (0 before its journal exists)."""
+    if not (t.folder / JOURNAL).exists():
+        return 0
+    journal = Journal.read_only(t.folder / JOURNAL, keyed=False)
+    try:
+        return chain_end(journal)
+    finally:
+        journal.close()
 
 
 def close_claims_of_stopped_tables(admin: psycopg.Connection, group: str, stopped: set[str]) -> list[str]:
@@ -277,8 +328,9 @@ def _jackpot_summary(admin: psycopg.Connection, floor: list[DemoTable], hits: in
 
 def _summary(admin: psycopg.Connection, floor: list[DemoTable], rounds: int, outages: int,
              caught_up: int) -> dict[str, Any]:
-    in_journals = confirmed = gaps = mismatches = forwarded = duplicates = link_failures = 0
-    played = voided = 0
+    """The floor's and the journals' own counts; duplicates, link failures and refusals are the
+    forwarders' (a table stopped before its summary has none to give)."""
+    in_journals = confirmed = gaps = mismatches = duplicates = link_failures = 0
     refused: list[str] = []
     for t in floor:
         journal = Journal.read_only(t.folder / JOURNAL, keyed=False)
@@ -293,18 +345,18 @@ def _summary(admin: psycopg.Connection, floor: list[DemoTable], rounds: int, out
         gaps += len(set(facts) - set(held))
         mismatches += sum(1 for seq, h in held.items() if facts.get(seq) != h)
         status = (t.summary or {}).get("floor", {})
-        forwarded += status.get("forwarded", 0)
         duplicates += status.get("duplicates", 0)
         link_failures += status.get("link_failures", 0)
         if status.get("refused"):
             refused.append(status["refused"])
-        played += (t.summary or {}).get("rounds_played", 0)
-        voided += (t.summary or {}).get("rounds_voided", 0)
-    floor_rounds = admin.execute("SELECT count(*) FROM floor.records WHERE kind = 'complete'").fetchone()
+    ids = [t.table_id for t in floor]
+    row = admin.execute("SELECT count(*) FILTER (WHERE kind = 'complete'), count(*) FILTER (WHERE kind = 'void'), "
+                        "count(*) FROM floor.records WHERE table_id = ANY(%s)", (ids,)).fetchone()
+    played, voided, on_floor = row if row else (0, 0, 0)
     return {"tables": len(floor), "rounds_per_table": rounds, "rounds_played": played, "rounds_voided": voided,
-            "rounds_on_floor": floor_rounds[0] if floor_rounds else 0, "outages": outages,
+            "rounds_on_floor": played, "outages": outages,
             "link_failures": link_failures,
-            "records_in_journals": in_journals, "records_forwarded": forwarded + caught_up,
+            "records_in_journals": in_journals, "records_forwarded": on_floor,
             "records_forwarded_after_tables_stopped": caught_up, "records_confirmed": confirmed,
             "gaps": gaps, "duplicates": duplicates, "mismatches": mismatches, "refused": refused,
             "tables_failed": [t.table_id for t in floor if t.process is not None and t.process.returncode != 0]}

@@ -9,7 +9,8 @@ acknowledged seq), then sends the facts after it in chain order, a batch per tra
 
 Store and forward: the journal is the table's truth and the engine never waits on the floor
 (it does not even know the forwarder runs). When the floor cannot be reached the forwarder
-retries with a growing pause and, once connected again, asks the floor where it stands, so
+retries after a pause drawn with full jitter under a doubling ceiling (controller/floor/backoff.py:
+500 tables do not come back in lockstep after a failover) and, once connected again, asks the floor where it stands, so
 a batch whose commit was lost with the link is neither lost nor sent twice. A refusal by the
 floor (a resent record that differs, a gap, a broken chain, a bad MAC) is an integrity
 alarm: it is logged naming the table and seq, kept in ``status()``, and retried slowly (a
@@ -33,28 +34,33 @@ from typing import Any
 import psycopg
 import structlog
 
+from controller.floor.backoff import Backoff
 from controller.floor.link import floor_key, insert_batch, record_row
 from controller.floor.settings import FloorSettings
 from controller.floor.table_jackpot import TableJackpot
 from controller.store.journal import Journal, JournalError
 from controller.store.outbox import chain_end, facts_after
 
-RETRY_FIRST, RETRY_MOST, REFUSED_RETRY = 0.2, 5.0, 10.0
+REFUSED_RETRY = 10.0
 
 
 class Forwarder:
     def __init__(self, settings: FloorSettings, journal_path: str | Path, journal_key: bytes,
                  on_link: Callable[[bool, str], None] | None = None,
                  on_levels: Callable[[dict[str, dict[str, Any]]], None] | None = None,
-                 on_claim: Callable[[int, str, dict | None, str | None, bool], None] | None = None):
+                 on_claim: Callable[[int, str, dict | None, str | None, bool], None] | None = None,
+                 on_differs: Callable[[int, str, dict, dict | None, str | None], None] | None = None,
+                 backoff: Backoff | None = None):
         self.settings = settings
         self.journal_path = Path(journal_path)
         self.key = floor_key(journal_key, settings.table_id)
         self.on_link = on_link          # told each time the link comes up or goes down (run.py: the engine)
         self._link_up: bool | None = None
+        self.backoff = backoff or Backoff()     # the pause after a failed link (full jitter)
+        self.pauses: list[float] = []           # the last pauses taken (the status' and a test's)
         self.log = structlog.get_logger("floor").bind(table=settings.table_id)
         # a linked jackpot: claims, lock acknowledgements and the floor's levels (their callbacks: the engine)
-        self.jackpot = TableJackpot(settings.jackpot_group, on_levels, on_claim, self.log) \
+        self.jackpot = TableJackpot(settings.jackpot_group, on_levels, on_claim, self.log, on_differs) \
             if settings.jackpot_group else None
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -140,7 +146,6 @@ class Forwarder:
     def _run(self) -> None:
         journal: Journal | None = None
         conn: psycopg.Connection | None = None
-        pause = RETRY_FIRST
         quiet_since = time.monotonic()
         while not self._stop.is_set():
             try:
@@ -150,7 +155,8 @@ class Forwarder:
                     conn = self._connect()
                     self._changed(connected=True, last_error=None)
                     self._link(True)
-                    pause, quiet_since = RETRY_FIRST, time.monotonic()
+                    self.backoff.reset()
+                    quiet_since = time.monotonic()
                     self.log.info("floor.connected", confirmed=self.confirmed)
                     end = chain_end(journal)
                     if self.confirmed > end:
@@ -200,8 +206,9 @@ class Forwarder:
                 self._link(False, self.last_error or "unreachable")
                 _close(conn)
                 conn = None
+                pause = self.backoff.next()
+                self.pauses = [*self.pauses[-9:], pause]
                 self._stop.wait(pause)
-                pause = min(pause * 2, RETRY_MOST)
             except JournalError as err:
                 self._changed(refused=str(err), connected=False)
                 self.log.error("floor.journal", reason=str(err))

@@ -58,6 +58,21 @@ def create_group(conn: psycopg.Connection, group_id: str, tables: list[str], val
                          "VALUES (%s, %s, 1, %s, %s, %s)", (group_id, level, values[level], by, reason))
 
 
+def join_group(conn: psycopg.Connection, table_id: str, group_id: str | None) -> None:
+    """Put a table in a jackpot group (``None``: out of any). Refused in the floor's words while a
+    level of the group it leaves or joins is pending: a split counts the group's tables as they
+    were when the level was won (schema.sql ``floor.group_frozen``)."""
+    try:
+        with conn.transaction():
+            if group_id is None:
+                conn.execute("DELETE FROM floor.group_tables WHERE table_id = %s", (table_id,))
+            else:
+                conn.execute("INSERT INTO floor.group_tables (table_id, group_id) VALUES (%s, %s) "
+                             "ON CONFLICT (table_id) DO UPDATE SET group_id = excluded.group_id", (table_id, group_id))
+    except (psycopg.errors.ObjectNotInPrerequisiteState, psycopg.errors.ForeignKeyViolation) as err:
+        raise FloorError(str(err.diag.message_primary or err)) from err
+
+
 def post_values(conn: psycopg.Connection, group_id: str, values: dict[str, int], *, by: str, reason: str,
                 now: datetime | None = None) -> dict[str, int]:
     """New values for the group (a supervisor's, with a reason). A level that was won (pending) gets
@@ -139,6 +154,7 @@ def close_claims(conn: psycopg.Connection, group_id: str, level: str, generation
                              f"to be made final (the level is at generation {row[0]}, {row[1]})")
         conn.execute("INSERT INTO floor.claim_windows_closed (group_id, level, generation, closed_by, reason) "
                      "VALUES (%s, %s, %s, %s, %s)", (group_id, level, generation, by, reason))
+        conn.execute("SELECT floor.make_final(%s, %s, %s, 'closed')", (group_id, level, generation))
         _notify(conn, group_id, level, "final", generation)
     return claims(conn, group_id, level, generation)
 

@@ -1,53 +1,38 @@
 """What the pit sees: every table of the floor at once, read from the floor database.
 
-Owns the pit's view (``floor_view``): per table its last state and round, when the floor last
-heard from it, its last alerts (device trouble included: the table journals them as alerts),
-each device's state (online from its last connect, ``device_identity`` or ``device_online``;
-offline from a later ``device_offline`` alert, the table's sentence for that device), its
-jackpot group; per group the posted MEGA / MAJOR / MINOR values and whether each is
-pending; every claim of a pending level with its order and part of the split, and the tables
-a split not yet final waits for (a floor supervisor may close its claims); and every linked hit
-the floor's split does not pay: referred at its table (owed by the floor's decision), disputed,
-or not claimed yet (``floor.linked_hits``). The page
-(controller/floor/pit_page.py) serves it live: it LISTENs on ``floor_changes`` (each statement
-that adds records, controller/floor/schema.sql) and ``floor_jackpot`` (claims and postings).
+Owns the pit's view (``floor_view``): per table, read from its one status row that the ingest
+keeps (schema.sql ``floor.table_status``: no scan of the records), its last state and round,
+when the floor last heard from it and whether that is too long ago (stale), whether its
+forwarder has a session on the floor now (link up or down), its open alerts in plain words (the
+floor link's raw libpq error left out), each device as last reported (online from its last
+connect, offline from a later ``device_offline`` alert), its jackpot group; per group the posted
+MEGA / MAJOR / MINOR values and whether each is pending; every claim of a pending level with its
+order and part of the split, and the tables a split not yet final waits for (a floor supervisor
+may close its claims); and every linked hit the floor's split does not pay: referred at its
+table (owed by the floor's decision), disputed, or not claimed yet (``floor.linked_hits``). The
+page (controller/floor/pit_page.py) serves it live: it LISTENs on ``floor_changes`` (each
+statement that adds records, controller/floor/schema.sql) and ``floor_jackpot`` (claims and
+postings).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import psycopg
 
-from controller.rules.words import device_says
-
+# each table's status row (kept by the ingest, schema.sql floor.table_status) and whether its role
+# has a session on the floor now (its forwarder's link)
 TABLES = """
-SELECT t.id, gt.group_id, s.state, s.round_id, m.last_seq, m.last_received
+SELECT t.id, gt.group_id, s.state, s.round_id, s.last_seq, s.last_received, s.devices, s.alerts,
+       a.usename IS NOT NULL, extract(epoch FROM now() - s.last_received)::float8
 FROM floor.tables t
 LEFT JOIN floor.group_tables gt ON gt.table_id = t.id
-LEFT JOIN LATERAL (SELECT r.body->>'state' AS state, r.round_id FROM floor.records r
-                   WHERE r.table_id = t.id AND r.kind = 'state' ORDER BY r.seq DESC LIMIT 1) s ON true
-LEFT JOIN LATERAL (SELECT max(r.seq) AS last_seq, max(r.received_at) AS last_received FROM floor.records r
-                   WHERE r.table_id = t.id) m ON true
+LEFT JOIN floor.table_status s ON s.table_id = t.id
+LEFT JOIN (SELECT DISTINCT usename FROM pg_stat_activity WHERE usename IS NOT NULL) a ON a.usename = t.role
 ORDER BY t.id
 """
-ALERTS = """
-SELECT table_id, at, kind, message FROM (
-    SELECT table_id, at, body->>'kind' AS kind, body->>'message' AS message,
-           row_number() OVER (PARTITION BY table_id ORDER BY seq DESC) AS n
-    FROM floor.records WHERE kind = 'alert') a
-WHERE n <= %s ORDER BY table_id, at DESC
-"""
-DEVICES = """
-SELECT DISTINCT ON (r.table_id, d.role) r.table_id, d.role, r.kind <> 'alert', r.at
-FROM floor.records r
-JOIN (VALUES ('shoe', %s), ('sensors', %s), ('sign', %s)) AS d(role, offline)
-  ON (r.kind IN ('device_identity', 'device_online') AND r.body->>'device' = d.role)
-  OR (r.kind = 'alert' AND r.body->>'kind' = 'device_offline' AND starts_with(r.body->>'message', d.offline))
-WHERE r.kind IN ('device_identity', 'device_online', 'alert')
-ORDER BY r.table_id, d.role, r.seq DESC
-"""
-ROLES = ("shoe", "sensors", "sign")
 LEVELS = "SELECT group_id, level, value, generation, state FROM floor.jackpot_levels ORDER BY group_id, level"
 PENDING = """
 SELECT c.group_id, c.level, c.claim_order, c.table_id, c.round_id, c.position, c.winners, c.amount,
@@ -72,15 +57,19 @@ FROM floor.linked_hits WHERE state <> 'claimed' ORDER BY hit_at, table_id
 """
 
 
-def floor_view(conn: psycopg.Connection, alerts: int = 3) -> dict[str, Any]:
-    """The whole floor now (money in cents, times ISO)."""
-    said: dict[str, list[dict[str, Any]]] = {}
-    for table_id, at, kind, message in conn.execute(ALERTS, (alerts,)).fetchall():
-        said.setdefault(table_id, []).append({"at": at, "kind": kind, "message": message})
-    devices: dict[str, dict[str, Any]] = {}
-    offline = tuple(device_says(role, "not answering") for role in ROLES)      # the table's own sentence
-    for table_id, role, online, at in conn.execute(DEVICES, offline).fetchall():
-        devices.setdefault(table_id, {})[role] = {"online": online, "since": at}
+STALE_AFTER = 60.0          # seconds without a record before a table is shown stale
+# what a person reads instead of a library's error: the floor link's reason as libpq words it
+_LINK_REASON = re.compile(r"the floor link is down \((?:[^()]|\([^()]*\))*\)", re.S)
+_LIBRARY_ERROR = re.compile(r"\s*\((?:connection to server|server closed|could not|consuming input)[^)]*\)", re.S)
+
+
+def plain_words(message: str) -> str:
+    """An alert as the pit reads it: the floor link's libpq error left out (kept on hover)."""
+    return _LIBRARY_ERROR.sub("", _LINK_REASON.sub("the floor link is down", message or ""))
+
+
+def floor_view(conn: psycopg.Connection, stale_after: float = STALE_AFTER) -> dict[str, Any]:
+    """The whole floor now (money in cents, times ISO; ``heard_ago`` in seconds by the floor's clock)."""
     groups: dict[str, dict[str, Any]] = {}
     for group_id, level, value, generation, state in conn.execute(LEVELS).fetchall():
         groups.setdefault(group_id, {})[level] = {"value": value, "generation": generation, "state": state}
@@ -92,11 +81,17 @@ def floor_view(conn: psycopg.Connection, alerts: int = 3) -> dict[str, Any]:
                "state": state, "referred_by": by, "reason": why, "refused": refused, "at": at}
               for g, lv, gen, t, r, p, bet, state, by, why, refused, at in conn.execute(UNPAID).fetchall()]
     tables = []
-    for table_id, group_id, state, round_id, last_seq, last_received in conn.execute(TABLES).fetchall():
+    for (table_id, group_id, state, round_id, last_seq, last_received, devices, alerts, link_up,
+         quiet) in conn.execute(TABLES).fetchall():
         locked = sorted(lv for lv, v in groups.get(group_id, {}).items() if v["state"] == "pending")
         tables.append({"id": table_id, "group": group_id, "state": state, "round": round_id,
                        "records": last_seq or 0,
                        "last_heard": last_received.isoformat(timespec="seconds") if last_received else None,
-                       "alerts": said.get(table_id, []), "jackpot_pending": locked,
-                       "devices": devices.get(table_id, {})})
-    return {"tables": tables, "groups": groups, "pending": pending, "holding": holding, "unpaid": unpaid}
+                       "heard_ago": round(quiet, 1) if quiet is not None else None,
+                       "stale": quiet is None or quiet > stale_after, "link": "up" if link_up else "down",
+                       "alerts": [dict(a, message=plain_words(a.get("message") or ""), said=a.get("message"))
+                                  for a in alerts or []],
+                       "jackpot_pending": locked, "devices": devices or {}})
+    now = conn.execute("SELECT now()").fetchone()
+    return {"tables": tables, "groups": groups, "pending": pending, "holding": holding, "unpaid": unpaid,
+            "stale_after": stale_after, "now": now[0].isoformat() if now else None}

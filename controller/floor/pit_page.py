@@ -3,8 +3,10 @@
 Owns ``table-floor pit``'s HTTP side. aiohttp runs on its own thread and loop (as the dealer's
 page does); a second thread holds a PostgreSQL connection that LISTENs on ``floor_changes``
 and ``floor_jackpot`` and, at each notice (several at once read as one), reads the floor's
-view afresh (controller/floor/pit.py) and hands it to the page, which pushes it to every open
-page as a server-sent event. Lost, the connection is made again and the page says the floor
+view afresh (controller/floor/pit.py; at most every ``QUIET`` seconds under a steady ingest, and
+every ``REFRESH`` seconds without a notice, so a table that went quiet is marked stale and a link
+that dropped is shown down) and hands it to the page, which pushes it to every open page as a
+server-sent event. Lost, the connection is made again and the page says the floor
 is out of reach meanwhile. The fences are the dealer page's (controller/page/fence.py):
 addresses in ``allow`` only, a Host naming the page, same-origin JSON for anything that
 changes something, a one-time challenge with each supervisor PIN (PINs from a PinStore file,
@@ -30,6 +32,7 @@ import asyncio
 import functools
 import ipaddress
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -39,7 +42,7 @@ import structlog
 from aiohttp import web
 
 from controller.floor.jackpot import CHANNEL, close_claims, post_values, tables_without_ack
-from controller.floor.pit import floor_view
+from controller.floor.pit import STALE_AFTER, floor_view
 from controller.floor.schema import FloorError
 from controller.page.fence import Challenges, Fence
 from controller.page.server import SECURITY_HEADERS
@@ -47,6 +50,8 @@ from controller.page.streams import Streams
 from controller.store.pins import MIN_PIN, PinRefused, PinStore
 
 STATIC = Path(__file__).with_name("static")
+QUIET = 0.5                 # seconds between two reads of the floor while notices keep coming
+REFRESH = 5.0               # seconds between reads without a notice (stale tables, links down)
 
 
 def _answer(status: int, ok: bool, message: str) -> web.Response:
@@ -55,8 +60,9 @@ def _answer(status: int, ok: bool, message: str) -> web.Response:
 
 class PitPage:
     def __init__(self, dsn: str, pins: PinStore, *, host: str = "127.0.0.1", port: int = 8090,
-                 allow: tuple[str, ...] = ("127.0.0.0/8", "::1/128")):
+                 allow: tuple[str, ...] = ("127.0.0.0/8", "::1/128"), stale_after: float = STALE_AFTER):
         self.dsn, self.pins, self.host, self.port = dsn, pins, host, port
+        self.stale_after = stale_after
         self.allow = [ipaddress.ip_network(n, strict=False) for n in allow]
         self.log = structlog.get_logger("pit")
         self.streams = Streams(self.log)
@@ -93,16 +99,22 @@ class PitPage:
 
     def _listen(self) -> None:
         conn: psycopg.Connection | None = None
+        read_at = 0.0
         while not self._stop.is_set():
             try:
                 if conn is None:
                     conn = psycopg.connect(self.dsn, autocommit=True, connect_timeout=5)
                     conn.execute("LISTEN floor_changes")
                     conn.execute(f"LISTEN {CHANNEL}")
-                    self._publish(dict(floor_view(conn), floor="up"))
+                    self._publish(dict(floor_view(conn, self.stale_after), floor="up"))
+                    read_at = time.monotonic()
                 if list(conn.notifies(timeout=0.5, stop_after=1)):
-                    list(conn.notifies(timeout=0.02))           # a burst is one change
-                    self._publish(dict(floor_view(conn), floor="up"))
+                    # a burst is one change; a steady ingest is read every QUIET seconds
+                    list(conn.notifies(timeout=max(0.02, read_at + QUIET - time.monotonic())))
+                elif time.monotonic() - read_at < REFRESH:
+                    continue
+                self._publish(dict(floor_view(conn, self.stale_after), floor="up"))
+                read_at = time.monotonic()
             except psycopg.Error as err:
                 self.log.warning("pit.floor_unreachable", error=str(err).strip())
                 self._publish(dict(self.latest, floor=f"out of reach: {str(err).strip()}"))

@@ -1,10 +1,11 @@
 """The floor database's schema and its enrolment of tables (the administrator's side).
 
-Owns ``schema.sql`` (version 3: tables, their keys, every table's records, the role per table
+Owns ``schema.sql`` (version 4: tables, their keys, every table's records, the role per table
 with row-level security, the check on arrival) and the two things only the floor's
 administrator does: apply the schema to an empty database, and enroll a table (its own login
-role in the ``floor_table`` group, its row, its floor key). Every statement runs in one
-transaction: a half-made floor or a half-enrolled table never exists.
+role in the ``floor_table`` group, its row, its floor key) or give its role a new password, sent
+as a SCRAM verifier (controller/floor/scram.py) so the password never reaches the server.
+Every statement runs in one transaction: a half-made floor or a half-enrolled table never exists.
 """
 
 from __future__ import annotations
@@ -16,17 +17,30 @@ import psycopg
 from psycopg import sql
 
 from controller.errors import InputError
+from controller.floor.scram import scram_verifier
 from controller.floor.settings import default_role
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 # what a floor of an older version needs to read this one: the tables, functions and views added or
 # changed, taken from schema.sql itself (one text, never a second copy), in the order they depend on
 # each other. 1 -> 2: ack_lock NOTIFYs a split made final; a floor supervisor may close a
 # generation's claims (claim_windows_closed). 2 -> 3: claim_jackpot's refusals for good have their
-# own SQLSTATEs; the linked_hits view (every hit and what became of it)
-UPGRADES: dict[int, tuple[str, ...]] = {1: ("TABLE floor.claim_windows_closed", "floor.split_final",
-                                            "floor.claim_jackpot", "floor.ack_lock"),
-                                        2: ("floor.claim_jackpot", "VIEW floor.linked_hits")}
+# own SQLSTATEs; the linked_hits view (every hit and what became of it). 3 -> 4: a split's finality
+# is recorded once (final_splits, what was final then recorded by the upgrade), a claim after it
+# refused (23J04), the group's tables frozen while a level is pending; each table's status row kept
+# by the ingest (table_status, made from the records by the upgrade). "STATEMENT x": the statement
+# of schema.sql that starts a line with x (a grant, a trigger, the upgrade's own INSERT)
+UPGRADES: dict[int, tuple[str, ...]] = {
+    1: ("TABLE floor.claim_windows_closed", "floor.split_final", "floor.claim_jackpot", "floor.ack_lock"),
+    2: ("floor.claim_jackpot", "VIEW floor.linked_hits"),
+    3: ("TABLE floor.final_splits", "STATEMENT GRANT SELECT ON floor.final_splits",
+        "STATEMENT INSERT INTO floor.final_splits", "floor.group_frozen", "STATEMENT CREATE TRIGGER group_frozen",
+        "floor.split_final", "floor.make_final", "floor.claim_jackpot", "floor.ack_lock",
+        "STATEMENT REVOKE EXECUTE ON FUNCTION floor.claim_jackpot", "TABLE floor.device_words",
+        "STATEMENT INSERT INTO floor.device_words", "TABLE floor.table_status", "floor.alerts_without",
+        "floor.fold_status", "STATEMENT REVOKE EXECUTE ON FUNCTION floor.fold_status", "floor.keep_status",
+        "STATEMENT CREATE TRIGGER keep_status", "STATEMENT SELECT floor.fold_status"),
+}
 # one init at a time: two administrators upgrading at once would both read the old version
 INIT_LOCK = "SELECT pg_advisory_xact_lock(hashtext('floor.schema'))"
 ROLE_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
@@ -62,16 +76,20 @@ def apply_schema(conn: psycopg.Connection) -> bool:
             return True
         if version not in UPGRADES:
             raise FloorError(f"the floor database has schema version {version}; this release reads {SCHEMA_VERSION}")
-        while version < SCHEMA_VERSION:
-            for name in UPGRADES[version]:
-                if name.startswith("TABLE "):
-                    conn.execute(_definition(rf"CREATE TABLE {re.escape(name[6:])} \(.*?^\);", name))
-                elif name.startswith("VIEW "):
-                    conn.execute(_definition(rf"CREATE VIEW {re.escape(name[5:])} AS.*?;$", name))
-                else:
-                    conn.execute(_definition(rf"CREATE FUNCTION {re.escape(name)}\(.*?^\$\$;", name)
-                                 .replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION", 1))
-            version += 1
+        # each step's objects as this release defines them: an object changed again by a later step is
+        # made once, at its last step (its text may need that step's tables)
+        steps = [name for v in range(version, SCHEMA_VERSION) for name in UPGRADES[v]]
+        for name in [n for i, n in enumerate(steps) if n not in steps[i + 1:]]:
+            if name.startswith("TABLE "):
+                conn.execute(_definition(rf"CREATE TABLE {re.escape(name[6:])} \(.*?^\);", name))
+            elif name.startswith("STATEMENT "):
+                conn.execute(_definition(rf"{re.escape(name[10:])}\b.*?;$", name))
+            elif name.startswith("VIEW "):
+                conn.execute(_definition(rf"CREATE VIEW {re.escape(name[5:])} AS.*?;$", name))
+            else:
+                conn.execute(_definition(rf"CREATE FUNCTION {re.escape(name)}\(.*?^\$\$;", name)
+                             .replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION", 1))
+        version = SCHEMA_VERSION
         conn.execute("UPDATE floor.meta SET value = %s WHERE key = 'schema_version'", (str(version),))
     return True
 
@@ -95,8 +113,21 @@ def enroll(conn: psycopg.Connection, table_id: str, password: str, key: bytes, r
     with conn.transaction():
         if conn.execute("SELECT 1 FROM floor.tables WHERE id = %s OR role = %s", (table_id, role)).fetchone():
             raise FloorError(f"table {table_id} (role {role}) is already enrolled on the floor")
+        # the verifier, never the password: the statement may be logged (controller/floor/scram.py)
         conn.execute(sql.SQL("CREATE ROLE {} LOGIN PASSWORD {} IN ROLE floor_table").format(
-            sql.Identifier(role), sql.Literal(password)))
+            sql.Identifier(role), sql.Literal(scram_verifier(password))))
         conn.execute("INSERT INTO floor.tables (id, role) VALUES (%s, %s)", (table_id, role))
         conn.execute("INSERT INTO floor.table_keys (table_id, floor_key) VALUES (%s, %s)", (table_id, key))
     return role
+
+
+def set_password(conn: psycopg.Connection, table_id: str, password: str) -> str:
+    """A new password for an enrolled table's role (a rotation), sent as its SCRAM verifier; returns the role."""
+    found = conn.execute("SELECT role FROM floor.tables WHERE id = %s", (table_id,)).fetchone()
+    if found is None:
+        raise FloorError(f"table {table_id} is not enrolled on the floor")
+    if not password:
+        raise FloorError(f"table {table_id}: an empty password")
+    conn.execute(sql.SQL("ALTER ROLE {} PASSWORD {}").format(sql.Identifier(found[0]),
+                                                             sql.Literal(scram_verifier(password))))
+    return str(found[0])

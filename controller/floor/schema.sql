@@ -1,11 +1,11 @@
--- The floor's database, schema version 3 (controller/floor/schema.py applies it; docs/floor.md explains it).
+-- The floor's database, schema version 4 (controller/floor/schema.py applies it; docs/floor.md explains it).
 -- Applied once by the floor's administrator (a superuser: pgcrypto is an extension), in one transaction.
 
 CREATE EXTENSION IF NOT EXISTS pgcrypto;        -- hmac(): the floor checks each record's MAC itself
 CREATE SCHEMA floor;
 
 CREATE TABLE floor.meta (key text PRIMARY KEY, value text NOT NULL);
-INSERT INTO floor.meta VALUES ('schema_version', '3');
+INSERT INTO floor.meta VALUES ('schema_version', '4');
 
 -- Every table of the floor, and the database role it logs in as (one role per table).
 CREATE TABLE floor.tables (
@@ -194,6 +194,70 @@ CREATE TABLE floor.claim_windows_closed (
     PRIMARY KEY (group_id, level, generation)
 );
 
+-- A generation's split made final, once and for good (schema version 4): by the acknowledgement that
+-- completed the group's locks ('locks'), or by a supervisor closing its claims ('closed'), with the
+-- group's tables at that moment. Never recomputed: a claim after it is refused (23J04, or 23J01 when
+-- closed), and no later change of the group can make it not final again.
+CREATE TABLE floor.final_splits (
+    group_id   text NOT NULL,
+    level      text NOT NULL,
+    generation integer NOT NULL,
+    how        text NOT NULL CHECK (how IN ('locks', 'closed')),
+    tables     text[] NOT NULL,
+    final_at   timestamptz NOT NULL DEFAULT clock_timestamp(),
+    PRIMARY KEY (group_id, level, generation)
+);
+GRANT SELECT ON floor.final_splits TO floor_table;
+-- A floor made before version 4 had its finality recomputed: an upgrade records what was final then
+-- (a closed generation; one replaced by a posting, which needed it final; a pending one whose group
+-- has all taken its lock). On a fresh floor this adds nothing.
+INSERT INTO floor.final_splits (group_id, level, generation, how, tables, final_at)
+SELECT c.group_id, c.level, c.generation,
+       CASE WHEN w.group_id IS NOT NULL THEN 'closed' ELSE 'locks' END,
+       coalesce((SELECT array_agg(gt.table_id ORDER BY gt.table_id) FROM floor.group_tables gt
+                 WHERE gt.group_id = c.group_id), '{}'),
+       coalesce(w.closed_at, (SELECT max(a.acked_at) FROM floor.lock_acks a WHERE a.group_id = c.group_id
+                              AND a.level = c.level AND a.generation = c.generation), now())
+FROM (SELECT DISTINCT group_id, level, generation FROM floor.jackpot_claims) c
+JOIN floor.jackpot_levels l ON l.group_id = c.group_id AND l.level = c.level
+LEFT JOIN floor.claim_windows_closed w ON w.group_id = c.group_id AND w.level = c.level
+    AND w.generation = c.generation
+WHERE w.group_id IS NOT NULL OR c.generation < l.generation
+   OR NOT EXISTS (SELECT 1 FROM floor.group_tables gt WHERE gt.group_id = c.group_id
+                  AND NOT EXISTS (SELECT 1 FROM floor.lock_acks a WHERE a.group_id = c.group_id
+                                  AND a.level = c.level AND a.generation = c.generation
+                                  AND a.table_id = gt.table_id));
+
+-- A group's tables cannot change while one of its levels is pending (won, its new value not posted):
+-- the split waits for the locks of the tables the group had when the level was won.
+CREATE FUNCTION floor.group_frozen() RETURNS trigger LANGUAGE plpgsql
+    SET search_path = pg_catalog, floor
+AS $$
+DECLARE
+    g       text;
+    pending text;
+BEGIN
+    FOREACH g IN ARRAY ARRAY[CASE WHEN TG_OP <> 'INSERT' THEN OLD.group_id END,
+                             CASE WHEN TG_OP <> 'DELETE' THEN NEW.group_id END] LOOP
+        CONTINUE WHEN g IS NULL OR (TG_OP = 'UPDATE' AND OLD.group_id = NEW.group_id
+                                    AND OLD.table_id = NEW.table_id);
+        SELECT string_agg(format('%s jackpot (generation %s)', upper(l.level), l.generation), ', '
+                          ORDER BY l.level) INTO pending
+            FROM floor.jackpot_levels l WHERE l.group_id = g AND l.state = 'pending';
+        IF pending IS NOT NULL THEN
+            RAISE EXCEPTION 'table % cannot % group % while its % is pending: the split waits for the tables the '
+                'group had when it was won; change the group once the new value is posted',
+                coalesce(NEW.table_id, OLD.table_id),
+                CASE WHEN TG_OP <> 'INSERT' AND g = OLD.group_id THEN 'leave' ELSE 'join' END, g, pending
+                USING ERRCODE = 'object_not_in_prerequisite_state';
+        END IF;
+    END LOOP;
+    RETURN coalesce(NEW, OLD);
+END
+$$;
+CREATE TRIGGER group_frozen BEFORE INSERT OR UPDATE OR DELETE ON floor.group_tables
+    FOR EACH ROW EXECUTE FUNCTION floor.group_frozen();
+
 -- The claim, in one transaction: the level's row locked FOR UPDATE (claims of one level queue here),
 -- a resent claim answered with the claim already recorded, the level locked (state 'pending', and
 -- NOTIFY floor_jackpot) by the generation's first claim, the claim ordered and the generation's
@@ -202,7 +266,8 @@ CREATE TABLE floor.claim_windows_closed (
 -- Only a table's role may claim, and only for itself. A refusal that no later change on the floor
 -- can mend has its own SQLSTATE (class 23, so still an integrity violation to a client): 23J01 the
 -- generation's claims were closed, 23J02 a later generation was posted, 23J03 a resend that
--- differs. Only these may be settled at the table without the award (docs/floor-jackpot.md): any
+-- differs, 23J04 the split was made final (every table of the group took the lock) before this claim
+-- came (schema version 4: a final split never takes another winner). Only these may be settled at the table without the award (docs/floor-jackpot.md): any
 -- other refusal (no group, no level) is mended by the administrator and the claim then stands.
 CREATE FUNCTION floor.claim_jackpot(p_round bigint, p_level text, p_position integer, p_bet bigint,
                                     p_share integer, p_generation integer)
@@ -215,6 +280,7 @@ DECLARE
     g   text;
     lv  floor.jackpot_levels%ROWTYPE;
     c   floor.jackpot_claims%ROWTYPE;
+    f   floor.final_splits%ROWTYPE;
     n   integer;
 BEGIN
     IF t IS NULL THEN
@@ -247,6 +313,14 @@ BEGIN
                 'the round''s Super 6 was closed for it', t, p_round, p_level, p_generation, lv.generation
                 USING ERRCODE = '23J02';
         END IF;
+        SELECT * INTO f FROM floor.final_splits s WHERE s.group_id = g AND s.level = p_level
+            AND s.generation = p_generation;
+        IF FOUND THEN
+            RAISE EXCEPTION 'table %: round %: the floor made the % split of generation % final at % (every table of '
+                'the group had taken its lock): its winners are paid and it takes no other', t, p_round, p_level,
+                p_generation, to_char(f.final_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS "UTC"')
+                USING ERRCODE = '23J04';
+        END IF;
         IF lv.state = 'open' THEN
             UPDATE floor.jackpot_levels l SET state = 'pending', pending_since = clock_timestamp()
                 WHERE l.group_id = g AND l.level = p_level;
@@ -266,23 +340,40 @@ BEGIN
                 amount = (lv.value / split.k + CASE WHEN split.o <= lv.value % split.k THEN 1 ELSE 0 END) * split.s / 100
             FROM split WHERE jc.table_id = split.table_id AND jc.round_id = split.round_id AND jc.level = p_level;
     END IF;
-    RETURN QUERY SELECT jc.claim_order, jc.winners, jc.amount, jc.generation, lv.value,
-                        floor.split_final(g, p_level, jc.generation)
-        FROM floor.jackpot_claims jc WHERE jc.table_id = t AND jc.round_id = p_round AND jc.level = p_level;
+    -- the claim's own generation's value (a resend after a new posting is answered as recorded)
+    RETURN QUERY SELECT jc.claim_order, jc.winners, jc.amount, jc.generation, p.value,
+                        floor.split_final(jc.group_id, p_level, jc.generation)
+        FROM floor.jackpot_claims jc JOIN floor.jackpot_postings p ON p.group_id = jc.group_id
+            AND p.level = jc.level AND p.generation = jc.generation
+        WHERE jc.table_id = t AND jc.round_id = p_round AND jc.level = p_level;
 END
 $$;
 
--- Whether a generation's split is final: every table of the group has taken its lock, or a floor
--- supervisor closed its claims.
+-- Whether a generation's split is final: recorded once in floor.final_splits (every table of the
+-- group took its lock, or a floor supervisor closed its claims), never recomputed.
 CREATE FUNCTION floor.split_final(p_group text, p_level text, p_generation integer) RETURNS boolean
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, floor
 AS $$
-    SELECT EXISTS (SELECT 1 FROM floor.claim_windows_closed w WHERE w.group_id = p_group AND w.level = p_level
-                   AND w.generation = p_generation)
-        OR NOT EXISTS (SELECT 1 FROM floor.group_tables gt WHERE gt.group_id = p_group
-                       AND NOT EXISTS (SELECT 1 FROM floor.lock_acks a WHERE a.group_id = p_group
-                                       AND a.level = p_level AND a.generation = p_generation
-                                       AND a.table_id = gt.table_id))
+    SELECT EXISTS (SELECT 1 FROM floor.final_splits s WHERE s.group_id = p_group AND s.level = p_level
+                   AND s.generation = p_generation)
+$$;
+
+-- Record a won generation's split final (how: 'locks' or 'closed') if it is not already; true when
+-- this call made it final. The caller holds the level's row FOR UPDATE.
+CREATE FUNCTION floor.make_final(p_group text, p_level text, p_generation integer, p_how text) RETURNS boolean
+LANGUAGE plpgsql SET search_path = pg_catalog, floor
+AS $$
+DECLARE
+    added integer;
+BEGIN
+    INSERT INTO floor.final_splits (group_id, level, generation, how, tables)
+        SELECT p_group, p_level, p_generation, p_how,
+               coalesce(array_agg(gt.table_id ORDER BY gt.table_id), '{}')
+        FROM floor.group_tables gt WHERE gt.group_id = p_group
+        ON CONFLICT DO NOTHING;
+    GET DIAGNOSTICS added = ROW_COUNT;
+    RETURN added > 0;
+END
 $$;
 
 -- A table has taken a level's lock (see floor.lock_acks); idempotent.
@@ -292,30 +383,39 @@ AS $$
 DECLARE
     t text := floor.caller_table();
     g text;
-    added integer;
-    is_final boolean;
+    lv floor.jackpot_levels%ROWTYPE;
+    made boolean := false;
 BEGIN
     SELECT group_id INTO g FROM floor.group_tables WHERE table_id = t;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'table %: the table is in no jackpot group', t USING ERRCODE = 'integrity_constraint_violation';
     END IF;
+    -- after the claims of the level (they queue on its row too): a claim and the last lock cannot cross
+    SELECT * INTO lv FROM floor.jackpot_levels l WHERE l.group_id = g AND l.level = p_level FOR UPDATE;
     INSERT INTO floor.lock_acks (group_id, level, generation, table_id) VALUES (g, p_level, p_generation, t)
         ON CONFLICT DO NOTHING;
-    GET DIAGNOSTICS added = ROW_COUNT;
-    is_final := floor.split_final(g, p_level, p_generation);
-    IF is_final AND added > 0 THEN
+    -- a won generation (pending, with claims) is made final by the acknowledgement that completes the
+    -- group's locks; recorded once, whatever the group becomes later
+    IF lv.generation = p_generation AND lv.state = 'pending' AND NOT floor.split_final(g, p_level, p_generation)
+       AND NOT EXISTS (SELECT 1 FROM floor.group_tables gt WHERE gt.group_id = g
+                       AND NOT EXISTS (SELECT 1 FROM floor.lock_acks a WHERE a.group_id = g AND a.level = p_level
+                                       AND a.generation = p_generation AND a.table_id = gt.table_id)) THEN
+        made := floor.make_final(g, p_level, p_generation, 'locks');
+    END IF;
+    IF made THEN
         -- this acknowledgement made the split final: every table of the group hears it at once and
         -- asks for its final answer, instead of at its next poll
         PERFORM pg_notify('floor_jackpot', json_build_object('group', g, 'level', p_level, 'state', 'final',
                                                              'generation', p_generation)::text);
     END IF;
-    RETURN is_final;
+    RETURN floor.split_final(g, p_level, p_generation);
 END
 $$;
 GRANT EXECUTE ON FUNCTION floor.claim_jackpot(bigint, text, integer, bigint, integer, integer),
     floor.split_final(text, text, integer), floor.ack_lock(text, integer) TO floor_table;
 REVOKE EXECUTE ON FUNCTION floor.claim_jackpot(bigint, text, integer, bigint, integer, integer),
-    floor.split_final(text, text, integer), floor.ack_lock(text, integer) FROM PUBLIC;
+    floor.split_final(text, text, integer), floor.ack_lock(text, integer),
+    floor.make_final(text, text, integer, text) FROM PUBLIC;
 
 -- Every linked hit a table journaled (its jackpot_pending record, forwarded like every record) with
 -- what became of it: 'claimed' (the floor's claim and its part), 'referred' (the table's
@@ -359,3 +459,110 @@ END
 $$;
 CREATE TRIGGER notify_records AFTER INSERT ON floor.records REFERENCING NEW TABLE AS new_rows
     FOR EACH STATEMENT EXECUTE FUNCTION floor.notify_records();
+
+-- ---------------------------------------------------------------------------------------------
+-- Each table at a glance (schema version 4): one small row per table kept by the ingest itself, so
+-- the pit's page reads 500 rows instead of scanning the records. An AFTER statement trigger folds
+-- the rows each insert added (floor.fold_status) into the table's row: the last record and when
+-- the floor received it, the table's last state and round, each device as last reported, and the
+-- open alerts (newest first, at most 5): a round's alerts close with its round, a device's when it
+-- is back, "Super 6 closed" when Super 6 reopens.
+
+-- The sentence a table journals when a device stops answering (controller/rules/words.py
+-- device_says(role, "not answering"); tests/floor/test_pit_status.py holds the two equal).
+CREATE TABLE floor.device_words (
+    role    text PRIMARY KEY,
+    offline text NOT NULL
+);
+INSERT INTO floor.device_words VALUES ('shoe', 'The shoe is not answering'),
+    ('sensors', 'The bet sensors are not answering'), ('sign', 'The jackpot sign is not answering');
+
+CREATE TABLE floor.table_status (
+    table_id      text PRIMARY KEY REFERENCES floor.tables(id),
+    last_seq      bigint NOT NULL,
+    last_received timestamptz NOT NULL,
+    state         text,
+    round_id      bigint,
+    devices       jsonb NOT NULL DEFAULT '{}',      -- role -> {online, since, said}
+    alerts        jsonb NOT NULL DEFAULT '[]'       -- [{at, kind, message, round, device}], newest first
+);
+
+-- an alerts array without the alerts whose ``key`` is ``val``
+CREATE FUNCTION floor.alerts_without(p_alerts jsonb, p_key text, p_val text) RETURNS jsonb LANGUAGE sql IMMUTABLE
+    SET search_path = pg_catalog, floor
+    AS $$ SELECT coalesce(jsonb_agg(e ORDER BY i), '[]') FROM jsonb_array_elements(p_alerts) WITH ORDINALITY a(e, i)
+          WHERE e->>p_key IS DISTINCT FROM p_val $$;
+
+-- Fold a table's records after seq ``p_after`` into its status row (made when missing).
+CREATE FUNCTION floor.fold_status(p_table text, p_after bigint) RETURNS void LANGUAGE plpgsql
+    SET search_path = pg_catalog, floor
+AS $$
+DECLARE
+    s   floor.table_status%ROWTYPE;
+    f   record;
+    dev text;
+    k   text;
+BEGIN
+    INSERT INTO floor.table_status AS x (table_id, last_seq, last_received)
+        SELECT p_table, max(r.seq), max(r.received_at) FROM floor.records r WHERE r.table_id = p_table
+        HAVING count(*) > 0
+        ON CONFLICT (table_id) DO UPDATE SET last_seq = greatest(x.last_seq, excluded.last_seq),
+                                             last_received = greatest(x.last_received, excluded.last_received)
+        RETURNING * INTO s;
+    IF s.table_id IS NULL THEN
+        RETURN;
+    END IF;
+    FOR f IN SELECT r.round_id, r.at, r.kind, r.body FROM floor.records r WHERE r.table_id = p_table
+             AND r.seq > p_after AND r.kind IN ('state', 'alert', 'device_identity', 'device_online', 'complete', 'void')
+             ORDER BY r.seq LOOP
+        IF f.kind = 'state' THEN
+            s.state := f.body->>'state';
+            s.round_id := f.round_id;
+        ELSIF f.kind IN ('device_identity', 'device_online') THEN
+            dev := f.body->>'device';
+            s.devices := s.devices || jsonb_build_object(dev, jsonb_build_object('online', true, 'since', f.at));
+            s.alerts := floor.alerts_without(s.alerts, 'device', dev);
+        ELSIF f.kind IN ('complete', 'void') THEN
+            s.alerts := floor.alerts_without(s.alerts, 'round', f.round_id::text);
+        ELSE
+            k := f.body->>'kind';
+            dev := NULL;
+            IF k = 'device_offline' THEN
+                SELECT w.role INTO dev FROM floor.device_words w WHERE starts_with(f.body->>'message', w.offline);
+                IF dev IS NOT NULL THEN
+                    s.devices := s.devices || jsonb_build_object(dev, jsonb_build_object(
+                        'online', false, 'since', f.at, 'said', f.body->>'message'));
+                    s.alerts := floor.alerts_without(s.alerts, 'device', dev);
+                END IF;
+            ELSIF k IN ('super6_closed', 'super6_open') THEN
+                s.alerts := floor.alerts_without(s.alerts, 'kind', 'super6_closed');
+            END IF;
+            CONTINUE WHEN k = 'super6_open';
+            s.alerts := (SELECT coalesce(jsonb_agg(e ORDER BY i), '[]') FROM jsonb_array_elements(
+                             jsonb_build_array(jsonb_build_object('at', f.at, 'kind', k, 'message', f.body->>'message',
+                                                                  'round', f.round_id, 'device', dev)) || s.alerts)
+                             WITH ORDINALITY a(e, i) WHERE i <= 5);
+        END IF;
+    END LOOP;
+    UPDATE floor.table_status SET state = s.state, round_id = s.round_id, devices = s.devices, alerts = s.alerts
+        WHERE table_id = p_table;
+END
+$$;
+REVOKE EXECUTE ON FUNCTION floor.fold_status(text, bigint) FROM PUBLIC;
+
+CREATE FUNCTION floor.keep_status() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path = pg_catalog, floor
+AS $$
+DECLARE
+    t record;
+BEGIN
+    FOR t IN SELECT table_id, min(seq) AS first FROM new_rows GROUP BY table_id ORDER BY table_id LOOP
+        PERFORM floor.fold_status(t.table_id, t.first - 1);
+    END LOOP;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER keep_status AFTER INSERT ON floor.records REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION floor.keep_status();
+-- a floor made before version 4: every table's row from its records (a fresh floor has none)
+SELECT floor.fold_status(id, 0) FROM floor.tables ORDER BY id;

@@ -16,6 +16,10 @@ forwarder's own PostgreSQL connection (the engine never waits on the floor):
   told once and retried slowly (the floor's refusal does not change by itself).
 - The locks the table took (``jackpot_lock_taken`` table events) are acknowledged
   (``floor.ack_lock``); both calls are idempotent, so a resend after a lost answer is harmless.
+- After every connect the hits already paid on a final answer (the newest ``RECHECK`` of them)
+  are claimed once more and the floor's answer compared with the one the table paid: a floor
+  that lost or changed a claim (a failover to a standby that had not received it, a restore) is
+  told to ``on_differs`` (the engine alerts and journals it), and a claim it lost is recorded again.
 """
 
 from __future__ import annotations
@@ -30,12 +34,15 @@ import psycopg
 
 from controller.floor.jackpot import CHANNEL, ack_lock, claim
 from controller.store.journal import Journal
-from controller.store.outbox import Fact, hits_to_claim, locks_taken
+from controller.store.outbox import Fact, final_claims, hits_to_claim, locks_taken
 
 REFUSED_RETRY = 10.0        # seconds before a refused claim is sent again
+RECHECK = 50                # final claims sent again after each connect (a table hits a few a month)
 # claim_jackpot's refusals no mending on the floor can undo (schema.sql): claims closed, a later
-# generation posted, a resend that differs. Only these may be settled without the award.
-REFUSED_FOR_GOOD = frozenset({"23J01", "23J02", "23J03"})
+# generation posted, a resend that differs, a split already final. Only these may be settled
+# without the award.
+REFUSED_FOR_GOOD = frozenset({"23J01", "23J02", "23J03", "23J04"})
+ANSWER = ("claim_order", "winners", "amount", "generation", "value", "final")   # what the floor answers
 LEVELS = ("SELECT l.level, l.generation, l.value, l.state, p.posted_by, p.reason, p.posted_at "
           "FROM floor.jackpot_levels l JOIN floor.jackpot_postings p ON p.group_id = l.group_id "
           "AND p.level = l.level AND p.generation = l.generation WHERE l.group_id = %s")
@@ -43,10 +50,13 @@ LEVELS = ("SELECT l.level, l.generation, l.value, l.state, p.posted_by, p.reason
 
 class TableJackpot:
     def __init__(self, group: str, on_levels: Callable[[dict[str, dict[str, Any]]], None] | None,
-                 on_claim: Callable[[int, str, dict | None, str | None, bool], None] | None, log: Any):
+                 on_claim: Callable[[int, str, dict | None, str | None, bool], None] | None, log: Any,
+                 on_differs: Callable[[int, str, dict, dict | None, str | None], None] | None = None):
         self.group = group
         self.on_levels = on_levels
         self.on_claim = on_claim
+        self.on_differs = on_differs                        # a paid final answer the floor now answers otherwise
+        self._finals: list[dict] = []                       # paid final claims to send again on this connection
         self.log = log
         self._hits: dict[tuple[int, str], dict] = {}        # (round, level) -> the pending hit, until final
         self._answers: dict[tuple[int, str], Any] = {}      # the last answer told (a Claim, or a refusal)
@@ -64,6 +74,7 @@ class TableJackpot:
         self._retry_at.clear()
         self._hits = {(h["round_id"], h["jackpot"]): h for h in hits_to_claim(journal)}
         self._acks = locks_taken(journal)
+        self._finals = final_claims(journal, RECHECK)
 
     def saw(self, facts: list[Fact]) -> None:
         """Facts just read from the journal: a new hit to claim, a new lock taken."""
@@ -90,6 +101,7 @@ class TableJackpot:
             except (ValueError, AttributeError):
                 self._levels_due = True
         self._claim(conn)
+        self._recheck(conn)
         for level, generation in list(self._acks.items()):
             final = ack_lock(conn, level, generation)
             self.log.info("floor.lock_acked", level=level, generation=generation, final=final)
@@ -134,6 +146,27 @@ class TableJackpot:
                 # internal-error path, a halt) is told again, never lost until the link drops
                 self._answers.pop(key, None)
                 self._retry_at[key] = now + REFUSED_RETRY
+
+    def _recheck(self, conn: psycopg.Connection) -> None:
+        """Send each paid final claim again, once per connection, and compare the floor's answer with
+        the one paid (a link error leaves the rest for the next connection)."""
+        while self._finals:
+            hit = self._finals[0]
+            paid = {k: hit["answer"].get(k) for k in ANSWER}
+            answer: dict | None = None
+            refused: str | None = None
+            try:
+                answer = asdict(claim(conn, hit["round_id"], hit["jackpot"], hit["seat"], hit["bet"],
+                                      hit["share_percent"], hit["generation"]))
+            except psycopg.IntegrityError as err:
+                refused = str(getattr(err.diag, "message_primary", None) or err)
+            self._finals.pop(0)
+            if answer == paid:
+                continue
+            self.log.error("floor.final_claim_differs", round=hit["round_id"], level=hit["jackpot"], paid=paid,
+                           answer=answer, refused=refused)
+            if self.on_differs is not None:
+                self.on_differs(hit["round_id"], hit["jackpot"], paid, answer, refused)
 
     def _tell(self, key: tuple[int, str], answer: dict | None, refused: str | None, for_good: bool) -> None:
         if self.on_claim is not None:

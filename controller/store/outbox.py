@@ -74,3 +74,24 @@ def locks_taken(journal: Journal) -> dict[str, int]:
         doc = json.loads(data)
         taken[doc["level"]] = max(doc["generation"], taken.get(doc["level"], 0))
     return taken
+
+
+def final_claims(journal: Journal, limit: int) -> list[dict]:
+    """The newest ``limit`` linked hits whose final answer from the floor the journal holds (and that
+    were not settled without the award), oldest first: each the hit as ``jackpot_pending`` journaled
+    it, with its ``round_id`` and ``answer`` (the final ``jackpot_claimed``, as paid). The forwarder
+    sends them again after each reconnect and compares the floor's answer with the one paid."""
+    rows = journal.db.execute("SELECT round_id, kind, data FROM records WHERE kind IN ('jackpot_pending', "
+                              "'jackpot_claimed', 'jackpot_referred') ORDER BY seq").fetchall()
+    hits: dict[tuple[int, str], dict] = {}
+    paid: dict[tuple[int, str], dict] = {}
+    for round_id, kind, data in rows:
+        doc = json.loads(data)
+        key = (round_id, doc["jackpot"])
+        if kind == "jackpot_pending":
+            hits[key] = dict(doc, round_id=round_id)
+        elif kind == "jackpot_referred":
+            paid.pop(key, None)
+        elif doc.get("final") and key in hits:
+            paid[key] = dict(hits[key], answer=doc)
+    return list(paid.values())[-limit:] if limit > 0 else []

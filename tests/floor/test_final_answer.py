@@ -28,13 +28,14 @@ def test_a_final_answer_is_told_until_the_journal_holds_it(cluster, admin, tmp_p
                            structlog.get_logger())
     with a.connect() as conn:
         claimer.connected(conn, a.journal)
-        ack_lock(conn, "minor", 1)                  # the group's only table took the lock: final
         claimer.saw([])
         claimer._hits[(2, "minor")] = dict(HIT)     # as read from the journal's jackpot_pending
+        claimer.work(conn)                          # claimed: not final yet
+        ack_lock(conn, "minor", 1)                  # the group's only table took the lock: final
         claimer.work(conn)
         claimer.work(conn)                          # the engine did not journal it: told again
-        assert told == [(2, "minor", True), (2, "minor", True)]
+        assert told == [(2, "minor", False), (2, "minor", True), (2, "minor", True)]
         answer = {"jackpot": "minor", "seat": 1, "final": True, "amount": 250_000}
         claimer.saw([Fact(99, "records", 2, "t", "jackpot_claimed", json.dumps(answer), "p", "d")])
         claimer.work(conn)                          # journaled: nothing more to tell
-        assert len(told) == 2
+        assert len(told) == 3

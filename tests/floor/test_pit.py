@@ -59,6 +59,8 @@ def test_the_pit_sees_every_table_live_and_a_supervisor_posts_the_linked_values(
             "table " + a.table_id + ", round 2, position 4: $100,000.00 (1 winner, waiting for every table")
 
         form = page.locator(f'[data-post="{group}"]')
+        expect(form).to_be_hidden()                           # folded away until asked for
+        page.locator(f'[data-group="{group}"] summary').click()
         for level, dollars in (("mega", "90000"), ("major", "25000"), ("minor", "2500")):
             form.locator(f"[name={level}]").fill(dollars)
         form.locator("[name=reason]").fill("MEGA won at " + a.table_id)
@@ -118,6 +120,8 @@ def test_the_pit_closes_a_split_a_cut_off_table_holds_up_and_lists_what_the_floo
         expect(page.locator(f'[data-hit="{c.table_id}/{rid}/minor"]')).to_contain_text(
             "position 2, bet $10.00: not claimed yet")
         form = holding.locator("form")
+        expect(form).to_be_hidden()
+        holding.locator("summary").click()
         form.locator("[name=reason]").fill(f"table {c.table_id} cut off")
         form.locator("[name=pin]").fill("2468")
         form.locator("button").click()                        # not confirmed: nothing closed

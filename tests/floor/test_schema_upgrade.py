@@ -107,3 +107,30 @@ def test_two_inits_at_once_upgrade_once(old_floor):
     assert sorted(map(repr, results)) == ["False", "True"]     # one upgraded, the other found it done
     with psycopg.connect(old_floor) as conn:
         assert schema_version(conn) == SCHEMA_VERSION
+
+
+def test_an_upgrade_records_the_splits_that_were_final_and_only_those(old_floor):
+    """Version 3 recomputed finality; the upgrade to 4 records what was final then: a closed
+    generation, one replaced by a posting (posting needed it final), a pending one every table of the
+    group has acknowledged; a pending one still waiting for a table is not final."""
+    with psycopg.connect(old_floor, autocommit=True) as conn:
+        with conn.transaction():
+            conn.execute(old_schema(3))
+            conn.execute("INSERT INTO floor.tables (id, role) VALUES ('A', 'ra'), ('B', 'rb')")
+            conn.execute("INSERT INTO floor.jackpot_groups VALUES ('G')")
+            conn.execute("INSERT INTO floor.group_tables VALUES ('A', 'G'), ('B', 'G')")
+            conn.execute("INSERT INTO floor.jackpot_levels VALUES ('G', 'mega', 1, 900, 'pending', now()), "
+                         "('G', 'major', 3, 500, 'pending', now()), ('G', 'minor', 1, 100, 'pending', now())")
+            for level, gen in (("mega", 1), ("major", 2), ("major", 3), ("minor", 1)):
+                conn.execute("INSERT INTO floor.jackpot_claims VALUES ('A', %s, %s, 'G', %s, 1, 1, 1000, 100, 1, "
+                             "100, now())", (gen * 10 + len(level), level, gen))
+            # major 3: both tables took the lock; minor 1: closed by a supervisor; mega 1: B has not
+            conn.execute("INSERT INTO floor.lock_acks (group_id, level, generation, table_id) VALUES "
+                         "('G', 'major', 3, 'A'), ('G', 'major', 3, 'B'), ('G', 'mega', 1, 'A')")
+            conn.execute("INSERT INTO floor.claim_windows_closed (group_id, level, generation, closed_by, reason) "
+                         "VALUES ('G', 'minor', 1, 'Ana', 'B cut off')")
+        assert apply_schema(conn)
+        final = conn.execute("SELECT level, generation, how, tables FROM floor.final_splits ORDER BY 1, 2").fetchall()
+        assert final == [("major", 2, "locks", ["A", "B"]), ("major", 3, "locks", ["A", "B"]),
+                         ("minor", 1, "closed", ["A", "B"])]
+        assert conn.execute("SELECT floor.split_final('G', 'mega', 1)").fetchone() == (False,)

@@ -1,9 +1,13 @@
-// The pit's page: draws the floor's view pushed by the server (server-sent events), posts a
-// group's linked jackpot values and closes a won generation's claims with a supervisor's PIN.
-// It holds no state of its own; its forms are made once and kept while their subject is in view.
+// The pit's page: draws the floor's view pushed by the server (server-sent events). Read at a
+// glance: the jackpot values and pending hits on top, then every table as a card marked LIVE,
+// STALE (nothing heard for the page's stale time) or LINK DOWN, "heard 12 s ago" with the local
+// time on hover (ticking between pushes), devices as last reported, open alerts in plain words.
+// The supervisors' forms (pit-forms.js) are folded away until asked for. No state of its own.
 "use strict";
 
 const LEVELS = ["mega", "major", "minor"];
+let lastView = null;
+let arrived = 0;            // performance.now() when lastView arrived
 
 function dollars(cents) {
   return "$" + (cents / 100).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
@@ -16,33 +20,74 @@ function el(tag, attrs, ...children) {
   return node;
 }
 
+function ago(seconds) {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s} s ago`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
+  return `${Math.floor(s / 86400)} d ago`;
+}
+
+function localTime(iso) {
+  return iso ? new Date(iso).toLocaleString() : "";
+}
+
+// seconds since the floor heard the table, now (the view's figure plus the time since it came)
+function heardAgo(t) {
+  return t.heard_ago === null ? null : t.heard_ago + (performance.now() - arrived) / 1000;
+}
+
+function tableCard(t, staleAfter) {
+  const quiet = heardAgo(t);
+  const stale = quiet === null || quiet > staleAfter;
+  const mark = stale ? "STALE" : t.link === "down" ? "LINK DOWN" : "LIVE";
+  const card = el("article", { class: "table " + mark.toLowerCase().replace(" ", "-"), "data-table": t.id },
+    el("div", { class: "head" }, el("h2", {}, t.id),
+      el("span", { class: "state" }, `${t.state || "no state yet"}${t.round ? ", round " + t.round : ""}`),
+      el("span", { class: "mark" }, mark)),
+    el("div", { class: "heard" }, el("span", { class: "ago", title: localTime(t.last_heard) },
+      t.last_heard ? "heard " + ago(quiet) : "never heard"),
+    ` · ${t.records} records · group ${t.group || "none"}`));
+  const devices = Object.entries(t.devices || {});
+  card.append(el("div", { class: "devices" }, ...(devices.length ? devices.map(([role, d]) =>
+    el("span", { class: "device " + (d.online ? "up" : "down") + (stale ? " old" : ""), "data-device": role,
+      title: (d.said ? d.said + "; " : "") + "since " + localTime(d.since) + (stale ? " (last report)" : "") },
+    `${role} ${d.online ? "online" : "offline"}`)) : ["devices: not heard from yet"])));
+  if (t.jackpot_pending.length) {
+    card.append(el("div", { class: "pending" }, "JACKPOT PENDING: " + t.jackpot_pending.map((l) => l.toUpperCase()).join(", ")));
+  }
+  for (const a of t.alerts) {
+    card.append(el("div", { class: "alert", title: `${localTime(a.at)}: ${a.said}` }, a.message));
+  }
+  return card;
+}
+
+function drawTables(view) {
+  const staleAfter = view.stale_after || 60;
+  // T2 before T10: the pit finds a table by its number
+  const sorted = [...view.tables].sort((a, b) => a.id.localeCompare(b.id, undefined, { numeric: true }));
+  const cards = sorted.map((t) => tableCard(t, staleAfter));
+  document.getElementById("tables").replaceChildren(...cards);
+  const count = (cls) => cards.filter((c) => c.classList.contains(cls)).length;
+  document.getElementById("census").textContent = `${cards.length} tables: ${count("live")} live, ` +
+    `${count("stale")} stale, ${count("link-down")} link down`;
+}
+
 function drawFloor(view) {
+  lastView = view;
+  arrived = performance.now();
   const floor = document.getElementById("floor");
   floor.textContent = view.floor === "up" ? "floor database: up" : "floor database: " + view.floor;
   floor.className = "floor " + (view.floor === "up" ? "up" : "down");
-
-  const tables = document.getElementById("tables");
-  tables.replaceChildren(...view.tables.map((t) => {
-    const card = el("article", { class: "table", "data-table": t.id },
-      el("h2", {}, t.id),
-      el("div", { class: "state" }, `${t.state || "no state yet"}${t.round ? ", round " + t.round : ""}`),
-      el("div", { class: "heard" }, `group ${t.group || "none"}; ${t.records} records, last ${t.last_heard || "never"}`));
-    const devices = Object.entries(t.devices || {});
-    card.append(el("div", { class: "devices" }, ...(devices.length ? devices.map(([role, d]) =>
-      el("span", { class: "device " + (d.online ? "up" : "down"), "data-device": role, title: "since " + d.since },
-        `${role} ${d.online ? "online" : "offline"}`)) : ["devices: not heard from yet"])));
-    if (t.jackpot_pending.length) {
-      card.append(el("div", { class: "pending" }, "JACKPOT PENDING: " + t.jackpot_pending.map((l) => l.toUpperCase()).join(", ")));
-    }
-    for (const a of t.alerts) card.append(el("div", { class: "alert" }, `${a.message}`));
-    return card;
-  }));
+  drawTables(view);
+  drawGroups(view.groups);
 
   const pending = document.getElementById("pending");
+  pending.className = view.pending.length ? "hits" : "";
   pending.replaceChildren(...(view.pending.length ? [el("h2", {}, "Pending hits")] : []),
-    ...view.pending.map((p) => el("div", { class: "claim", "data-claim": `${p.table}/${p.round}/${p.level}` },
-      `${p.level.toUpperCase()} (group ${p.group}) #${p.order}: table ${p.table}, round ${p.round}, position ` +
-      `${p.position}: ${dollars(p.amount)} (${p.winners} winner${p.winners > 1 ? "s" : ""}` +
+    ...view.pending.map((p) => el("div", { class: "claim" + (p.final ? " final" : ""), "data-claim": `${p.table}/${p.round}/${p.level}` },
+      el("span", { class: "level" }, p.level.toUpperCase()), ` (group ${p.group}) #${p.order}: table ${p.table}, round ${p.round}, position ` +
+      `${p.position}: `, el("span", { class: "amount" }, dollars(p.amount)), ` (${p.winners} winner${p.winners > 1 ? "s" : ""}` +
       `${p.final ? ", final" : ", waiting for every table to take the lock"})`)));
 
   drawHolding(view.holding || []);
@@ -56,22 +101,27 @@ function drawFloor(view) {
         disputed: `DISPUTED: claimed on the floor and settled at the table without it by the ${h.referred_by}`,
         unclaimed: "not claimed yet (the table is cut off, or its claim waits)",
       }[h.state] || h.state))));
+}
 
-  const groups = document.getElementById("groups");
-  for (const [id, levels] of Object.entries(view.groups)) {
-    let box = groups.querySelector(`[data-group="${CSS.escape(id)}"]`);
-    if (!box) {
-      box = el("div", { class: "group", "data-group": id }, el("h2", {}, "Jackpot group " + id), el("div", { class: "values" }));
-      box.append(postingForm(id));
-      groups.append(box);
+// each group's values, large; a pending level stands out; the posting form folded (kept across redraws)
+function drawGroups(groups) {
+  const box = document.getElementById("groups");
+  for (const [id, levels] of Object.entries(groups)) {
+    let card = box.querySelector(`[data-group="${CSS.escape(id)}"]`);
+    if (!card) {
+      card = el("div", { class: "group", "data-group": id }, el("h2", {}, "Jackpot group " + id), el("div", { class: "values" }));
+      card.append(postingForm(id));
+      box.append(card);
     }
-    box.querySelector(".values").textContent = LEVELS.map((l) => levels[l]
-      ? `${l.toUpperCase()} ${dollars(levels[l].value)}${levels[l].state === "pending" ? " (PENDING)" : ""}` : "").join("   ");
+    card.querySelector(".values").replaceChildren(...LEVELS.filter((l) => levels[l]).map((l) =>
+      el("span", { class: "value" + (levels[l].state === "pending" ? " pending-level" : ""), "data-level": l },
+        el("span", { class: "name" }, l.toUpperCase()), " ",
+        levels[l].state === "pending" ? `${dollars(levels[l].value)} (PENDING)` : dollars(levels[l].value))));
   }
 }
 
 // A won generation whose split waits for tables that have not taken the lock: who it waits for,
-// and a form to close its claims (kept across redraws while the generation still waits).
+// and a folded form to close its claims (kept across redraws while the generation still waits).
 function drawHolding(holding) {
   const box = document.getElementById("holding");
   const keys = new Set(holding.map((h) => `${h.group}/${h.level}/${h.generation}`));
@@ -80,51 +130,12 @@ function drawHolding(holding) {
     const key = `${h.group}/${h.level}/${h.generation}`;
     let item = box.querySelector(`[data-holding="${CSS.escape(key)}"]`);
     if (!item) {
-      item = el("div", { class: "holding", "data-holding": key }, el("div", { class: "waits" }),
-        supervisorForm(`close-${key}`, [el("label", {}, el("input", { name: "confirm", type: "checkbox" }),
-          "a win these tables claim later is refused and held on the floor as owed")], "Close the claims",
-          "/api/close-claims", (data) => ({ group: h.group, level: h.level, generation: h.generation,
-            confirm: data.get("confirm") === "on" }), "Closed: "));
+      item = el("div", { class: "holding", "data-holding": key }, el("div", { class: "waits" }), closeForm(h, key));
       box.append(item);
     }
     item.querySelector(".waits").textContent = `${h.level.toUpperCase()} (group ${h.group}) generation ` +
       `${h.generation}: the split waits for table(s) ${h.tables.join(", ")} to take the lock`;
   }
-}
-
-function postingForm(group) {
-  const fields = LEVELS.map((l) => el("label", {}, l.toUpperCase() + " $", el("input", { name: l, inputmode: "decimal", size: "10" })));
-  return supervisorForm(group, fields, "Post values", "/api/jackpot", (data) => {
-    const body = { group };
-    for (const l of LEVELS) body[l] = Math.round(parseFloat(data.get(l)) * 100);
-    return body;
-  }, "Posted: ");
-}
-
-// A supervisor's form: its own fields, a reason and a PIN; each send takes a one-time challenge.
-function supervisorForm(name, fields, label, url, makeBody, done) {
-  const form = el("form", { "data-post": name }, ...fields);
-  form.append(el("label", {}, "reason", el("input", { name: "reason", size: "20" })));
-  form.append(el("label", {}, "supervisor PIN", el("input", { name: "pin", type: "password", inputmode: "numeric", size: "8" })));
-  form.append(el("button", { type: "submit" }, label), el("span", { class: "verdict" }));
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    const verdict = form.querySelector(".verdict");
-    const data = new FormData(form);
-    const body = Object.assign(makeBody(data), { reason: data.get("reason"), pin: data.get("pin") });
-    try {
-      const challenge = await (await fetch("/api/challenge")).json();
-      body.challenge = challenge.challenge;
-      const answer = await (await fetch(url, {
-        method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
-      })).json();
-      verdict.textContent = answer.ok ? done + answer.message : "Refused: " + answer.message;
-    } catch (err) {
-      verdict.textContent = "Not sent: " + err;
-    }
-    form.querySelector("[name=pin]").value = "";
-  });
-  return form;
 }
 
 const source = new EventSource("/api/events");
@@ -134,3 +145,5 @@ source.addEventListener("error", () => {
   floor.textContent = "the pit's page is out of reach; reconnecting";
   floor.className = "floor down";
 });
+// "12 s ago" goes on between pushes, and a table that went quiet turns stale without one
+setInterval(() => { if (lastView) drawTables(lastView); }, 1000);
