@@ -99,9 +99,8 @@ class FinalClaimDiffers:
     def deliver(self, table: Any, log: Any) -> None:
         log.error("floor.final_claim_differs", round=self.round_id, level=self.level, paid=self.paid,
                   answer=self.answer, refused=self.refused, state=table.state)
-        table.journal.table_event("jackpot_final_differs", {"round": self.round_id, "jackpot": self.level,
-                                                            "paid": self.paid, "answer": self.answer,
-                                                            "refused": self.refused})
+        table.table_fact("jackpot_final_differs", {"round": self.round_id, "jackpot": self.level,
+                                                   "paid": self.paid, "answer": self.answer, "refused": self.refused})
         now = (f"refuses it: {self.refused}" if self.refused is not None else
                f"answers {money((self.answer or {}).get('amount', 0))}, {(self.answer or {}).get('winners')} "
                f"winner(s), {'final' if (self.answer or {}).get('final') else 'not final'}")

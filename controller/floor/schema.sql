@@ -42,7 +42,11 @@ CREATE INDEX records_kinds ON floor.records (kind, at);    -- the reports: a day
 
 -- The group role every table's role is a member of: it may read the floor's tables list and read
 -- and add records, never change or remove one.
-CREATE ROLE floor_table NOLOGIN;
+-- roles are the cluster's, not the database's: a second floor database in one cluster (a staging floor
+-- beside the live one) shares the group role
+DO $$ BEGIN
+    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'floor_table') THEN CREATE ROLE floor_table NOLOGIN; END IF;
+END $$;
 GRANT USAGE ON SCHEMA floor TO floor_table;
 GRANT SELECT ON floor.tables, floor.meta TO floor_table;
 GRANT SELECT, INSERT ON floor.records TO floor_table;

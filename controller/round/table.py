@@ -119,6 +119,10 @@ class Table:
     def alert(self, kind: str, message: str, position: int | None = None) -> None:
         self.clerk.alert(kind, message, position)
 
+    def table_fact(self, kind: str, data: dict[str, Any]) -> str:
+        """A fact of the table's, outside any round (the floor's word on a paid claim, ...)."""
+        return self.clerk.journal.table_event(kind, data)
+
     def take_commands(self) -> list[Command]:
         return self.clerk.take_commands()
 

@@ -37,6 +37,22 @@ def cluster():
 
 
 @pytest.fixture
+def own_floor(cluster):
+    """A floor database of the test's own in the session's cluster, for a test that reads the whole
+    floor (the pit's census): (its name, its administrator's connection). Dropped afterwards."""
+    name = f"floor_{secrets.token_hex(4)}"
+    with psycopg.connect(cluster.dsn(dbname="postgres"), autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    try:
+        with psycopg.connect(cluster.dsn(dbname=name), autocommit=True) as conn:
+            apply_schema(conn)
+            yield name, conn
+    finally:
+        with psycopg.connect(cluster.dsn(dbname="postgres"), autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@pytest.fixture
 def admin(cluster):
     """The floor administrator's connection (autocommit; tables' owner, so not fenced by RLS)."""
     if not cluster.running():            # a test that stopped the server failed before restarting it
@@ -57,12 +73,13 @@ class Table:
         return psycopg.connect(self.dsn, user=self.settings.user, password=self.settings.password)
 
 
-def make_table(cluster: Cluster, admin: psycopg.Connection, folder: Path, prefix: str = "T") -> Table:
+def make_table(cluster: Cluster, admin: psycopg.Connection, folder: Path, prefix: str = "T",
+               dbname: str = "floor") -> Table:
     table_id = f"{prefix}{next(_ids)}-{secrets.token_hex(2)}"
     journal = Journal(folder / table_id / "journal.sqlite")
     password = secrets.token_urlsafe(12)
     role = enroll(admin, table_id, password, floor_key(journal.key, table_id))
-    dsn = f"host={cluster.host} port={cluster.port} dbname=floor"
+    dsn = f"host={cluster.host} port={cluster.port} dbname={dbname}"
     return Table(table_id, journal, FloorSettings(dsn=dsn, table_id=table_id, user=role, password=password,
                                                   poll=0.05), dsn)
 
