@@ -12,7 +12,7 @@ state-changing request that is not this page's JSON, are refused too (controller
 Routes:
   GET  /                 the page (controller/page/static/index.html)
   GET  /static/...       its script, style and card images; nothing comes from elsewhere
-  GET  /words.js         the page's words in the table's language (page.language; controller/page/i18n.py)
+  GET  /words.js         the page's words in the reader's language (controller/page/languages.py)
   GET  /api/state        the current snapshot (JSON)
   GET  /api/events       server-sent events: the current snapshot at once, then the newest one
                          whenever one is published (``event: snapshot``, ``data:`` the JSON);
@@ -61,7 +61,7 @@ from controller.engine_events import PageAlert
 from controller.errors import InputError
 from controller.page.feed import Feed
 from controller.page.fence import Challenges, Fence, Throttle, quoted
-from controller.page.i18n import Words
+from controller.page.languages import Languages
 from controller.page.replays import RoundReplays
 from controller.page.reports import SupervisorReports
 from controller.page.streams import Streams
@@ -108,8 +108,7 @@ class DealerPage:
         self._stopping: asyncio.Event | None = None
         self.streams = Streams(self.log)
         self.feed = Feed(journal_path, readers, table_id, self.log)
-        self.words = Words(language)            # what the dealer reads, in the table's language
-        self._translated: tuple[dict | None, dict] = (None, {})   # the newest snapshot and its translation
+        self.words = Languages(language)        # what each reader reads, in the language their browser chose
         self._pending: tuple[dict, float] = (engine.snapshot, time.monotonic())   # see _published
         self._wake_due = False
         self.fence = Fence(host)
@@ -192,10 +191,8 @@ class DealerPage:
         return self._translate(self._pending[0])
 
     def _translate(self, snap: dict) -> dict:
-        # on the page's loop only, once per snapshot (for English, the engine's own object)
-        if self._translated[0] is not snap:
-            self._translated = (snap, self.words.snapshot(snap))
-        return self._translated[1]
+        # on the page's loop only, once per snapshot and language (for English, the engine's own object)
+        return self.words.snapshot(snap)
 
     def _wake(self) -> None:
         self._wake_due = False              # cleared before reading: a later snapshot wakes again
@@ -207,7 +204,8 @@ class DealerPage:
     # --- HTTP -----------------------------------------------------------------------------
 
     def _app(self) -> web.Application:
-        app = web.Application(middlewares=[self._only_allowed, self._fenced], client_max_size=16 * 1024)
+        app = web.Application(middlewares=[self._only_allowed, self._fenced, self.words.choose],
+                              client_max_size=16 * 1024)
         app.router.add_get("/", self._index)
         app.router.add_get("/words.js", self._words)
         app.router.add_static("/static/", STATIC_DIR, follow_symlinks=False)
@@ -319,7 +317,7 @@ class DealerPage:
         if self.journal_path is None:
             return self._say(503, False, "recall is not available: this page was started without the journal")
         try:
-            rounds = await asyncio.get_running_loop().run_in_executor(None, self._read_recall)
+            rounds = await asyncio.to_thread(self._read_recall)     # in the reader's language (its context)
         except (sqlite3.Error, JournalError, LookupError) as err:
             self.log.warning("page.recall_failed", error=str(err))
             return self._say(503, False, f"recall: cannot read the journal: {err}")

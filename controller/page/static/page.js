@@ -30,6 +30,28 @@ function translatePage() {
 }
 translatePage();
 
+// The language of this screen, chosen here by the person reading it (the dealer's and a supervisor's
+// tablet may differ): a cookie this browser sends with every request, so the page, its events, its
+// answers, recall and the report all follow it; ?lang=es in the address chooses it too (a kiosk's start
+// address). Each language is named in its own words, so a reader who cannot read this one finds theirs.
+const LANGUAGE_NAMES = { en: "English", es: "Español" };
+function chooseLanguage(language) {
+  document.cookie = `lang=${encodeURIComponent(language)}; path=/; max-age=31536000; samesite=strict`;
+  const url = new URL(location.href);
+  url.searchParams.delete("lang");
+  location.replace(url.href);
+}
+(() => {
+  const asked = new URLSearchParams(location.search).get("lang");
+  if (asked && LANGUAGES.includes(asked) && asked !== LANGUAGE) chooseLanguage(asked);
+  const button = document.getElementById("language");
+  if (!button) return;
+  const other = LANGUAGES[(LANGUAGES.indexOf(LANGUAGE) + 1) % LANGUAGES.length];
+  button.textContent = LANGUAGE_NAMES[other] || other;
+  button.lang = other;
+  button.addEventListener("click", () => chooseLanguage(other));
+})();
+
 const SPOTS = [["ante", t("Ante")], ["play", t("Play")], ["pair_plus", t("Pair Plus")],
                ["six_card_bonus", t("6 Card Bonus")], ["super6", t("Super 6")]];
 const SUITS = { c: "♣", d: "♦", h: "♥", s: "♠" };
@@ -54,7 +76,7 @@ const KINDS = {
   unread_spot: t("unread spot"), device_fault: t("device fault"), device_offline: t("device offline"),
   device_security: t("device security"), sensor_fault: t("sensor fault"), shoe_error: t("shoe error"),
   command_failed: t("command failed"), deck_check: t("deck check"), deck_count: t("deck count"),
-  dead_hand: t("dead hand"), shoe_slow: t("shoe slow"), shuffle_late: t("shuffle late"), hold: t("hold"),
+  dead_hand: t("dead hand"), shoe_slow: t("shoe slow"), shuffle_late: t("shuffle late"), hold: tc("alert", "hold"),
   recovery: t("recovery"), settlement: t("settlement"), void: t("void"), supervisor_called: t("supervisor called"),
   super6_closed: t("Super 6 closed"), super6_open: t("Super 6 open"), jackpot_hit: t("jackpot hit"),
   jackpot_verified: t("jackpot verified"), jackpot_posted: t("jackpot posted"), internal_error: t("internal error"),
