@@ -23,10 +23,8 @@ Routes:
   GET  /api/feed         the surveillance feed: every journaled fact as a resumable server-sent event,
                          for a reader's token only (controller/page/feed.py, docs/feed.md)
   GET  /api/health       200 once the page is serving (the kiosk launcher waits on it)
-  GET  /api/recall       game recall: the last ten rounds, the one in play included, as
-                         controller/store/recall.py gives them, read from the journal file
-                         through a read-only SQLite connection; a round in play shows no card
-                         the table does not show (503 when the page has no journal)
+  GET  /api/recall       game recall: the last ten rounds, ?round=N, ?before=N (controller/page/recalls.py)
+  GET  /favicon.ico      the page's icon (static/favicon.ico)
   GET  /api/replay       ?round=N: a round that has ended, step by step (controller/page/replays.py)
   GET  /api/challenge    a one-time challenge for a supervisor's action (valid CHALLENGE_TTL s)
   GET  /report, POST /api/report   the supervisor's report, behind a PIN (controller/page/reports.py)
@@ -49,7 +47,6 @@ import asyncio
 import functools
 import ipaddress
 import json
-import sqlite3
 import threading
 import time
 from pathlib import Path
@@ -62,14 +59,13 @@ from controller.errors import InputError
 from controller.page.feed import Feed
 from controller.page.fence import Challenges, Fence, Throttle, quoted
 from controller.page.languages import Languages
+from controller.page.recalls import RoundRecall
 from controller.page.replays import RoundReplays
 from controller.page.reports import SupervisorReports
 from controller.page.streams import Streams
 from controller.round import machine as procedure
-from controller.store.journal import Journal, JournalError
 from controller.store.pins import MIN_PIN, PRIVILEGED_ROLES, PinRefused, PinStore, duration
 from controller.store.readers import FeedReaders
-from controller.store.recall import as_the_table_shows, recall
 
 STATIC_DIR = Path(__file__).with_name("static")
 # the page may load nothing from anywhere but this controller. Referrers go to this page only
@@ -82,7 +78,6 @@ SECURITY_HEADERS = {
     "Cache-Control": "no-cache",
 }
 REQUEST_KEYS = {"action", "role", "pin", "challenge", *procedure.ARGUMENT_TYPES}
-RECALL_ROUNDS = 10
 CHALLENGE_TTL, CHALLENGES_OPEN = 120.0, 32
 
 
@@ -213,11 +208,12 @@ class DealerPage:
         app.router.add_get("/api/events", self._events)
         app.router.add_get("/api/feed", self._feed)
         app.router.add_get("/api/health", self._health)
-        app.router.add_get("/api/recall", self._recall)
+        app.router.add_get("/favicon.ico", self._favicon)
         app.router.add_get("/api/challenge", self._challenge)
         app.router.add_post("/api/action", self._action)
         SupervisorReports(self).add_routes(app)
         RoundReplays(self.journal_path, self.words, self.log).add_routes(app)
+        RoundRecall(self.journal_path, self.words, self._latest["table"], self.log).add_routes(app)
         app.on_response_prepare.append(self._headers)
         return app
 
@@ -277,6 +273,9 @@ class DealerPage:
     async def _index(self, request: web.Request) -> web.FileResponse:
         return web.FileResponse(STATIC_DIR / "index.html")
 
+    async def _favicon(self, request: web.Request) -> web.FileResponse:
+        return web.FileResponse(STATIC_DIR / "favicon.ico")
+
     async def _words(self, request: web.Request) -> web.Response:
         return web.Response(text=self.words.words_script(), content_type="text/javascript")
 
@@ -312,24 +311,6 @@ class DealerPage:
     async def _challenge(self, request: web.Request) -> web.Response:
         return web.json_response({"ok": True, "challenge": self.challenges.issue(),
                                   "expires_in": int(CHALLENGE_TTL)}, headers={"Cache-Control": "no-store"})
-
-    async def _recall(self, request: web.Request) -> web.Response:
-        if self.journal_path is None:
-            return self._say(503, False, "recall is not available: this page was started without the journal")
-        try:
-            rounds = await asyncio.to_thread(self._read_recall)     # in the reader's language (its context)
-        except (sqlite3.Error, JournalError, LookupError) as err:
-            self.log.warning("page.recall_failed", error=str(err))
-            return self._say(503, False, f"recall: cannot read the journal: {err}")
-        return web.json_response({"ok": True, "table": self._latest["table"], "rounds": rounds})
-
-    def _read_recall(self) -> list[dict]:
-        assert self.journal_path is not None
-        journal = Journal.read_only(self.journal_path, keyed=False)
-        try:
-            return [self.words.recalled(as_the_table_shows(doc)) for doc in recall(journal, last=RECALL_ROUNDS)]
-        finally:
-            journal.close()
 
     async def _events(self, request: web.Request) -> web.StreamResponse:
         assert self._stopping is not None       # set by _serve before the server takes requests

@@ -171,11 +171,19 @@ function devicesHtml(devices, up) {
   }).join("");
 }
 
+// alerts the table words for a technician, said for the dealer (the technician's words stay in the
+// title); the snapshot should carry the dealer's words itself (issue 31, item 9)
+const DEALER_SAYS = {
+  config_changed: t("The table's settings were changed since it last ran: call a technician to check them before play"),
+};
+
 function alertHtml(a) {
   const where = a.round ? t("round {round}", { round: a.round }) : t("table");
-  return `<li><span class="kind"><time datetime="${esc(a.at || "")}">${clock(a.at)}</time> · ${where} · ${
-    esc(kindWords(a.kind))}${a.position ? " · " + t("position {position}", { position: a.position }) : ""}</span>${
-    esc(a.message)}</li>`;
+  const when = a.at ? clock(a.at) : t("time not recorded");
+  const said = DEALER_SAYS[a.kind];
+  return `<li${said ? ` title="${esc(a.message)}"` : ""}><span class="kind"><time datetime="${esc(a.at || "")}">${
+    esc(when)}</time> · ${where} · ${esc(kindWords(a.kind))}${
+    a.position ? " · " + t("position {position}", { position: a.position }) : ""}</span>${esc(said || a.message)}</li>`;
 }
 
 function render(s) {
