@@ -6,12 +6,12 @@
     .venv/bin/python scripts/catalogue.py --check   # exit 1 unless the catalogue is complete and compiled
 
 Where the words are (controller/page/i18n.py tells how they are used):
-- static/index.html: the text of each element marked ``data-t`` (whitespace runs as one space)
+- static/index.html and static/report.html: the text of each element marked ``data-t`` (whitespace runs as one space)
   and each attribute ATTR of an element marked ``data-t-ATTR``;
 - static/*.js: ``t("...")`` and ``tc("context", "...")``, a string literal first (read here: Babel's
   JavaScript extractor misses calls inside template literals, where the page makes its HTML);
 - controller/page/messages.py: ``N_("...")``, the table's messages as ids with placeholders
-  (Babel's Python extractor).
+  (Babel's Python extractor); controller/page/report_page.py: ``tr("...")``, the report's own words.
 
 Babel writes the .po (sorted, no dates that change by themselves) and compiles the .mo, so a
 machine without gettext's msgfmt (CI) makes and checks the same files. Both are committed: the
@@ -78,11 +78,9 @@ def extracted() -> Ids:
     """Every word of the page and every message id of the table, with where each is."""
     ids: Ids = {}
     for html in sorted((PAGE / "static").glob("*.html")):
-        if html.name == "index.html":               # the dealer's page (the supervisor's report stays English)
+        if html.name in ("index.html", "report.html"):      # the dealer's page, the supervisor's report
             _Marked(f"static/{html.name}", ids).feed(html.read_text(encoding="utf-8"))
     for script in sorted((PAGE / "static").glob("*.js")):
-        if script.name == "report.js":
-            continue
         text = script.read_text(encoding="utf-8")
         for m in JS_CALL.finditer(text):
             context, word = (json.loads(m.group(2)), json.loads(m.group(3))) if m.group(1) == "tc" \
@@ -91,6 +89,9 @@ def extracted() -> Ids:
     with (PAGE / "messages.py").open("rb") as f:
         for line, message, _comments, _context in extract("python", f, keywords={"N_": None}, comment_tags=()):
             ids.setdefault((str(message), None), []).append(("messages.py", line))
+    with (PAGE / "report_page.py").open("rb") as f:
+        for line, message, _comments, _context in extract("python", f, keywords={"tr": None}, comment_tags=()):
+            ids.setdefault((str(message), None), []).append(("report_page.py", line))
     return ids
 
 

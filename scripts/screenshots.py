@@ -92,12 +92,42 @@ def main() -> None:
             tap(page, "button[data-action=no_more_bets]")
             tap(page, "button[data-action=deal]")
             tap(page, "button[data-action=misdeal]")
-            page.locator("#misdeal-dialog button[value='a card was exposed']").click()
+            page.locator("#misdeal-dialog button[data-reason='a card was exposed']").click()
+            page.screenshot(path=OUT / "misdeal-confirm.png")
+            page.locator("#misdeal-yes").click()
             wait_state(page, "void")
             page.wait_for_timeout(300)
             page.screenshot(path=OUT / "misdeal.png")
+        busy(browser, Path(tmp) / "busy")
         browser.close()
     print(f"wrote {', '.join(sorted(p.name for p in OUT.glob('*.png')))} to {OUT}")
+
+
+def busy(browser, folder: Path) -> None:
+    """Six busy positions settling at 1024x768, the screen chosen Spanish on the page (?lang=es)."""
+    from tests.page.test_page_layout import BUSY
+    page = browser.new_page(viewport={"width": 1024, "height": 768})
+    with table(folder, "sheet-004", page=True, seed=3) as rig:
+        page.goto(rig.run.page.url + "?lang=es")
+        page.wait_for_function("() => document.documentElement.lang === 'es'")
+        wait_state(page, "ready")
+        rig.open_and_bet(BUSY)
+        rig.act("no_more_bets")
+        rig.state("closed")
+        for position in (2, 5):
+            rig.sim.sensors.place(position, "pair_plus", 500)
+        rig.wait(lambda s: s["positions"][4]["problems"])
+        rig.act("deal")
+        rig.state("decisions")
+        for position in (1, 2, 4, 6):
+            rig.play(position)
+        for position in (3, 5):
+            rig.act("fold", position=position)
+        rig.reveal()
+        page.wait_for_selector(".pos.next")
+        page.wait_for_timeout(300)
+        page.screenshot(path=OUT / "busy-1024-es.png")
+    page.close()
 
 
 if __name__ == "__main__":

@@ -15,13 +15,13 @@ from typing import Any
 
 from aiohttp import web
 
-from controller.page.i18n import Words
+from controller.page.languages import Languages
 from controller.store.journal import Journal, JournalError
 from controller.store.replay import replay
 
 
 class RoundReplays:
-    def __init__(self, journal_path: Path | None, words: Words, log: Any):
+    def __init__(self, journal_path: Path | None, words: Languages, log: Any):
         self.journal_path = journal_path
         self.words = words
         self.log = log

@@ -3,7 +3,9 @@
 Owns the presentation of a report (controller/store/report.py) in HTML: the figures per
 wager type in dollars beside the theoretical hold, the charts (controller/page/charts.py:
 hold % per wager type against theory and its ±2σ band, rounds per hour, device faults per
-hour), jackpot hits, voids and irregularities in local time. ``fragment`` is what the
+hour), jackpot hits, voids and irregularities in the table's time zone (gaming_day.time_zone), in
+the reader's language when the page asks (``tr``: the page's catalogue, controller/page/languages.py;
+English, the ids themselves, for the CLI and the file). ``fragment`` is what the
 supervisor's page shows (styled by static/report.css: no inline style, the page's
 Content-Security-Policy forbids it); ``printable`` is a whole document for the shift's
 paperwork (``table-controller report --html FILE``), its style inside, laid out for one
@@ -12,6 +14,7 @@ A4 or Letter page in landscape.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from html import escape
 from typing import Any
@@ -21,6 +24,17 @@ from controller.rules.spots import label
 from controller.rules.words import money
 
 IRREGULARITIES_SHOWN = 25          # one page: the rest are counted (the CLI and JSON list them all)
+Translate = Callable[[str], str]
+
+
+def english(text: str) -> str:
+    return text
+
+
+def when(at: str | None) -> str:
+    """A local ISO time of the report ("2026-03-07T14:05:33-05:00") as people read it: the date and
+    the time of day in the table's zone, which the report's period line names once."""
+    return (at or "")[:19].replace("T", " ")
 
 
 def pct(value: float | None) -> str:
@@ -51,78 +65,93 @@ def _local(report: dict[str, Any]):
     return local
 
 
-def pictures(report: dict[str, Any], timeline: list[dict]) -> list[str]:
+def pictures(report: dict[str, Any], timeline: list[dict], tr: Translate = english) -> list[str]:
     """Every chart of the report, as SVG text."""
     local = _local(report)
     out = []
     for spot, row in report["wagers"].items():
         if row["wagers"]:
-            out.append(charts.hold_chart(f"{label(spot)}: hold % against theory ±2σ",
+            out.append(charts.hold_chart(tr("{spot}: hold % against theory ±2σ").format(spot=tr(label(spot))),
                                          charts.hold_points(timeline, spot, local)))
     slots = hours(report)
-    out.append(charts.bars("Rounds per hour", [(h[-5:], report["rounds_per_hour"].get(h, 0)) for h in slots],
+    out.append(charts.bars(tr("Rounds per hour"), [(h[-5:], report["rounds_per_hour"].get(h, 0)) for h in slots],
                            "rounds"))
     faults = dict.fromkeys(slots, 0)
     for item in report["irregularities"]:
         if item["category"] == "device_fault":
             hour = datetime.fromisoformat(item["at"]).strftime("%Y-%m-%dT%H:00")
             faults[hour] = faults.get(hour, 0) + 1
-    out.append(charts.bars("Device faults per hour", [(h[-5:], n) for h, n in faults.items()], "faults"))
+    out.append(charts.bars(tr("Device faults per hour"), [(h[-5:], n) for h, n in faults.items()], "faults"))
     return out
 
 
-def fragment(report: dict[str, Any], timeline: list[dict]) -> str:
+def fragment(report: dict[str, Any], timeline: list[dict], tr: Translate = english,
+             said: Translate = english) -> str:
+    """The report as HTML; ``tr`` gives the report's own words in the reader's language, ``said`` the
+    table's messages it quotes (a void's reason, an irregularity)."""
     r = report
-    what = f"shift {r['shift']} of gaming day {r['gaming_day']}" if r["shift"] else f"gaming day {r['gaming_day']}"
+    what = (tr("shift {shift} of gaming day {day}").format(shift=r["shift"], day=r["gaming_day"]) if r["shift"]
+            else tr("gaming day {day}").format(day=r["gaming_day"]))
     n = r["rounds"]
-    out = [f'<section class="report"><h2>Table {escape(r["table"])} · {escape(what)}</h2>',
-           f'<p class="period">{escape(r["from"].replace("T", " "))} to {escape(r["to"].replace("T", " "))} '
-           f'({escape(r["gaming_day_settings"]["time_zone"])}) · preset {escape(r["preset"])} · rounds: '
-           f'{n["complete"]} complete, {n["void"]} void, {n["open"]} open</p>',
-           '<table class="figures"><thead><tr><th>wager</th><th>wagers</th><th>wagered</th><th>paid</th>'
-           '<th>hold</th><th>hold %</th><th>theory</th><th>±2σ</th></tr></thead><tbody>']
+    period = tr("{start} to {end} ({zone}) · preset {preset} · rounds: {complete} complete, {void} void, "
+                "{open} open").format(start=when(r["from"])[:16], end=when(r["to"])[:16],
+                                      zone=r["gaming_day_settings"]["time_zone"], preset=r["preset"],
+                                      complete=n["complete"], void=n["void"], open=n["open"])
+    heads = "".join(f"<th>{escape(h)}</th>" for h in (tr("wager"), tr("wagers"), tr("wagered"), tr("paid"),
+                                                     tr("hold"), tr("hold %"), tr("theory"), "±2σ"))
+    title = tr("Table {table}").format(table=r["table"])
+    out = [f'<section class="report"><h2>{escape(title)} · {escape(what)}</h2>',
+           f'<p class="period">{escape(period)}</p>',
+           f'<table class="figures"><thead><tr>{heads}</tr></thead><tbody>']
     for spot, w in r["wagers"].items():
         if not (w["wagers"] or w["paid"] or w["taken"]):
             continue
         band = "–" if w["sigma_percent"] is None else f"±{2 * w['sigma_percent']:.2f}"
-        out.append(f"<tr><td>{label(spot)}</td><td>{w['wagers']}</td><td>{money(w['wagered'])}</td>"
+        out.append(f"<tr><td>{escape(tr(label(spot)))}</td><td>{w['wagers']}</td><td>{money(w['wagered'])}</td>"
                    f"<td>{money(w['paid'])}</td><td>{money(w['hold'])}</td><td>{pct(w['hold_percent'])}</td>"
                    f"<td>{pct(w['theoretical_hold_percent'])}</td><td>{band}</td></tr>")
     t = r["totals"]
-    out.append(f'<tr class="total"><td>total</td><td></td><td>{money(t["wagered"])}</td><td>{money(t["paid"])}</td>'
+    total = tr("total")
+    out.append(f'<tr class="total"><td>{escape(total)}</td><td></td><td>{money(t["wagered"])}</td>'
+               f'<td>{money(t["paid"])}</td>'
                f'<td>{money(t["hold"])}</td><td>{pct(t["hold_percent"])}</td><td></td><td></td></tr>'
                "</tbody></table>")
-    out.append('<p class="notes">' + " · ".join(escape(x) for x in notes(r)) + "</p>")
-    out.append('<div class="charts">' + "".join(pictures(r, timeline)) + "</div>")
+    out.append('<p class="notes">' + " · ".join(escape(x) for x in notes(r, tr)) + "</p>")
+    out.append('<div class="charts">' + "".join(pictures(r, timeline, tr)) + "</div>")
     out.append('<div class="lists">')
-    out.append(_list("Jackpot hits", [f"{h['at']} · round {h['round']} · position {h['seat']} · "
-                                      f"{h['jackpot'].upper()} {money(h['amount'])}" for h in r["jackpot_hits"]]))
-    out.append(_list("Voids", [f"{v['at']} · round {v['round']} · {v['reason']}"
-                               + (f" · by {v['by']}" if v["by"] else "") for v in r["voids"]]))
-    items = [f"{i['at']} · {i['category'].replace('_', ' ')} · "
-             f"{'round ' + str(i['round']) if i['round'] else 'between rounds'} · {i['message']}"
+    rnd, seat, between = tr("round {round}"), tr("position {position}"), tr("between rounds")
+    out.append(_list(tr("Jackpot hits"), [
+        f"{when(h['at'])} · {rnd.format(round=h['round'])} · {seat.format(position=h['seat'])}"
+        f" · {h['jackpot'].upper()} {money(h['amount'])}" for h in r["jackpot_hits"]], tr))
+    out.append(_list(tr("Voids"), [f"{when(v['at'])} · {rnd.format(round=v['round'])} · {said(v['reason'])}"
+                                   + (" · " + tr("by {by}").format(by=v["by"]) if v["by"] else "")
+                                   for v in r["voids"]], tr))
+    items = [f"{when(i['at'])} · {tr(i['category'].replace('_', ' '))} · "
+             f"{rnd.format(round=i['round']) if i['round'] else between} · {said(i['message'])}"
              for i in r["irregularities"]]
     more = len(items) - IRREGULARITIES_SHOWN
-    out.append(_list("Irregularities", items[:IRREGULARITIES_SHOWN]
-                     + ([f"and {more} more (table-controller report lists them all)"] if more > 0 else [])))
+    out.append(_list(tr("Irregularities"), items[:IRREGULARITIES_SHOWN] + (
+        [tr("and {more} more (table-controller report lists them all)").format(more=more)] if more > 0 else []), tr))
     out.append("</div></section>")
     return "".join(out)
 
 
-def notes(r: dict[str, Any]) -> list[str]:
+def notes(r: dict[str, Any], tr: Translate = english) -> list[str]:
     """The figures' footnotes, for the page and the PDF alike."""
     said = []
     if r["wagers"]["ante"].get("ante_bonus_paid"):
-        said.append(f"Ante Bonus paid (in the Ante's paid): {money(r['wagers']['ante']['ante_bonus_paid'])}")
+        said.append(tr("Ante Bonus paid (in the Ante's paid): {amount}").format(
+            amount=money(r["wagers"]["ante"]["ante_bonus_paid"])))
     if r["cap_reductions"]:
-        said.append(f"maximum payout reductions: {money(r['cap_reductions'])}")
-    said.append("theory: the par sheet's hold for the wagers made; ±2σ: how far chance alone may carry "
-                "the hold % (about 95 days in 100 stay inside)")
+        said.append(tr("maximum payout reductions: {amount}").format(amount=money(r["cap_reductions"])))
+    said.append(tr("theory: the par sheet's hold for the wagers made; ±2σ: how far chance alone may carry "
+                   "the hold % (about 95 days in 100 stay inside)"))
     return said
 
 
-def _list(title: str, items: list[str]) -> str:
-    body = "".join(f"<li>{escape(i)}</li>" for i in items) or "<li>none</li>"
+def _list(title: str, items: list[str], tr: Translate = english) -> str:
+    nothing = tr("none")
+    body = "".join(f"<li>{escape(i)}</li>" for i in items) or f"<li>{escape(nothing)}</li>"
     return f'<div class="list"><h3>{escape(title)} ({len(items) if items else 0})</h3><ul>{body}</ul></div>'
 
 

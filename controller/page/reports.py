@@ -3,6 +3,8 @@
 Owns two routes of the page (docs/page-api.md):
 
   GET  /report       the report page (static/report.html): role, PIN, gaming day, shift
+  GET  /api/report/shifts   {"ok", "shifts": [names], "time_zone"}: the gaming day's shifts, offered
+                     as buttons (the kiosk has no keyboard); no figures, so no PIN
   POST /api/report   {"role", "pin", "challenge", "day"?, "shift"?} -> {"ok", "html", "report"}:
                      the report (controller/store/report.py) of that gaming day (default: the
                      one in progress) or shift, as the HTML section with its inline SVG charts
@@ -47,6 +49,12 @@ class SupervisorReports:
     def add_routes(self, app: web.Application) -> None:
         app.router.add_get("/report", self._report_page)
         app.router.add_post("/api/report", self._report)
+        app.router.add_get("/api/report/shifts", self._shifts)
+
+    async def _shifts(self, request: web.Request) -> web.Response:
+        clock = self.page.engine.config.gaming_day
+        return web.json_response({"ok": True, "shifts": [name for name, _ in clock.shifts],
+                                  "time_zone": clock.describe()["time_zone"]})
 
     async def _report_page(self, request: web.Request) -> web.FileResponse:
         return web.FileResponse(REPORT_PAGE)
@@ -97,7 +105,9 @@ class SupervisorReports:
             page.log.warning("page.report_failed", error=str(err))
             return _answer(503, f"report: cannot read the journal: {err}")
         timeline = report.pop("timeline")
-        return web.json_response({"ok": True, "html": fragment(report, timeline), "report": report},
+        words = page.words          # the reader's language (controller/page/languages.py)
+        html = fragment(report, timeline, tr=words.gettext, said=lambda text: words.text(text) or text)
+        return web.json_response({"ok": True, "html": html, "report": report},
                                  headers={"Cache-Control": "no-store"})
 
     def _read(self, config: Any, day: date, shift: str | None) -> dict:

@@ -11,7 +11,7 @@ state-changing request that is not this page's JSON, are refused too (controller
 Routes:
   GET  /                 the page (controller/page/static/index.html)
   GET  /static/...       its script, style and card images; nothing comes from elsewhere
-  GET  /words.js         the page's words in the table's language (page.language; controller/page/i18n.py)
+  GET  /words.js         the page's words in the reader's language (controller/page/languages.py)
   GET  /api/state        the current snapshot (JSON)
   GET  /api/events       server-sent events: the current snapshot at once, then the newest one
                          whenever one is published (``event: snapshot``, ``data:`` the JSON); a
@@ -21,8 +21,8 @@ Routes:
                          for a reader's token only (controller/page/feed.py, docs/feed.md)
   GET  /api/health       200 once the page is serving (the kiosk launcher waits on it); 503 with
                          ``ok`` false and ``halted`` (the reason) once the table has halted
-  GET  /api/recall       game recall: the last ten rounds, the one in play included (controller/store/
-                         recall.py, read-only); a round in play shows no card the table does not show
+  GET  /api/recall       game recall: the last ten rounds, ?round=N, ?before=N (controller/page/recalls.py)
+  GET  /favicon.ico      the page's icon (static/favicon.ico)
   GET  /api/replay       ?round=N: a round that has ended, step by step (controller/page/replays.py)
   GET  /api/challenge    a one-time challenge for a supervisor's action (valid CHALLENGE_TTL s)
   GET  /report, POST /api/report   the supervisor's report, behind a PIN (controller/page/reports.py)
@@ -45,7 +45,6 @@ import asyncio
 import functools
 import ipaddress
 import json
-import sqlite3
 import threading
 import time
 from pathlib import Path
@@ -57,15 +56,14 @@ from controller.engine_events import PageAlert
 from controller.errors import InputError
 from controller.page.feed import Feed
 from controller.page.fence import Challenges, Fence, Throttle, quoted
-from controller.page.i18n import Words
+from controller.page.languages import Languages
+from controller.page.recalls import RoundRecall
 from controller.page.replays import RoundReplays
 from controller.page.reports import SupervisorReports
 from controller.page.streams import Streams
 from controller.round import machine as procedure
-from controller.store.journal import Journal, JournalError
 from controller.store.pins import MIN_PIN, PRIVILEGED_ROLES, PinRefused, PinStore, duration
 from controller.store.readers import FeedReaders
-from controller.store.recall import as_the_table_shows, recall
 
 STATIC_DIR = Path(__file__).with_name("static")
 # the page may load nothing from anywhere but this controller. Referrers go to this page only
@@ -78,7 +76,6 @@ SECURITY_HEADERS = {
     "Cache-Control": "no-cache",
 }
 REQUEST_KEYS = {"action", "role", "pin", "challenge", *procedure.ARGUMENT_TYPES}
-RECALL_ROUNDS = 10
 CHALLENGE_TTL, CHALLENGES_OPEN = 120.0, 32
 
 
@@ -104,8 +101,7 @@ class DealerPage:
         self._stopping: asyncio.Event | None = None
         self.streams = Streams(self.log)
         self.feed = Feed(journal_path, readers, table_id, self.log)
-        self.words = Words(language)            # what the dealer reads, in the table's language
-        self._translated: tuple[dict | None, dict] = (None, {})   # the newest snapshot and its translation
+        self.words = Languages(language)        # what each reader reads, in the language their browser chose
         self._pending: tuple[dict, float] = (engine.snapshot, time.monotonic())   # see _published
         self._wake_due = False
         self.fence = Fence(host)
@@ -188,10 +184,8 @@ class DealerPage:
         return self._translate(self._pending[0])
 
     def _translate(self, snap: dict) -> dict:
-        # on the page's loop only, once per snapshot (for English, the engine's own object)
-        if self._translated[0] is not snap:
-            self._translated = (snap, self.words.snapshot(snap))
-        return self._translated[1]
+        # on the page's loop only, once per snapshot and language (for English, the engine's own object)
+        return self.words.snapshot(snap)
 
     def _wake(self) -> None:
         self._wake_due = False              # cleared before reading: a later snapshot wakes again
@@ -203,7 +197,8 @@ class DealerPage:
     # --- HTTP -----------------------------------------------------------------------------
 
     def _app(self) -> web.Application:
-        app = web.Application(middlewares=[self._only_allowed, self._fenced], client_max_size=16 * 1024)
+        app = web.Application(middlewares=[self._only_allowed, self._fenced, self.words.choose],
+                              client_max_size=16 * 1024)
         app.router.add_get("/", self._index)
         app.router.add_get("/words.js", self._words)
         app.router.add_static("/static/", STATIC_DIR, follow_symlinks=False)
@@ -211,11 +206,12 @@ class DealerPage:
         app.router.add_get("/api/events", self._events)
         app.router.add_get("/api/feed", self._feed)
         app.router.add_get("/api/health", self._health)
-        app.router.add_get("/api/recall", self._recall)
+        app.router.add_get("/favicon.ico", self._favicon)
         app.router.add_get("/api/challenge", self._challenge)
         app.router.add_post("/api/action", self._action)
         SupervisorReports(self).add_routes(app)
         RoundReplays(self.journal_path, self.words, self.log).add_routes(app)
+        RoundRecall(self.journal_path, self.words, self._latest["table"], self.log).add_routes(app)
         app.on_response_prepare.append(self._headers)
         return app
 
@@ -275,6 +271,9 @@ class DealerPage:
     async def _index(self, request: web.Request) -> web.FileResponse:
         return web.FileResponse(STATIC_DIR / "index.html")
 
+    async def _favicon(self, request: web.Request) -> web.FileResponse:
+        return web.FileResponse(STATIC_DIR / "favicon.ico")
+
     async def _words(self, request: web.Request) -> web.Response:
         return web.Response(text=self.words.words_script(), content_type="text/javascript")
 
@@ -313,24 +312,6 @@ class DealerPage:
     async def _challenge(self, request: web.Request) -> web.Response:
         return web.json_response({"ok": True, "challenge": self.challenges.issue(),
                                   "expires_in": int(CHALLENGE_TTL)}, headers={"Cache-Control": "no-store"})
-
-    async def _recall(self, request: web.Request) -> web.Response:
-        if self.journal_path is None:
-            return self._say(503, False, "recall is not available: this page was started without the journal")
-        try:
-            rounds = await asyncio.get_running_loop().run_in_executor(None, self._read_recall)
-        except (sqlite3.Error, JournalError, LookupError) as err:
-            self.log.warning("page.recall_failed", error=str(err))
-            return self._say(503, False, f"recall: cannot read the journal: {err}")
-        return web.json_response({"ok": True, "table": self._latest["table"], "rounds": rounds})
-
-    def _read_recall(self) -> list[dict]:
-        assert self.journal_path is not None
-        journal = Journal.read_only(self.journal_path, keyed=False)
-        try:
-            return [self.words.recalled(as_the_table_shows(doc)) for doc in recall(journal, last=RECALL_ROUNDS)]
-        finally:
-            journal.close()
 
     async def _events(self, request: web.Request) -> web.StreamResponse:
         assert self._stopping is not None       # set by _serve before the server takes requests

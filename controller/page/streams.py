@@ -37,7 +37,7 @@ class Streams:
         self.log = log
         self.listeners: set[asyncio.Event] = set()
         self._encoded: tuple[dict | None, bytes] = (None, b"")     # the newest event, encoded once for all
-        self._stamped: tuple[dict | None, float] = (None, 0.0)     # the newest snapshot, when published
+        self._stamped: tuple[int | None, float] = (None, 0.0)      # the newest snapshot's version, when published
         self.latency = Latencies()      # publication to its event written to a page's connection
 
     def event(self, snap: dict) -> bytes:
@@ -46,8 +46,9 @@ class Streams:
         return self._encoded[1]
 
     def stamp(self, snap: dict, published: float) -> None:
-        """``snap`` was published at ``published`` (time.monotonic, on the engine's thread)."""
-        self._stamped = (snap, published)
+        """``snap`` was published at ``published`` (time.monotonic, on the engine's thread); by its
+        version, since each language's readers get their own translation of it."""
+        self._stamped = (snap.get("version"), published)
 
     def wake(self) -> None:
         for listener in self.listeners:
@@ -80,7 +81,7 @@ class Streams:
                 if snap is not sent:
                     if not await send_bounded(response, self.event(snap)):
                         return self._drop(request, response)
-                    if self._stamped[0] is snap:
+                    if self._stamped[0] is not None and self._stamped[0] == snap.get("version"):
                         self.latency.add(time.monotonic() - self._stamped[1])
                     sent, idle = snap, 0.0
                 try:

@@ -77,8 +77,15 @@ def recall_round(journal: Journal, round_id: int) -> dict:
     return doc
 
 
-def recall(journal: Journal, last: int = 10, round_id: int | None = None) -> list[dict]:
-    ids = [round_id] if round_id is not None else journal.round_ids(last)
+def recall(journal: Journal, last: int = 10, round_id: int | None = None, before: int | None = None) -> list[dict]:
+    """Round ``round_id``, or the ``last`` rounds (those before round ``before``), oldest first."""
+    if round_id is not None:
+        ids = [round_id]
+    elif before is not None:
+        ids = [r for (r,) in reversed(journal.db.execute(
+            "SELECT id FROM rounds WHERE id < ? ORDER BY id DESC LIMIT ?", (before, last)).fetchall())]
+    else:
+        ids = journal.round_ids(last)
     known = {r for (r,) in journal.db.execute(
         f"SELECT id FROM rounds WHERE id IN ({','.join('?' * len(ids))})", ids)} if ids else set()
     missing = [i for i in ids if i not in known]

@@ -116,11 +116,28 @@ def test_a_misdeal_declared_on_the_page_voids_the_round(tmp_path, page):
         expect(page.locator("#misdeal-dialog")).not_to_be_visible()
         tap(page, "button[data-action=no_more_bets]")
         tap(page, "button[data-action=deal]")
+        # during decisions the Misdeal is offered but outlined: the step at hand outshines it
+        wait_state(page, "decisions")
+        misdeal = page.locator("button[data-action=misdeal]")
+        assert misdeal.evaluate("b => getComputedStyle(b).backgroundColor") == "rgba(0, 0, 0, 0)"
         tap(page, "button[data-action=misdeal]")                  # offered once the cards are out
-        page.locator("#misdeal-dialog button[value='a card was exposed']").click()
+        # a reason alone voids nothing: it asks, and "choose again" goes back
+        page.locator("#misdeal-dialog button[data-reason='cards dealt out of order']").click()
+        expect(page.locator("#misdeal-question")).to_have_text(
+            f"Void round {snapshot(page)['round']} for “Dealt out of order”? Every hand is void and every "
+            "wager is returned.")
+        page.locator("#misdeal-back").click()
+        page.locator("#misdeal-dialog button[data-reason='a card was exposed']").click()
+        page.wait_for_timeout(300)
+        assert snapshot(page)["state"] == "decisions" and not rig.records("void")
+        page.locator("#misdeal-yes").click()
         wait_state(page, "void")
         expect(page.locator("#prompt .first")).to_have_text("Round void: a card was exposed")
         expect(page.locator("#prompt")).to_contain_text("Return all wagers")
+        # the cards that were out go back for the reshuffle before the next round opens
+        expect(page.locator("#prompt .more")).to_have_text(
+            ["Return all wagers", "Put every card of this round into the shoe: it reshuffles them", "Open betting"])
+        expect(page.locator("button[data-action=open_betting]")).to_have_class("go next")
         void = rig.records("void")[0].data
         assert void == {"reason": "a card was exposed", "by": "dealer"}
         assert not rig.records("settlement") and not rig.records("paid")
@@ -185,7 +202,7 @@ def test_wrong_pins_of_any_role_lock_pin_entry_for_every_role_and_nothing_change
         assert _supervisor(page, "void_round", reason="player dispute", pin="13579", role="technician") == ""
         wait_state(page, "void")
         assert rig.records("void")[0].data == {"reason": "player dispute", "by": "technician Tom"}
-        expect(page.locator("#toast")).to_have_text("void round: done")
+        expect(page.locator("#toast")).to_have_text("The round is void: return every wager")
         # the request the page sent, recorded (PIN, challenge and all) and sent again, is refused untried
         recorded = sent[-1]
         assert json.loads(recorded.post_data)["challenge"]
@@ -213,7 +230,13 @@ def test_a_supervisor_override_of_an_unreadable_stack_is_accepted_and_journaled(
         page.locator("[data-sup=override_wager]").click()
         page.locator("#ov-position").select_option("2")
         page.locator("#ov-spot").select_option("ante")
-        page.locator("#ov-amount").fill("5")
+        # the kiosk has no keyboard: the keypad types the amount (the entry is chosen first), then the PIN
+        expect(page.locator("#ov-amount")).to_have_class("keyed money keying")
+        for key in ("7", "back", "5", "point", "0", "0", "9"):       # a third decimal is not taken
+            page.locator(f"#keypad button[data-key={key}]" if not key.isdigit() else "#keypad button",
+                         has_text=None if not key.isdigit() else key).first.click()
+        expect(page.locator("#ov-amount")).to_have_value("5.00")
+        page.locator("#sup-pin").click()
         assert _supervisor(page, "override_wager", reason="sensor misread", pin="2468") == ""
         expect(page.locator("#pos-2 .spots")).to_contain_text("Ante (override)$5.00")
         expect(page.locator("#pos-2 .spots li.flag")).to_have_count(0)

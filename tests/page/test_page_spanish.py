@@ -182,3 +182,43 @@ def test_the_english_page_stays_english_and_the_catalogue_check_finds_english(tm
         expect(page.locator("button[data-action=no_more_bets]")).to_have_text("No more bets")
         found = english_in([shown(page)])
         assert {"No more bets", "Open betting", "Misdeal", "Recall", "Alerts"} <= set(found)
+
+
+def test_each_screen_chooses_its_language_on_the_page_and_two_screens_may_differ(tmp_path, page, browser):
+    """The table is configured English; the person at this screen touches "Español": the page, its live
+    snapshots and the table's answers are Spanish for this browser only, and a supervisor's tablet (another
+    browser) stays English. ?lang= chooses it too, and /words.js?lang=es answers in that language."""
+    with table(tmp_path, "sheet-002", page=True, seed=6) as rig:
+        tablet = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+        try:
+            page.goto(rig.run.page.url)
+            expect(page.locator("#link")).to_have_text("Live")
+            tablet.goto(rig.run.page.url)
+            expect(tablet.locator("#link")).to_have_text("Live")
+            expect(page.locator("#language")).to_have_text("Español")
+            page.locator("#language").click()
+            expect(page.locator("#link")).to_have_text("En línea")
+            expect(page.locator("#language")).to_have_text("English")
+            assert page.evaluate("document.documentElement.lang") == "es"
+            expect(page.locator("#prompt .first")).to_have_text("Abrir apuestas")        # the snapshot too
+            touch(page, "button[data-action=deal]")
+            expect(page.locator("#toast")).to_have_text("Ahora no: no hay ninguna ronda abierta")
+            status, answer = post(page, {"action": "deal"})                # the table's answer, in Spanish
+            assert (status, answer["message"]) == (409, "«repartir» no es posible en el estado «lista»")
+            # the tablet is another browser: still English, live
+            expect(tablet.locator("#prompt .first")).to_have_text("Open betting")
+            tap(tablet, "button[data-action=open_betting]")
+            expect(page.locator("#prompt .first")).to_have_text("Hagan sus apuestas")
+            expect(tablet.locator("#prompt .first")).to_have_text("Place your bets")
+            assert post(tablet, {"action": "deal"})[1]["message"].startswith("deal is not possible")
+            assert tablet.evaluate("fetch('/words.js?lang=es').then(r => r.text())").startswith(
+                "// The dealer page's words in 'es'")
+            # a start address may name the language: the tablet's ?lang=es sticks to that browser
+            tablet.goto(rig.run.page.url + "?lang=es")
+            expect(tablet.locator("#link")).to_have_text("En línea")
+            assert "lang=" not in tablet.url
+            tablet.goto(rig.run.page.url + "?lang=en")
+            expect(tablet.locator("#link")).to_have_text("Live")
+            expect(page.locator("#prompt .first")).to_have_text("Hagan sus apuestas")
+        finally:
+            tablet.context.close()

@@ -186,3 +186,57 @@ def test_the_recall_panel_lists_the_last_rounds_from_the_journal(tmp_path, page)
             expect(dialog).to_be_hidden()
         finally:
             recall_page.stop()
+
+
+def test_recall_finds_any_round_by_number_or_earlier_and_lays_out_the_dealers_cards_high_to_low(tmp_path, page):
+    """Twelve rounds: the panel shows ten, "Earlier rounds" the two before them, a round number typed
+    on the recall's keypad that one; the dealer's cards as the live page arranges them. The icon is served."""
+    with table(tmp_path, "sheet-002", autoplay=True, rounds=12, seed=9, page=True) as rig:
+        assert rig.run.dealer.done.wait(90)
+        page.goto(rig.run.page.url)
+        assert page.evaluate("fetch('/favicon.ico').then(r => [r.status, r.headers.get('content-type')])") == [
+            200, "image/vnd.microsoft.icon"]
+        tap(page, "#recall-open")
+        dialog = page.locator("#recall-dialog")
+        expect(dialog.locator(".recall-round")).to_have_count(10)
+        expect(dialog.locator(".recall-round").first).to_have_attribute("data-round", "12")
+        page.locator("#recall-earlier").click()
+        expect(dialog.locator(".recall-round")).to_have_count(2)
+        expect(dialog.locator(".recall-round").first).to_have_attribute("data-round", "2")
+        expect(page.locator("#recall-earlier")).to_be_hidden()               # round 1 is the first
+        ranks = "23456789TJQKA"
+
+        def high_to_low(cards):
+            return sorted(cards, key=lambda c: ranks.index(c[:-1].replace("10", "T")) * 4 + "cdhs".index(c[-1]),
+                          reverse=True)
+        # a round whose dealer's hand the journal holds in another order than high to low
+        target = next(r["id"] for r in recall(rig.journal, last=12)
+                      if r["id"] < 10 and r["dealer"].split() != high_to_low(r["dealer"].split()))
+        page.locator("#recall-digits button", has_text="7").first.click()
+        page.locator("#recall-digits button[data-key=back]").click()
+        page.locator("#recall-digits button", has_text=str(target)).first.click()
+        page.locator("#recall-digits button[data-key=show]").click()
+        expect(dialog.locator(".recall-round")).to_have_count(1)
+        expect(dialog.locator(f"#recall-{target}")).to_be_visible()
+        dealt = recall(rig.journal, round_id=target)[0]["dealer"].split()
+        shown = dialog.locator(f"#recall-{target} .recall-dealer .card").all_text_contents()
+        assert [c.replace("♣", "c").replace("♦", "d").replace("♥", "h").replace("♠", "s") for c in shown] == \
+            high_to_low(dealt) != dealt
+        status = page.evaluate("fetch('/api/recall?round=99').then(r => r.status)")
+        assert status == 404
+        assert page.evaluate("fetch('/api/recall?round=x').then(r => r.status)") == 400
+
+
+def test_an_alert_for_a_technician_is_said_in_the_dealers_words_and_a_missing_time_says_so(tmp_path, page):
+    """The configuration-changed alert comes with digests and no time (the snapshot's, until the round
+    core words it): the page says what happened and what to do, keeps the digests in its title."""
+    with table(tmp_path, "sheet-002", page=True, seed=9) as rig:
+        open_page(page, rig)
+        raw = "The configuration changed since the last run (0123456789ab -> ba9876543210); check it before play"
+        page.evaluate("m => render({...window.tableSnapshot, alerts: [{kind: 'config_changed', message: m, "
+                      "at: null, round: null, position: null}]})", raw)
+        item = page.locator("#alerts li").first
+        expect(item).to_have_text("time not recorded · table · configuration changed"
+                                  "The table's settings were changed since it last ran: call a technician to "
+                                  "check them before play")
+        expect(item).to_have_attribute("title", raw)

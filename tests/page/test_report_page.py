@@ -4,6 +4,8 @@ folder; ``SCREENSHOTS=docs/screenshots`` (as scripts/screenshots.py does for the
 refreshes the one in the docs: a test run leaves the source tree as it found it."""
 
 
+import re
+
 from playwright.sync_api import expect
 
 from controller.rules.gaming import GamingClock
@@ -17,7 +19,10 @@ def _gaming_day(rig) -> str:
 
 
 def _ask(page, pin: str, day: str) -> str:
-    page.fill("#pin", pin)
+    page.locator("#keypad button[data-key=clear]").click()
+    for digit in pin:                               # the kiosk has no keyboard: the PIN's keypad
+        page.locator("#keypad button", has_text=digit).first.click()
+    expect(page.locator("#pin")).to_have_value(pin)
     page.fill("#day", day)
     page.click("#show")
     page.wait_for_function("() => ['shown', 'refused'].includes(document.body.dataset.report)")
@@ -86,3 +91,34 @@ def test_the_report_api_needs_a_pin_and_a_challenge(tmp_path, page):
         assert "timeline" not in answer["report"] and "<svg" in answer["html"]
         status, answer = post({"role": "supervisor", "pin": "2468", "challenge": challenge})
         assert status == 403                                         # a challenge is used once
+
+
+def test_the_report_speaks_the_screens_language_with_times_in_the_tables_zone(tmp_path, page):
+    """Chosen on the report page itself (the table is English); the shift is a button, the times are
+    the table's local time, never a UTC ISO string."""
+    with table(tmp_path, "sheet-002", autoplay=True, rounds=3, seed=3, page=True) as rig:
+        assert rig.run.dealer.done.wait(60)
+        rig.run.pins.set_pin("supervisor", "Ana", "2468")
+        rig.act("open_betting")
+        rig.state("betting")
+        rig.act("void_round", role="supervisor", who="supervisor Ana", reason="player dispute")
+        page.goto(rig.run.page.url + "report")
+        expect(page.locator("#language")).to_have_text("Español")
+        page.locator("#language").click()
+        expect(page.locator("#show")).to_have_text("Mostrar informe")
+        assert page.evaluate("document.documentElement.lang") == "es"
+        expect(page.locator("#shifts button")).to_have_text(["toda la jornada", "day"])     # the table's shifts
+        page.locator("#shifts button[data-shift=day]").click()
+        assert _ask(page, "2468", _gaming_day(rig)) == "shown"
+        expect(page.locator("section.report h2")).to_contain_text("Mesa T-TEST · turno day de la jornada de juego")
+        expect(page.locator("table.figures thead")).to_contain_text("apostado")
+        period = page.locator("section.report .period").text_content()
+        assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d a \d{4}-\d\d-\d\d \d\d:\d\d \(UTC\) · .*", period), period
+        void = page.locator(".lists li", has_text="player dispute")
+        expect(void).to_have_count(1)
+        at = void.text_content().split(" · ")[0]
+        assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", at), at     # no "T", no offset
+        expect(void).to_contain_text(f"ronda {rig.snap['round']} · player dispute · por supervisor Ana")
+        # the dealer's page in this browser follows the choice (one cookie per browser)
+        page.goto(rig.run.page.url)
+        expect(page.locator("#recall-open")).to_have_text("Historial")

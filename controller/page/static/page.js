@@ -30,6 +30,28 @@ function translatePage() {
 }
 translatePage();
 
+// The language of this screen, chosen here by the person reading it (the dealer's and a supervisor's
+// tablet may differ): a cookie this browser sends with every request, so the page, its events, its
+// answers, recall and the report all follow it; ?lang=es in the address chooses it too (a kiosk's start
+// address). Each language is named in its own words, so a reader who cannot read this one finds theirs.
+const LANGUAGE_NAMES = { en: "English", es: "Español" };
+function chooseLanguage(language) {
+  document.cookie = `lang=${encodeURIComponent(language)}; path=/; max-age=31536000; samesite=strict`;
+  const url = new URL(location.href);
+  url.searchParams.delete("lang");
+  location.replace(url.href);
+}
+(() => {
+  const asked = new URLSearchParams(location.search).get("lang");
+  if (asked && LANGUAGES.includes(asked) && asked !== LANGUAGE) chooseLanguage(asked);
+  const button = document.getElementById("language");
+  if (!button) return;
+  const other = LANGUAGES[(LANGUAGES.indexOf(LANGUAGE) + 1) % LANGUAGES.length];
+  button.textContent = LANGUAGE_NAMES[other] || other;
+  button.lang = other;
+  button.addEventListener("click", () => chooseLanguage(other));
+})();
+
 const SPOTS = [["ante", t("Ante")], ["play", t("Play")], ["pair_plus", t("Pair Plus")],
                ["six_card_bonus", t("6 Card Bonus")], ["super6", t("Super 6")]];
 const SUITS = { c: "♣", d: "♦", h: "♥", s: "♠" };
@@ -54,7 +76,7 @@ const KINDS = {
   unread_spot: t("unread spot"), device_fault: t("device fault"), device_offline: t("device offline"),
   device_security: t("device security"), sensor_fault: t("sensor fault"), shoe_error: t("shoe error"),
   command_failed: t("command failed"), deck_check: t("deck check"), deck_count: t("deck count"),
-  dead_hand: t("dead hand"), shoe_slow: t("shoe slow"), shuffle_late: t("shuffle late"), hold: t("hold"),
+  dead_hand: t("dead hand"), shoe_slow: t("shoe slow"), shuffle_late: t("shuffle late"), hold: tc("alert", "hold"),
   recovery: t("recovery"), settlement: t("settlement"), void: t("void"), supervisor_called: t("supervisor called"),
   super6_closed: t("Super 6 closed"), super6_open: t("Super 6 open"), jackpot_hit: t("jackpot hit"),
   jackpot_verified: t("jackpot verified"), jackpot_posted: t("jackpot posted"), internal_error: t("internal error"),
@@ -149,11 +171,19 @@ function devicesHtml(devices, up) {
   }).join("");
 }
 
+// alerts the table words for a technician, said for the dealer (the technician's words stay in the
+// title); the snapshot should carry the dealer's words itself (issue 31, item 9)
+const DEALER_SAYS = {
+  config_changed: t("The table's settings were changed since it last ran: call a technician to check them before play"),
+};
+
 function alertHtml(a) {
   const where = a.round ? t("round {round}", { round: a.round }) : t("table");
-  return `<li><span class="kind"><time datetime="${esc(a.at || "")}">${clock(a.at)}</time> · ${where} · ${
-    esc(kindWords(a.kind))}${a.position ? " · " + t("position {position}", { position: a.position }) : ""}</span>${
-    esc(a.message)}</li>`;
+  const when = a.at ? clock(a.at) : t("time not recorded");
+  const said = DEALER_SAYS[a.kind];
+  return `<li${said ? ` title="${esc(a.message)}"` : ""}><span class="kind"><time datetime="${esc(a.at || "")}">${
+    esc(when)}</time> · ${where} · ${esc(kindWords(a.kind))}${
+    a.position ? " · " + t("position {position}", { position: a.position }) : ""}</span>${esc(said || a.message)}</li>`;
 }
 
 function render(s) {
@@ -167,7 +197,7 @@ function render(s) {
   $("state").textContent = (STATES[s.state] || [s.state])[0];
   $("state").className = "state " + s.state;
 
-  const [first, ...more] = s.prompt;
+  const [first, ...more] = promptLines(s);
   $("prompt").innerHTML = (first ? `<div class="first">${esc(first)}</div>` : "") +
     more.map((line) => `<div class="more">${esc(line)}</div>`).join("");
   $("holds").innerHTML = s.holds.map((h) => `<div>${esc(h)}</div>`).join("");
@@ -201,6 +231,9 @@ function render(s) {
   $("dealer-cards").innerHTML = cardsHtml(s.dealer.cards, s.dealer.dealt ? 3 : 0);
   $("announcement").textContent = s.dealer.announcement || "";
 
+  // six positions in two rows of three, whatever the screen: each box wide enough for its lines
+  const n = s.positions.length;
+  $("positions").style.setProperty("--columns", String(n <= 3 ? n : Math.ceil(n / 2)));
   $("positions").innerHTML = s.positions.map((p) => positionHtml(s, p)).join("");
   const next = document.querySelector(".pos.next");       // the position to settle, always in view
   if (next) next.scrollIntoView({ block: "nearest" });
@@ -214,10 +247,25 @@ function render(s) {
   }
   offer($("supervisor-menu"), s.actions.some((a) => SUPERVISOR.includes(a)));
   for (const b of document.querySelectorAll("[data-sup]")) offer(b, !supervisorRefusal(s, b.dataset.sup));
+  // settling without the linked award is a linked jackpot's only (the snapshot names its group)
+  $("sup-choices").querySelector("[data-sup=refer_jackpot]").hidden = !(s.jackpot && s.jackpot.group);
+}
+
+// the snapshot's prompt, and after a void round whose cards were out the reshuffle, before the next
+// round opens (the table asked the shoe to reshuffle; the snapshot does not say so yet)
+function promptLines(s) {
+  const lines = s.prompt.slice();
+  if (s.state === "void" && (s.dealer.dealt || s.positions.some((p) => p.dealt))) {
+    lines.splice(Math.max(1, lines.length - 1), 0, t("Put every card of this round into the shoe: it reshuffles them"));
+  }
+  return lines;
 }
 
 // why a supervisor's choice is not possible now ("" when it is offered)
 function supervisorRefusal(s, action) {
+  if (action === "verify_jackpot" && s.actions.includes(action) && !(s.jackpot_pending || []).length) {
+    return t("No jackpot hit is waiting to be verified");
+  }
   if (s.actions.includes(action)) return "";
   if (action === "set_jackpots" && !Object.keys(s.jackpots).length) return t("This table has no jackpot values to post");
   return t("Not now: {why}", { why: stateWords(s.state) });
@@ -252,13 +300,13 @@ function positionHtml(s, p) {
       : t("Folds"))}</div>`;
   }
   let settle = "";
+  let net = "";
   if (p.settlement) {
-    const net = p.settlement.net;
-    settle = `<ul class="settle">${p.settlement.lines.map((l) => `<li>${esc(l)}</li>`).join("")}</ul>
-      <div class="net ${net > 0 ? "pay" : net < 0 ? "take" : ""}">${
-        esc(net > 0 ? t("Pay {amount}", { amount: money(net) }) : net < 0 ? t("Take {amount}", { amount: money(-net) })
-          : t("Push"))}</div>
-      ${p.settlement.paid ? `<div class="paid">${esc(t("Settled ✓"))}</div>` : ""}`;
+    const cents = p.settlement.net;
+    settle = `<ul class="settle">${p.settlement.lines.map((l) => `<li>${esc(l)}</li>`).join("")}</ul>`;
+    net = `<div class="net ${cents > 0 ? "pay" : cents < 0 ? "take" : ""}">${
+        esc(cents > 0 ? t("Pay {amount}", { amount: money(cents) }) : cents < 0 ? t("Take {amount}", { amount: money(-cents) })
+          : t("Push"))}${p.settlement.paid ? ` <span class="paid">${esc(t("Settled ✓"))}</span>` : ""}</div>`;
   }
   const problems = (p.problems || []).length
     ? `<ul class="problems">${p.problems.map((m) => `<li>${esc(m)}</li>`).join("")}</ul>` : "";
@@ -280,12 +328,14 @@ function positionHtml(s, p) {
                    data-position="${p.position}"${off(waiting)}>${esc(t("Settled"))}</button>`);
   }
   const empty = !rows && !p.dealt && !problems;
+  // one line of heading (the position, its partner, its cards), then the spots or what to pay and take,
+  // its problems, and at the foot the net beside the button to touch
   return `<div class="pos${empty ? " empty" : ""}${next ? " next" : ""}${problems ? " trouble" : ""}" id="pos-${
     p.position}">
-    <h3><span>${esc(t("Position {position}", { position: p.position }))}</span>${
-      p.linked ? `<span class="dim">${esc(t("with {position}", { position: p.linked }))}</span>` : ""}</h3>
+    <div class="head"><h3><span>${esc(t("Position {position}", { position: p.position }))}</span>${
+      p.linked ? `<span class="dim">${esc(t("with {position}", { position: p.linked }))}</span>` : ""}</h3>${
+      decision}<div class="cards">${cardsHtml(p.cards, p.dealt ? 3 : 0)}</div></div>
     ${p.settlement ? "" : `<ul class="spots">${rows}</ul>`}
-    <div class="cards">${cardsHtml(p.cards, p.dealt ? 3 : 0)}</div>
-    ${decision}${settle}${problems}
-    <div class="buttons">${buttons.join("")}</div></div>`;
+    ${settle}${problems}
+    <div class="foot">${net}<div class="buttons">${buttons.join("")}</div></div></div>`;
 }

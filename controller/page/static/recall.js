@@ -1,6 +1,8 @@
 // Game recall: the last ten rounds from the journal (GET /api/recall), the one in play included,
-// newest first: each position's cards, wagers, decision, results and net; the dealer's cards and
-// announcement. A round in play shows no card the table does not show.
+// newest first: each position's cards, wagers, decision, results and net; the dealer's cards (high to
+// low, as the live page arranges them) and announcement. A round in play shows no card the table does
+// not show. Any round is a touch away: "Earlier rounds" (?before=N) and a round number on the keypad
+// (?round=N).
 "use strict";
 
 const RESULT_SPOTS = [["play", t("Play")], ["ante_bonus", t("Ante Bonus")], ["ante", t("Ante")],
@@ -41,7 +43,7 @@ function recallRoundHtml(rnd) {
   const tb = rnd.table;
   const status = tb.status === "open" ? t("in play ({state})", { state: t(tb.state) })
     : STATUSES[tb.status] || tb.status;
-  const dealer = rnd.dealer ? `<span class="cards small">${cardsHtml(rnd.dealer)}</span>`
+  const dealer = rnd.dealer ? `<span class="cards small">${cardsHtml(arranged(rnd.dealer))}</span>`
     : `<span class="dim">${esc(tb.status === "open" ? t("hidden") : t("not dealt"))}</span>`;
   const notes = [];
   if (tb.void_reason) notes.push(esc(t("Void: {reason}", { reason: tb.void_reason })));
@@ -62,14 +64,21 @@ function recallRoundHtml(rnd) {
     ${notes.map((n) => `<div class="note">${n}</div>`).join("")}</section>`;
 }
 
-async function showRecall() {
+// the dealer's cards high to low, as the live page lays them out ("Qd 8c 5d"; a ten is "10h")
+const RANK_ORDER = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"];
+const SUIT_ORDER = "cdhs";
+const cardOrder = (c) => RANK_ORDER.indexOf(c.slice(0, -1)) * 4 + SUIT_ORDER.indexOf(c.slice(-1));
+const arranged = (text) => text.split(" ").sort((a, b) => cardOrder(b) - cardOrder(a)).join(" ");
+
+async function showRecall(query = "") {
   const list = $("recall-list");
   if (typeof closeReplay === "function") closeReplay();
   list.innerHTML = `<p class="dim">${esc(t("Reading the journal…"))}</p>`;
-  $("recall-dialog").showModal();
+  if (!$("recall-dialog").open) $("recall-dialog").showModal();
+  $("recall-earlier").hidden = true;
   let answer;
   try {
-    const response = await fetch("/api/recall");
+    const response = await fetch("/api/recall" + query);
     answer = await response.json();
   } catch (err) {
     answer = { ok: false, message: t("the table did not answer (connection lost)") };
@@ -80,7 +89,20 @@ async function showRecall() {
   }
   list.innerHTML = answer.rounds.length
     ? answer.rounds.slice().reverse().map(recallRoundHtml).join("") : `<p class="dim">${esc(t("No rounds yet"))}</p>`;
+  const oldest = answer.rounds.length ? answer.rounds[0].id : 0;
+  $("recall-earlier").hidden = oldest <= 1;
+  $("recall-earlier").dataset.before = String(oldest);
 }
+
+$("recall-earlier").addEventListener("click", () => showRecall(`?before=${$("recall-earlier").dataset.before}`));
+$("recall-digits").addEventListener("click", (e) => {
+  const b = e.target.closest("button");
+  if (!b) return;
+  const entry = $("recall-number");
+  if (b.dataset.key === "back") entry.value = entry.value.slice(0, -1);
+  else if (b.dataset.key === "show") { if (entry.value) showRecall(`?round=${encodeURIComponent(entry.value)}`); }
+  else if (entry.value.length < 9) entry.value += b.textContent;
+});
 
 $("recall-open").addEventListener("click", () => {
   if (!$("recall-open").disabled) showRecall();

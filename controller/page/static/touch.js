@@ -49,7 +49,7 @@ document.addEventListener("click", (e) => {
   } else if (b.dataset.posAction) {
     act({ action, position: Number(b.dataset.position) });
   } else if (action === "misdeal") {
-    $("misdeal-dialog").showModal();
+    askMisdeal();
   } else if (action === "call_supervisor") {
     act({ action }).then((a) => a.ok && toast(t("Supervisor called"), true));
   } else {
@@ -57,14 +57,46 @@ document.addEventListener("click", (e) => {
   }
 });
 
+// A misdeal voids the round: the reason is chosen, then confirmed with a second touch (a slip of the
+// finger on a reason must not void a round of six players)
+let misdealReason = "";
+
+function askMisdeal() {
+  misdealReason = "";
+  $("misdeal-reasons").hidden = false;
+  $("misdeal-confirm").hidden = true;
+  $("misdeal-dialog").showModal();
+}
+
+$("misdeal-reasons").addEventListener("click", (e) => {
+  const b = e.target.closest("button[data-reason]");
+  if (!b) return;
+  misdealReason = b.dataset.reason;
+  $("misdeal-question").textContent = t("Void round {round} for “{reason}”? Every hand is void and every wager is returned.",
+    { round: snap ? snap.round : "", reason: b.textContent });
+  $("misdeal-reasons").hidden = true;
+  $("misdeal-confirm").hidden = false;
+});
+$("misdeal-back").addEventListener("click", () => { $("misdeal-reasons").hidden = false; $("misdeal-confirm").hidden = true; });
+
 $("misdeal-dialog").addEventListener("close", () => {
-  const reason = $("misdeal-dialog").returnValue;
-  if (reason) act({ action: "misdeal", reason });
+  const confirmed = $("misdeal-dialog").returnValue === "confirm";
+  if (confirmed && misdealReason) act({ action: "misdeal", reason: misdealReason });
+  misdealReason = "";
 });
 
 // --- the supervisor's dialog -------------------------------------------------------------------
 
 let supAction = null;
+// what a supervisor's action did, as a person says it
+const DONE = {
+  void_round: t("The round is void: return every wager"),
+  override_wager: t("The spot's reading is overridden"),
+  reset_meters: t("The meters are reset"),
+  verify_jackpot: t("The jackpot hit is verified: settle the round"),
+  refer_jackpot: t("Settling without the linked award"),
+  set_jackpots: t("The new jackpot values are posted"),
+};
 
 // Every PIN-checked action carries a one-time challenge (GET /api/challenge): a recorded request,
 // PIN included, cannot be sent again. One is asked for when the dialog opens and again after a
@@ -139,6 +171,8 @@ for (const b of document.querySelectorAll("[data-sup]")) {
     $("ov-spot").value = snap && snap.state === "decisions" ? "play" : "ante";
     $("sup-reason").value = "";
     $("sup-pin").value = "";
+    $("ov-amount").value = "";
+    keyInto(supAction === "override_wager" ? $("ov-amount") : supAction === "set_jackpots" ? $("jp-mega") : $("sup-pin"));
   });
 }
 
@@ -154,13 +188,36 @@ function reasonSent(shown) {
   return chosen ? chosen.dataset.reason : shown;
 }
 
+// The kiosk has no keyboard: one keypad types into the entry touched last (an amount, a jackpot
+// value, the PIN), marked by a ring. Amounts take a point and two decimals; the PIN only digits.
+let keyed = null;
+
+function keyInto(entry) {
+  keyed = entry;
+  for (const e of document.querySelectorAll("#sup-dialog .keyed")) e.classList.toggle("keying", e === entry);
+  $("keypad").querySelector(".point").classList.toggle("off", !entry.classList.contains("money"));
+}
+
+for (const entry of document.querySelectorAll("#sup-dialog .keyed")) {
+  entry.addEventListener("focus", () => keyInto(entry));
+  entry.addEventListener("click", () => keyInto(entry));
+}
+
+// the text an entry holds after a key: NaN-proof by construction (at most 12 characters, one point,
+// two decimals for an amount)
+function typed(value, key, money) {
+  if (key === "clear") return "";
+  if (key === "back") return value.slice(0, -1);
+  if (key === "point") return money && !value.includes(".") ? (value || "0") + "." : value;
+  if (value.length >= 12 || (money && /\.\d\d$/.test(value))) return value;
+  return value + key;
+}
+
 $("keypad").addEventListener("click", (e) => {
   const b = e.target.closest("button");
   if (!b) return;
-  const pin = $("sup-pin");
-  if (b.dataset.key === "clear") pin.value = "";
-  else if (b.dataset.key === "back") pin.value = pin.value.slice(0, -1);
-  else if (pin.value.length < 12) pin.value += b.textContent;
+  const entry = keyed || $("sup-pin");
+  entry.value = typed(entry.value, b.dataset.key || b.textContent, entry.classList.contains("money"));
 });
 
 $("sup-submit").addEventListener("click", async () => {
@@ -183,7 +240,7 @@ $("sup-submit").addEventListener("click", async () => {
   $("sup-pin").value = "";
   if (answer.ok) {
     $("sup-dialog").close();
-    toast(t("{action}: done", { action: t(words(supAction)) }), true);
+    toast(DONE[supAction] || t("Done"), true);
   } else {
     $("sup-error").textContent = answer.message;
     askChallenge();               // the next try needs a fresh one, whatever was refused
