@@ -145,6 +145,11 @@ def print_text(r: dict[str, Any]) -> None:
     print(f"voids: {len(r['voids']) or 'none'}")
     for v in r["voids"]:
         print(f"  {v['at']}  round {v['round']}  {v['reason']}" + (f"  by {v['by']}" if v["by"] else ""))
+    head = r.get("journal_head")
+    if head:
+        print(f"journal head at the end of the period: fact {head['fact']}, digest {head['digest']}")
+        print(f"  keep this line with the day's papers: `table-controller verify --anchor {head['fact']}:"
+              f"{head['digest']}` proves a journal still holds it")
     print(f"irregularities: {len(r['irregularities']) or 'none'}")
     for i in r["irregularities"]:
         where = f"round {i['round']}" if i["round"] else "between rounds"

@@ -140,7 +140,19 @@ def build_report(journal: Journal, clock: GamingClock, day: date, shift: str | N
         "irregularities": _irregularities(journal, clock, lo, hi, ids),
         "rounds_per_hour": _per_hour(clock, [r[2] for r in rows]),
         "timeline": timeline,
+        "journal_head": journal_head_before(journal, hi),
     }
+
+
+def journal_head_before(journal: Journal, before: str) -> dict[str, Any] | None:
+    """The keyed chain's last fact journaled before ``before`` (UTC): the outside anchor a gaming
+    day's papers keep. The same report printed again gives the same head, and ``verify --anchor
+    FACT:DIGEST`` proves a journal still holds it: a journal and trail rolled back together to an
+    older copy cannot (docs/deploy.md, "A journal rolled back")."""
+    row = journal.db.execute("SELECT chain, digest, at FROM (SELECT chain, digest, at FROM records WHERE chain IS NOT "
+                             "NULL AND at < :t UNION ALL SELECT chain, digest, at FROM table_events WHERE chain "
+                             "IS NOT NULL AND at < :t) ORDER BY chain DESC LIMIT 1", {"t": before}).fetchone()
+    return {"fact": row[0], "digest": row[1], "at": row[2]} if row else None
 
 
 def _irregularities(journal: Journal, clock: GamingClock, lo: str, hi: str, ids: list[int]) -> list[dict]:
