@@ -10,10 +10,13 @@ import os
 import re
 import secrets
 
+import psycopg
+import pytest
 from playwright.sync_api import expect
 
 from controller.floor.jackpot import claim, create_group
 from controller.floor.pit_page import PitPage
+from controller.floor.schema import schema_text
 from controller.rules.words import device_says
 from controller.store.outbox import facts_after
 from controller.store.pins import PinStore
@@ -43,8 +46,23 @@ def a_table_plays(t, n: int) -> None:
     send(t, rows_of(t, facts_after(j, 0, 1000)))
 
 
-def test_thirty_tables_at_a_glance(cluster, admin, browser, tmp_path):
+@pytest.fixture
+def own_floor(cluster, admin):
+    """A floor of its own on the session's cluster: the page lists every table of its floor."""
+    name = f"glance_{secrets.token_hex(4)}"
+    admin.execute(f"CREATE DATABASE {name}")
+    with psycopg.connect(cluster.dsn(dbname=name), autocommit=True) as conn:
+        with conn.transaction():        # the cluster has the floor_table group role already
+            conn.execute(schema_text().replace("CREATE ROLE floor_table NOLOGIN;", ""))
+        yield name, conn
+    admin.execute(f"DROP DATABASE {name} WITH (FORCE)")
+
+
+def test_thirty_tables_at_a_glance(cluster, own_floor, browser, tmp_path):
+    name, admin = own_floor
     tables = [make_table(cluster, admin, tmp_path, prefix="T") for _ in range(30)]
+    for t in tables:
+        t.dsn = t.dsn.replace("dbname=floor", f"dbname={name}")
     group = f"MAIN-{secrets.token_hex(2)}"
     create_group(admin, group, [t.table_id for t in tables[:12]], VALUES, by="Ana", reason="opening")
     for n, t in enumerate(tables):
@@ -56,7 +74,7 @@ def test_thirty_tables_at_a_glance(cluster, admin, browser, tmp_path):
     for s in sessions:
         s.autocommit = True
     claim(sessions[2], 4, "mega", 3, 1000, 100, 1)        # a MEGA hit: pending on the floor
-    pit = PitPage(cluster.dsn(), PinStore(tmp_path / "pins.json"), port=0, stale_after=60)
+    pit = PitPage(cluster.dsn(dbname=name), PinStore(tmp_path / "pins.json"), port=0, stale_after=60)
     context = browser.new_context(viewport={"width": 1920, "height": 1080})
     try:
         page = context.new_page()
