@@ -46,7 +46,7 @@ from controller.floor.link import floor_key
 from controller.floor.schema import FloorError, apply_schema, enroll
 from controller.floor.settings import FloorSettings
 from controller.store.chain import load_key
-from controller.store.journal import Journal
+from controller.store.journal import Journal, JournalError
 from controller.store.outbox import chain_end, facts_after
 
 STALL = 60.0                        # seconds without a new fact in its journal before a table is stopped
@@ -234,10 +234,13 @@ def _wait_tables(cluster: Cluster, floor: list[DemoTable], stall: float,
 
 
 def _journal_end(t: DemoTable) -> int:
-    """The number of the table's last journaled fact (0 before its journal exists)."""
+    """The number of the table's last journaled fact (0 before its journal exists or is made)."""
     if not (t.folder / JOURNAL).exists():
         return 0
-    journal = Journal.read_only(t.folder / JOURNAL, keyed=False)
+    try:
+        journal = Journal.read_only(t.folder / JOURNAL, keyed=False)
+    except JournalError:                    # the table is making it right now
+        return 0
     try:
         return chain_end(journal)
     finally:
