@@ -54,6 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "(default: loopback)")
     p.add_argument("--stale", type=float, default=60.0, metavar="SECONDS",
                    help="mark a table stale after SECONDS without a record (default 60)")
+    p.add_argument("--readers", metavar="FILE", help="the surveillance feed's readers (a feed-readers.json that "
+                   "`table-controller feed add NAME --data-dir DIR` writes); without it /api/feed serves no one")
     p.set_defaults(func=cmd_pit)
 
     p = sub.add_parser("close-claims", help="make a linked jackpot's split final among the claims received, "
@@ -196,8 +198,9 @@ def cmd_pit(args: argparse.Namespace) -> int:
     if not args.stale > 0:
         from controller.floor.schema import FloorError
         raise FloorError(f"--stale must be more than 0 seconds, not {args.stale}")
+    from controller.store.readers import FeedReaders
     page = PitPage(args.dsn, PinStore(args.pins), host=args.host, port=args.port, allow=allow,
-                   stale_after=args.stale)
+                   stale_after=args.stale, readers=FeedReaders(args.readers) if args.readers else None)
     print(f"The pit: {page.start()}", flush=True)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

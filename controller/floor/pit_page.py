@@ -16,6 +16,8 @@ Routes:
   GET  /                the page (controller/floor/static/pit.html), its script and style
   GET  /api/floor       the view (JSON)
   GET  /api/events      server-sent events: the view at once, then at each change
+  GET  /api/feed        ?table=ID: that table's facts as the floor holds them, resumable (docs/feed.md),
+                        for a feed reader's token (``table-floor pit --readers FILE``)
   GET  /api/challenge   a one-time challenge for a posting
   POST /api/jackpot     {"group", "mega", "major", "minor" (cents), "reason", "pin", "challenge"}:
                         a supervisor posts the group's values (controller/floor/jackpot.py's rules);
@@ -41,13 +43,16 @@ import psycopg
 import structlog
 from aiohttp import web
 
+from controller.floor.feed import FloorFacts, known_table
 from controller.floor.jackpot import CHANNEL, close_claims, post_values, tables_without_ack
 from controller.floor.pit import STALE_AFTER, floor_view
 from controller.floor.schema import FloorError
+from controller.page.feed import Feed
 from controller.page.fence import Challenges, Fence
 from controller.page.server import SECURITY_HEADERS
 from controller.page.streams import Streams
 from controller.store.pins import MIN_PIN, PinRefused, PinStore
+from controller.store.readers import FeedReaders
 
 STATIC = Path(__file__).with_name("static")
 QUIET = 0.5                 # seconds between two reads of the floor while notices keep coming
@@ -60,8 +65,10 @@ def _answer(status: int, ok: bool, message: str) -> web.Response:
 
 class PitPage:
     def __init__(self, dsn: str, pins: PinStore, *, host: str = "127.0.0.1", port: int = 8090,
-                 allow: tuple[str, ...] = ("127.0.0.0/8", "::1/128"), stale_after: float = STALE_AFTER):
+                 allow: tuple[str, ...] = ("127.0.0.0/8", "::1/128"), stale_after: float = STALE_AFTER,
+                 readers: FeedReaders | None = None):
         self.dsn, self.pins, self.host, self.port = dsn, pins, host, port
+        self.feed = Feed(readers, structlog.get_logger("pit"), issuer="table-controller --data-dir DIR")
         self.stale_after = stale_after
         self.allow = [ipaddress.ip_network(n, strict=False) for n in allow]
         self.log = structlog.get_logger("pit")
@@ -134,6 +141,7 @@ class PitPage:
     def _wake(self, view: dict[str, Any]) -> None:
         self.latest = view
         self.streams.wake()
+        self.feed.wake()
 
     # --- HTTP (the page's thread) -------------------------------------------------------------
 
@@ -146,6 +154,7 @@ class PitPage:
         app.router.add_static("/static/", STATIC, follow_symlinks=False)
         app.router.add_get("/api/floor", self._floor)
         app.router.add_get("/api/events", self._events)
+        app.router.add_get("/api/feed", self._feed)
         app.router.add_get("/api/challenge", self._challenge)
         app.router.add_post("/api/jackpot", self._post_jackpot)
         app.router.add_post("/api/close-claims", self._close_claims)
@@ -169,6 +178,20 @@ class PitPage:
     async def _events(self, request: web.Request) -> web.StreamResponse:
         assert self._stopping is not None       # set before the server takes requests
         return await self.streams.serve(request, lambda: self.latest, self._stopping)
+
+    async def _feed(self, request: web.Request) -> web.StreamResponse:
+        """One table's facts as the floor holds them (controller/floor/feed.py, docs/feed.md)."""
+        assert self._stopping is not None
+        table = request.query.get("table", "")
+        if not table or len(table) > 64:
+            return _answer(400, False, "say which table's facts to feed: ?table=ID")
+        try:
+            known = await asyncio.get_running_loop().run_in_executor(None, known_table, self.dsn, table)
+        except psycopg.Error:
+            return _answer(503, False, "the floor database is out of reach: reconnect in a moment")
+        if not known:
+            return _answer(404, False, f"no table {table} on this floor")
+        return await self.feed.serve(request, self._stopping, FloorFacts(self.dsn, table))
 
     async def _challenge(self, request: web.Request) -> web.Response:
         return web.json_response({"challenge": self.challenges.issue()})

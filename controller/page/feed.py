@@ -23,7 +23,7 @@ import contextlib
 import json
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from aiohttp import web
 
@@ -42,6 +42,33 @@ class FeedRefused(Exception):
     def __init__(self, status: int, message: str):
         super().__init__(message)
         self.status = status
+
+
+class FactSource(Protocol):
+    """Where a feed reads its facts: the table's journal, or one table's records on a floor. Each
+    stream opens its own connection, read off the page's loop; a row is (fact number, round, at,
+    kind, data as JSON text, digest)."""
+    table_id: str
+    errors: tuple[type[Exception], ...]         # what a read that failed raises (the reader resumes later)
+
+    def open(self) -> Any: ...
+
+    def after(self, connection: Any, after: int, most: int) -> list[tuple[Any, ...]]: ...
+
+
+class JournalFacts:
+    """The table's own journal, read-only (SQLite ``mode=ro``)."""
+    errors: tuple[type[Exception], ...] = (sqlite3.Error,)
+
+    def __init__(self, journal_path: Path, table_id: str):
+        self.journal_path = journal_path
+        self.table_id = table_id
+
+    def open(self) -> sqlite3.Connection:
+        return sqlite3.connect(f"{self.journal_path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
+
+    def after(self, connection: sqlite3.Connection, after: int, most: int) -> list[tuple[Any, ...]]:
+        return connection.execute(FACTS_AFTER, {"after": after, "most": most}).fetchall()
 
 
 def fact_event(table: str, row: tuple[Any, ...]) -> bytes:
@@ -64,11 +91,10 @@ def resume_point(request: web.Request) -> int:
 
 
 class Feed:
-    def __init__(self, journal_path: Path | None, readers: FeedReaders | None, table_id: str, log: Any):
-        self.journal_path = journal_path
+    def __init__(self, readers: FeedReaders | None, log: Any, *, issuer: str = "table-controller"):
         self.readers = readers
-        self.table_id = table_id
         self.log = log
+        self.issuer = issuer                    # the command that makes a reader's token here
         self.listeners: set[asyncio.Event] = set()
 
     def wake(self) -> None:
@@ -77,27 +103,25 @@ class Feed:
             listener.set()
 
     def _reader(self, request: web.Request) -> str:
-        if self.readers is None or self.journal_path is None:
-            raise FeedRefused(503, "the feed is not available: this page was started without the journal")
+        if self.readers is None:
+            raise FeedRefused(503, "the feed is not available: this page was started without its readers")
         header = request.headers.getall("Authorization", [])
         if not header:
             raise FeedRefused(401, "the feed needs a reader's token: Authorization: Bearer TOKEN "
-                                   "(table-controller feed add NAME makes one)")
+                                   f"({self.issuer} feed add NAME makes one)")
         scheme, _, token = header[0].partition(" ")
         name = self.readers.who(token.strip()) if len(header) == 1 and scheme.lower() == "bearer" else None
         if name is None:
             raise FeedRefused(403, "this token reads nothing here: ask the table's technician for a reader's token")
         return name
 
-    def _open(self) -> sqlite3.Connection:
-        assert self.journal_path is not None
-        return sqlite3.connect(f"{self.journal_path.resolve().as_uri()}?mode=ro", uri=True,
-                               check_same_thread=False)
-
-    async def serve(self, request: web.Request, stopping: asyncio.Event) -> web.StreamResponse:
+    async def serve(self, request: web.Request, stopping: asyncio.Event,
+                    source: FactSource | None) -> web.StreamResponse:
         try:
             reader = self._reader(request)
             after = resume_point(request)
+            if source is None:
+                raise FeedRefused(503, "the feed is not available: this page was started without the journal")
         except FeedRefused as refused:
             return web.json_response({"ok": False, "message": str(refused)}, status=refused.status)
         if len(self.listeners) >= MOST:
@@ -106,12 +130,12 @@ class Feed:
         wake = asyncio.Event()
         self.listeners.add(wake)                # counted before the first await: no race past the limit
         loop = asyncio.get_running_loop()
-        db: sqlite3.Connection | None = None
+        db: Any = None
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "X-Accel-Buffering": "no",
                                                "Cache-Control": "no-store"})
         self.log.info("feed.opened", reader=reader, remote=request.remote, after=after)
         try:
-            db = await loop.run_in_executor(None, self._open)
+            db = await loop.run_in_executor(None, source.open)
             await response.prepare(request)
             transport = request.transport
             if transport is None:
@@ -122,9 +146,9 @@ class Feed:
                 return self._drop(request, response, reader)
             while not stopping.is_set() and not transport.is_closing():
                 wake.clear()                    # before the read: a commit after it wakes the wait below
-                rows = await loop.run_in_executor(None, _facts_after, db, after)
+                rows = await loop.run_in_executor(None, source.after, db, after, BATCH)
                 for row in rows:
-                    if not await send_bounded(response, fact_event(self.table_id, row)):
+                    if not await send_bounded(response, fact_event(source.table_id, row)):
                         return self._drop(request, response, reader)
                     after = row[0]
                 if rows:
@@ -141,7 +165,7 @@ class Feed:
                         idle = 0.0
         except ConnectionError:
             pass
-        except sqlite3.Error as err:            # the journal unreadable: the reader resumes later
+        except source.errors as err:            # the journal or floor unreadable: the reader resumes later
             self.log.warning("feed.read_failed", reader=reader, error=str(err))
         finally:
             self.listeners.discard(wake)
@@ -157,7 +181,3 @@ class Feed:
             with contextlib.suppress(OSError):
                 request.transport.abort()
         return response
-
-
-def _facts_after(db: sqlite3.Connection, after: int) -> list[tuple[Any, ...]]:
-    return db.execute(FACTS_AFTER, {"after": after, "most": BATCH}).fetchall()

@@ -54,7 +54,7 @@ from aiohttp import web
 
 from controller.engine_events import PageAlert
 from controller.errors import InputError
-from controller.page.feed import Feed
+from controller.page.feed import Feed, JournalFacts
 from controller.page.fence import Challenges, Fence, Throttle, quoted
 from controller.page.languages import Languages
 from controller.page.recalls import RoundRecall
@@ -100,7 +100,8 @@ class DealerPage:
         self._error: BaseException | None = None
         self._stopping: asyncio.Event | None = None
         self.streams = Streams(self.log)
-        self.feed = Feed(journal_path, readers, table_id, self.log)
+        self.feed = Feed(readers, self.log)
+        self.facts = JournalFacts(journal_path, table_id) if journal_path is not None else None
         self.words = Languages(language)        # what each reader reads, in the language their browser chose
         self._pending: tuple[dict, float] = (engine.snapshot, time.monotonic())   # see _published
         self._wake_due = False
@@ -319,7 +320,7 @@ class DealerPage:
 
     async def _feed(self, request: web.Request) -> web.StreamResponse:
         assert self._stopping is not None
-        return await self.feed.serve(request, self._stopping)
+        return await self.feed.serve(request, self._stopping, self.facts)
 
     async def _action(self, request: web.Request) -> web.Response:
         try:
