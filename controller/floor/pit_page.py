@@ -16,6 +16,7 @@ Routes:
   GET  /                the page (controller/floor/static/pit.html), its script and style
   GET  /api/floor       the view (JSON)
   GET  /api/events      server-sent events: the view at once, then at each change
+  GET  /api/replay      ?table=ID&round=N: a table's finished round step by step (controller/floor/replay.py)
   GET  /api/feed        ?table=ID: that table's facts as the floor holds them, resumable (docs/feed.md),
                         for a feed reader's token (``table-floor pit --readers FILE``)
   GET  /api/challenge   a one-time challenge for a posting
@@ -46,6 +47,7 @@ from aiohttp import web
 from controller.floor.feed import FloorFacts, known_table
 from controller.floor.jackpot import CHANNEL, close_claims, post_values, tables_without_ack
 from controller.floor.pit import STALE_AFTER, floor_view
+from controller.floor.replay import NotEnded, floor_round
 from controller.floor.schema import FloorError
 from controller.page.feed import Feed
 from controller.page.fence import Challenges, Fence
@@ -155,6 +157,7 @@ class PitPage:
         app.router.add_get("/api/floor", self._floor)
         app.router.add_get("/api/events", self._events)
         app.router.add_get("/api/feed", self._feed)
+        app.router.add_get("/api/replay", self._replay)
         app.router.add_get("/api/challenge", self._challenge)
         app.router.add_post("/api/jackpot", self._post_jackpot)
         app.router.add_post("/api/close-claims", self._close_claims)
@@ -192,6 +195,21 @@ class PitPage:
         if not known:
             return _answer(404, False, f"no table {table} on this floor")
         return await self.feed.serve(request, self._stopping, FloorFacts(self.dsn, table))
+
+    async def _replay(self, request: web.Request) -> web.Response:
+        """A table's finished round step by step, from the floor's records (controller/floor/replay.py)."""
+        table, number = request.query.get("table", ""), request.query.get("round", "")
+        if not table or len(table) > 64 or not number.isdigit() or len(number) > 12:
+            return _answer(400, False, "say which round to replay: ?table=ID&round=N")
+        try:
+            story = await asyncio.get_running_loop().run_in_executor(None, floor_round, self.dsn, table, int(number))
+        except NotEnded as err:
+            return _answer(409, False, str(err))
+        except LookupError as err:
+            return _answer(404, False, str(err))
+        except psycopg.Error:
+            return _answer(503, False, "the floor database is out of reach: try again in a moment")
+        return web.json_response({"ok": True, **story})
 
     async def _challenge(self, request: web.Request) -> web.Response:
         return web.json_response({"challenge": self.challenges.issue()})
