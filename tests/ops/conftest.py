@@ -52,16 +52,30 @@ class Installed:
                               cwd=cwd)
 
 
-@pytest.fixture
-def installed(program_wheel, tmp_path) -> Installed:
-    """The wheel installed non-editable (pip compiles its byte-code, as on a table). Its dependencies
-    come from the test environment's own site-packages through a .pth file: installing them is what
-    tests/ops/test_offline_install.py proves, and doing it here again would only cost time."""
-    venv = tmp_path / "venv"
+@pytest.fixture(scope="module")
+def installed_once(program_wheel, tmp_path_factory) -> tuple[Installed, Path]:
+    """The wheel installed non-editable (pip compiles its byte-code, as on a table), once for a module,
+    and a copy of its site-packages as pip left it. Its dependencies come from the test environment's
+    own site-packages through a .pth file: installing them is what tests/ops/test_offline_install.py
+    proves, and doing it here again would only cost time."""
+    venv = tmp_path_factory.mktemp("installed") / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
     out = subprocess.run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "-q",
                           "--no-deps", "--no-index", str(program_wheel)], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     installed = Installed(venv)
     (installed.site / "zz-test-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    as_installed = venv.parent / "site-packages-as-installed"
+    shutil.copytree(installed.site, as_installed, symlinks=True)
+    return installed, as_installed
+
+
+@pytest.fixture
+def installed(installed_once) -> Installed:
+    """The installed program, its site-packages put back as pip left it before each test: the tests
+    change, remove and add its files, and a venv and a pip install for each took seconds apiece
+    (copy2 keeps the files' times, so the byte-code still matches its sources)."""
+    installed, as_installed = installed_once
+    shutil.rmtree(installed.site)
+    shutil.copytree(as_installed, installed.site, symlinks=True)
     return installed

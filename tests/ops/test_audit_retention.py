@@ -68,10 +68,12 @@ def test_kept_by_age(tmp_path):
     now = [1_000_000_000.0]
     trail = AuditTrail(tmp_path, retention=Retention(max_bytes=2000, keep_days=2), clock=lambda: now[0])
     _write(trail, 1, 30)
+    trail.close()               # its compressions finished: a file read here is not renamed under the test
     rotated = files_in_order(tmp_path)[:-1]
     assert len(rotated) >= 2
     for path in rotated:                                   # written three days before the clock's now
         os.utime(path, (now[0] - 3 * 86400, now[0] - 3 * 86400))
+    trail = AuditTrail(tmp_path, retention=Retention(max_bytes=2000, keep_days=2), clock=lambda: now[0])
     _write(trail, 31, 30)
     trail.close()
     kept = files_in_order(tmp_path)

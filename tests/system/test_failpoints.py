@@ -124,16 +124,18 @@ def test_an_audit_trail_cut_deleted_or_edited_at_its_end_is_refused_at_start(tmp
     assert _run(data, 4, rounds=1) == 0
     audit = data / "audit" / "audit.jsonl"
     lines = audit.read_text().splitlines()
-    if damage == "cut":
-        audit.write_text("\n".join(lines[:len(lines) // 2]) + "\n")
+    journal = Journal(data / "journal.sqlite")
+    seen = journal.meta("audit_head")
+    journal.close()
+    from controller.store.audit import line_hash
+    index = next(i for i, text in enumerate(lines) if line_hash(text) == seen)     # the line the last commit saw
+    if damage == "cut":                         # half the trail gone, and with it at least the line the journal saw
+        # (the trail's fsync lags its lines by 20 ms: on a fast disk a whole round's commits saw a line in
+        # the first half, a cut at the half kept it, and the start rightly went on and ran for ever)
+        audit.write_text("\n".join(lines[:min(len(lines) // 2, index)]) + "\n")
     elif damage == "deleted":
         audit.unlink()
     else:                                       # every line after the last commit's, and that one, edited
-        journal = Journal(data / "journal.sqlite")
-        seen = journal.meta("audit_head")
-        journal.close()
-        from controller.store.audit import line_hash
-        index = next(i for i, text in enumerate(lines) if line_hash(text) == seen)
         lines[index] = lines[index].replace('"level":"info"', '"level":"debug"')
         audit.write_text("\n".join(lines[:index + 1]) + "\n")
     result = subprocess.run([sys.executable, "-m", "controller.cli", "run", "--data-dir", str(data),

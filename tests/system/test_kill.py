@@ -9,6 +9,8 @@ import sqlite3
 import subprocess
 import sys
 
+import pytest
+
 from controller.rules.paytable import load_preset
 from controller.rules.roundio import settle_json
 from controller.store.failpoints import VARIABLE
@@ -70,11 +72,13 @@ def _kill_at(data, seed, kind, count):
     return round_id, [k for _, k in records]
 
 
-def test_kill_in_every_state_then_recover_with_nothing_lost_or_paid_twice(tmp_path):
+# every kill point once in the default suite; three times over, on other seeds, in the campaign (issue 30)
+@pytest.mark.parametrize("attempts", [1, pytest.param(3, marks=pytest.mark.campaign)])
+def test_kill_in_every_state_then_recover_with_nothing_lost_or_paid_twice(tmp_path, attempts):
     data = tmp_path / "data"
     data.mkdir()
     cut_off = []                                   # (round id, the journal kinds when it was killed)
-    for attempt in range(2):
+    for attempt in range(attempts):
         for index, (kind, count) in enumerate(KILL_POINTS):
             round_id, kinds = _kill_at(data, 100 * attempt + index + 1, kind, count)
             if kinds and kinds[-1] not in ("complete", "void"):
