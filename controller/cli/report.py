@@ -145,6 +145,12 @@ def print_text(r: dict[str, Any]) -> None:
     print(f"voids: {len(r['voids']) or 'none'}")
     for v in r["voids"]:
         print(f"  {v['at']}  round {v['round']}  {v['reason']}" + (f"  by {v['by']}" if v["by"] else ""))
+    print(f"jackpot postings: {len(r['jackpot_postings']) or 'none'}")
+    for posting in r["jackpot_postings"]:
+        old = posting["old"]
+        changes = ", ".join(f"{level.upper()} {money(old[level]) + ' -> ' if level in old else ''}{money(value)}"
+                            for level, value in posting["values"].items())
+        print(f"  {posting['at']}  {changes}  by {posting['by']}: {posting['reason']}")
     head = r.get("journal_head")
     if head:
         print(f"journal head at the end of the period: fact {head['fact']}, digest {head['digest']}")

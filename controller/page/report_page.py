@@ -123,6 +123,10 @@ def fragment(report: dict[str, Any], timeline: list[dict], tr: Translate = engli
     out.append(_list(tr("Jackpot hits"), [
         f"{when(h['at'])} · {rnd.format(round=h['round'])} · {seat.format(position=h['seat'])}"
         f" · {h['jackpot'].upper()} {money(h['amount'])}" for h in r["jackpot_hits"]], tr))
+    out.append(_list(tr("Jackpot postings"), [
+        f"{when(p['at'])} · " + ", ".join(f"{level.upper()} {money(value)}" for level, value in p["values"].items())
+        + " · " + tr("by {by}").format(by=p["by"]) + f" · {said(p['reason'] or '')}"
+        for p in r.get("jackpot_postings", [])], tr))
     out.append(_list(tr("Voids"), [f"{when(v['at'])} · {rnd.format(round=v['round'])} · {said(v['reason'])}"
                                    + (" · " + tr("by {by}").format(by=v["by"]) if v["by"] else "")
                                    for v in r["voids"]], tr))

@@ -141,7 +141,21 @@ def build_report(journal: Journal, clock: GamingClock, day: date, shift: str | N
         "rounds_per_hour": _per_hour(clock, [r[2] for r in rows]),
         "timeline": timeline,
         "journal_head": journal_head_before(journal, hi),
+        "jackpot_postings": jackpot_postings(journal, clock, lo, hi),
     }
+
+
+def jackpot_postings(journal: Journal, clock: GamingClock, lo: str, hi: str) -> list[dict[str, Any]]:
+    """Every posting of jackpot values in the period (``jackpot_posted``): when (local time), who, why,
+    the values before and after (integer cents)."""
+    rows = journal.db.execute("SELECT at, data FROM table_events WHERE kind = 'jackpot_posted' AND at >= ? AND at < ? "
+                              "ORDER BY seq", (lo, hi)).fetchall()
+    out = []
+    for at, data in rows:
+        doc = json.loads(data)
+        out.append({"at": _local(clock, at), "by": doc.get("by"), "reason": doc.get("reason"),
+                    "old": doc.get("old") or {}, "values": doc.get("values") or {}})
+    return out
 
 
 def journal_head_before(journal: Journal, before: str) -> dict[str, Any] | None:

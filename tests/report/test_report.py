@@ -194,3 +194,17 @@ def test_a_long_day_still_fits_one_page_and_counts_what_it_left_out(tmp_path):
     assert 5 < shown < 300
     assert f"and {300 - shown} more (table-controller report lists them all)" in text.replace("\n", " ")
     assert "Irregularities (300)" in text and "Jackpot hits (0)" in text
+
+
+def test_the_report_lists_the_days_jackpot_postings_and_the_journals_head(capsys, played):
+    """Who posted which values, when (issue 31 item 14), and the head to keep outside (issue 33 item 9)."""
+    import json as _json
+    doc = _json.loads(report(capsys, played, "--json"))
+    [posting] = doc["jackpot_postings"]             # the opening values, posted by the configuration
+    assert posting["by"] == "configuration" and posting["values"] == {"mega": 10_000_000, "major": 2_500_000,
+                                                                       "minor": 250_000}
+    assert posting["at"].endswith(("+01:00", "+02:00"))                        # the table's local time (Madrid)
+    assert doc["journal_head"]["fact"] > 0 and len(doc["journal_head"]["digest"]) == 64
+    text = report(capsys, played)
+    assert "jackpot postings: 1" in text and "MEGA $100,000.00" in text and "by configuration" in text
+    assert f"fact {doc['journal_head']['fact']}, digest {doc['journal_head']['digest']}" in text
