@@ -48,9 +48,9 @@ from controller.floor.link import floor_key, insert_batch, record_row  # noqa: E
 from controller.floor.pit import floor_view  # noqa: E402
 from controller.floor.pit_page import PitPage  # noqa: E402
 from controller.floor.schema import apply_schema, enroll  # noqa: E402
-from controller.store.pins import PinStore  # noqa: E402
 from controller.store.journal import Journal  # noqa: E402
 from controller.store.outbox import facts_after  # noqa: E402
+from controller.store.pins import PinStore  # noqa: E402
 
 Job = tuple[str, str, str, str, str, bytes]      # dsn, table id, role, password, journal path, journal key
 
