@@ -40,6 +40,7 @@ import structlog
 
 from controller.app.config import EMBEDDED_DEFAULT
 from controller.floor.cluster import Cluster
+from controller.floor.demo_check import GROUP, JOURNAL, failover_check, jackpot_summary, summary
 from controller.floor.forwarder import Forwarder
 from controller.floor.jackpot import close_claims, create_group
 from controller.floor.link import floor_key
@@ -47,12 +48,11 @@ from controller.floor.schema import FloorError, apply_schema, enroll
 from controller.floor.settings import FloorSettings
 from controller.store.chain import load_key
 from controller.store.journal import Journal, JournalError
-from controller.store.outbox import chain_end, facts_after
+from controller.store.outbox import chain_end
 
 STALL = 60.0                        # seconds without a new fact in its journal before a table is stopped
-GROUP = "DEMO"                      # the demo's linked jackpot group (--hits)
+STANDBY = "standby1"                # the synchronous standby's name (--failover)
 DEMO_VALUES = {"mega": 10_000_000, "major": 2_500_000, "minor": 250_000}     # cents: $100,000 / $25,000 / $2,500
-JOURNAL = "journal.sqlite"          # controller/app/run.py's JOURNAL_FILE (the app layer is above this one)
 
 
 def add_command(sub: Any) -> None:
@@ -64,6 +64,9 @@ def add_command(sub: Any) -> None:
                    help="stop PostgreSQL for SECONDS once every table reached the floor (default 0: no outage)")
     p.add_argument("--hits", type=int, default=0, metavar="N",
                    help="one linked jackpot for every table; tables 1..N hit MINOR in the same round (default 0)")
+    p.add_argument("--failover", type=float, metavar="SECONDS",
+                   help="a synchronous standby beside the primary; mid-run the primary is killed (-m immediate) "
+                   "and the standby promoted SECONDS later (default: no standby)")
     p.add_argument("--keep", metavar="DIR", help="keep the tables' folders (journals, logs) in DIR")
     p.add_argument("--port", type=int, metavar="PORT", help="the throwaway cluster's TCP port on 127.0.0.1 "
                    "(default: any free one)")
@@ -93,6 +96,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
         raise FloorError("--hits needs --rounds 6 or more: each table takes the lock between two later rounds")
     if args.outage < 0:
         raise FloorError(f"--outage must be 0 or more seconds, not {args.outage}")
+    if args.failover is not None and not 0 <= args.failover <= 600:
+        raise FloorError(f"--failover must be 0 to 600 seconds, not {args.failover}")
+    if args.failover is not None and args.outage > 0:
+        raise FloorError("--failover and --outage are two different faults: ask for one of them")
     if not args.stall > 0:
         raise FloorError(f"--stall must be more than 0 seconds, not {args.stall}")
     if args.port is not None:
@@ -100,7 +107,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     # the forwarders' log lines go to standard error: standard output is the JSON summary alone
     structlog.configure(logger_factory=structlog.PrintLoggerFactory(sys.stderr))
     print(json.dumps(run_demo(args.tables, args.rounds, args.seed, args.outage, args.keep, args.hits,
-                              port=args.port, stall=args.stall)))
+                              port=args.port, stall=args.stall, failover=args.failover)))
     return 0
 
 
@@ -115,55 +122,101 @@ def _check_port(port: int) -> None:
 
 
 def run_demo(tables: int, rounds: int, seed: int, outage: float = 0.0, keep: str | None = None,
-             hits: int = 0, port: int | None = None, stall: float = STALL) -> dict[str, Any]:
+             hits: int = 0, port: int | None = None, stall: float = STALL,
+             failover: float | None = None) -> dict[str, Any]:
     work = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="table-floor-demo-"))
     work.mkdir(parents=True, exist_ok=True)
     with Cluster(max_connections=max(100, tables * 3), port=port) as cluster:
-        with psycopg.connect(cluster.dsn(), autocommit=True) as admin:
-            apply_schema(admin)
-            group = GROUP if hits else None
-            floor = [_enroll(admin, cluster, work, f"T{i}", group) for i in range(1, tables + 1)]
-            if group:
-                create_group(admin, group, [t.table_id for t in floor], DEMO_VALUES, by="demo supervisor",
-                             reason="the demo's opening values")
-        started = time.monotonic()
-        # early, once the floor's values are shown (Super 6 is closed before), with rounds left for every
-        # table to take the lock between two of them, which makes the floor's answer final
-        hit_round = 3
+        standby = cluster.add_standby(STANDBY) if failover is not None else None
         try:
-            for i, t in enumerate(floor, start=1):
-                t.process = _start(t, rounds, seed + i, hit_round if i <= hits else None)
-            outages = 0
-            if outage > 0:
-                _wait_all_on_floor(cluster, floor)
-                cluster.stop()                          # the floor goes away; the tables play on
-                time.sleep(outage)
-                cluster.start()
-                outages = 1
-            closed, caught, stalled = _wait_tables(cluster, floor, stall, bool(hits))
-            played = time.monotonic() - started
-            caught_up = sum(caught[t.table_id] if t.table_id in caught else _catch_up(t) for t in floor)
-        finally:                                        # a failed demo leaves no table playing on
-            for t in floor:
-                if t.process is not None and t.process.poll() is None:
-                    t.process.kill()
-                    t.process.wait()
-        with psycopg.connect(cluster.dsn(), autocommit=True) as admin:
-            result = _summary(admin, floor, rounds, outages, caught_up)
-            result["tables_stalled"] = stalled
-            result["port"] = cluster.port
-            if hits:
-                result["jackpot"] = _jackpot_summary(admin, floor, hits, hit_round)
-                result["jackpot"]["claims_closed"] = closed
-        result["seconds"] = round(played, 1)
+            if standby is not None:
+                cluster.make_synchronous(STANDBY)       # before any floor data: every commit is on both
+            result = _play(cluster, standby, work, tables, rounds, seed, outage, hits, stall, failover or 0.0)
+        finally:
+            if standby is not None:
+                standby.destroy()
     if not keep:
         import shutil
         shutil.rmtree(work, ignore_errors=True)
     return result
 
 
-def _enroll(admin: psycopg.Connection, cluster: Cluster, work: Path, table_id: str,
-            group: str | None = None) -> DemoTable:
+def _play(cluster: Cluster, standby: Cluster | None, work: Path, tables: int, rounds: int, seed: int,
+          outage: float, hits: int, stall: float, failover: float) -> dict[str, Any]:
+    # with a standby the tables are given both hosts: libpq keeps the one that takes writes
+    dsn = cluster.primary_dsn_with(standby) if standby else f"host={cluster.host} port={cluster.port} dbname=floor"
+    with psycopg.connect(cluster.dsn(), autocommit=True) as admin:
+        apply_schema(admin)
+        group = GROUP if hits else None
+        floor = [_enroll(admin, dsn, work, f"T{i}", group) for i in range(1, tables + 1)]
+        if group:
+            create_group(admin, group, [t.table_id for t in floor], DEMO_VALUES, by="demo supervisor",
+                         reason="the demo's opening values")
+    started = time.monotonic()
+    # early, once the floor's values are shown (Super 6 is closed before), with rounds left for every
+    # table to take the lock between two of them, which makes the floor's answer final
+    hit_round = 3
+    live = cluster                                  # the database that takes writes now
+    moved: dict[str, Any] | None = None
+    try:
+        for i, t in enumerate(floor, start=1):
+            t.process = _start(t, rounds, seed + i, hit_round if i <= hits else None)
+        outages = 0
+        if outage > 0:
+            _wait_all_on_floor(cluster, floor)
+            cluster.stop()                          # the floor goes away; the tables play on
+            time.sleep(outage)
+            cluster.start()
+            outages = 1
+        if standby is not None:
+            moved = _fail_over(cluster, standby, floor, rounds, bool(hits), failover)
+            live = standby
+        closed, caught, stalled = _wait_tables(live, floor, stall, bool(hits))
+        played = time.monotonic() - started
+        caught_up = sum(caught[t.table_id] if t.table_id in caught else _catch_up(t) for t in floor)
+    finally:                                        # a failed demo leaves no table playing on
+        for t in floor:
+            if t.process is not None and t.process.poll() is None:
+                t.process.kill()
+                t.process.wait()
+    with psycopg.connect(live.dsn(), autocommit=True) as admin:     # after a failover: the promoted one
+        result = summary(admin, floor, rounds, outages, caught_up)
+        result["tables_stalled"] = stalled
+        result["port"] = cluster.port
+        if hits:
+            result["jackpot"] = jackpot_summary(admin, floor, hits, hit_round)
+            result["jackpot"]["claims_closed"] = closed
+        if moved is not None:
+            moved.update(failover_check(admin, floor))
+            result["failover"] = moved
+    result["seconds"] = round(played, 1)
+    return result
+
+
+def _fail_over(primary: Cluster, standby: Cluster, floor: list[DemoTable], rounds: int, linked: bool,
+               pause: float) -> dict[str, Any]:
+    """Mid-run (half the rounds on the floor; with a linked jackpot, once a split is final and so
+    paid at its tables) the primary is killed as a crash would (``-m immediate``: no shutdown
+    checkpoint, sessions cut), and ``pause`` seconds later the synchronous standby promoted. The
+    tables play on throughout; their forwarders find the new primary through their dsn."""
+    streaming = primary.replication()
+    with psycopg.connect(primary.dsn(), autocommit=True) as admin:
+        while any(t.process is not None and t.process.poll() is None for t in floor):
+            row = admin.execute("SELECT count(*) FILTER (WHERE kind = 'complete'), count(*), "
+                                "(SELECT count(*) FROM floor.final_splits) FROM floor.records").fetchone()
+            completes, records, finals = row if row else (0, 0, 0)
+            if completes * 2 >= rounds * len(floor) and (finals or not linked):
+                break
+            time.sleep(0.1)
+    primary.stop("immediate")
+    time.sleep(pause)
+    standby.promote()
+    return {"standby": STANDBY, "replication_before": streaming, "records_when_killed": records,
+            "rounds_when_killed": completes, "final_splits_when_killed": finals, "promoted_after": pause,
+            "primary_port": primary.port, "standby_port": standby.port}
+
+
+def _enroll(admin: psycopg.Connection, dsn: str, work: Path, table_id: str, group: str | None = None) -> DemoTable:
     folder = work / table_id
     folder.mkdir(parents=True, exist_ok=True)
     key, _ = load_key(folder, create=True)         # the journal key, made before the journal: enrolment needs it
@@ -171,7 +224,6 @@ def _enroll(admin: psycopg.Connection, cluster: Cluster, work: Path, table_id: s
     (folder / "floor-password").write_text(password + "\n")
     (folder / "floor-password").chmod(0o600)
     role = enroll(admin, table_id, password, floor_key(key, table_id))
-    dsn = f"host={cluster.host} port={cluster.port} dbname=floor"
     settings = FloorSettings(dsn=dsn, table_id=table_id, user=role, password=password, poll=0.1, drain=10.0)
     config = EMBEDDED_DEFAULT.replace('id = "SIM-1"', f'id = "{table_id}"').replace(
         'dir = "table-data"', f'dir = "{folder}"').replace('format = "console"', 'format = "json"')
@@ -305,61 +357,3 @@ def _catch_up(t: DemoTable) -> int:
         fwd.stop()
     forwarded: int = fwd.status()["forwarded"]
     return forwarded
-
-
-def _jackpot_summary(admin: psycopg.Connection, floor: list[DemoTable], hits: int, hit_round: int) -> dict[str, Any]:
-    """The floor's claims in their order (the split each got) and, from each table's journal, the
-    hit rounds it completed: a linked hit is paid last, after the floor's final answer."""
-    rows = admin.execute("SELECT claim_order, table_id, round_id, level, generation, winners, amount "
-                         "FROM floor.jackpot_claims WHERE group_id = %s ORDER BY generation, level, claim_order",
-                         (GROUP,)).fetchall()
-    claims_made = [{"order": o, "table": t, "round": r, "level": lv, "generation": g, "winners": w, "amount": a}
-                   for o, t, r, lv, g, w, a in rows]
-    paid = 0
-    for t in floor:
-        journal = Journal.read_only(t.folder / JOURNAL, keyed=False)
-        try:
-            paid += journal.db.execute(
-                "SELECT count(DISTINCT r.round_id) FROM records r JOIN rounds o ON o.id = r.round_id "
-                "WHERE r.kind = 'jackpot_pending' AND o.status = 'complete'").fetchone()[0]
-        finally:
-            journal.close()
-    return {"group": GROUP, "royals_dealt": hits, "players_round": hit_round, "claims": claims_made,
-            "hits_claimed": len(claims_made), "split": sum(1 for c in claims_made if c["winners"] > 1),
-            "hits_paid": paid}
-
-
-def _summary(admin: psycopg.Connection, floor: list[DemoTable], rounds: int, outages: int,
-             caught_up: int) -> dict[str, Any]:
-    """The floor's and the journals' own counts; duplicates, link failures and refusals are the
-    forwarders' (a table stopped before its summary has none to give)."""
-    in_journals = confirmed = gaps = mismatches = duplicates = link_failures = 0
-    refused: list[str] = []
-    for t in floor:
-        journal = Journal.read_only(t.folder / JOURNAL, keyed=False)
-        try:
-            facts = {f.chain: f.digest for f in facts_after(journal, 0, 10**9)}
-        finally:
-            journal.close()
-        held: dict[int, str] = dict(admin.execute("SELECT seq, chain_hash FROM floor.records WHERE table_id = %s",
-                                  (t.table_id,)).fetchall())
-        in_journals += len(facts)
-        confirmed += len(held)
-        gaps += len(set(facts) - set(held))
-        mismatches += sum(1 for seq, h in held.items() if facts.get(seq) != h)
-        status = (t.summary or {}).get("floor", {})
-        duplicates += status.get("duplicates", 0)
-        link_failures += status.get("link_failures", 0)
-        if status.get("refused"):
-            refused.append(status["refused"])
-    ids = [t.table_id for t in floor]
-    row = admin.execute("SELECT count(*) FILTER (WHERE kind = 'complete'), count(*) FILTER (WHERE kind = 'void'), "
-                        "count(*) FROM floor.records WHERE table_id = ANY(%s)", (ids,)).fetchone()
-    played, voided, on_floor = row if row else (0, 0, 0)
-    return {"tables": len(floor), "rounds_per_table": rounds, "rounds_played": played, "rounds_voided": voided,
-            "rounds_on_floor": played, "outages": outages,
-            "link_failures": link_failures,
-            "records_in_journals": in_journals, "records_forwarded": on_floor,
-            "records_forwarded_after_tables_stopped": caught_up, "records_confirmed": confirmed,
-            "gaps": gaps, "duplicates": duplicates, "mismatches": mismatches, "refused": refused,
-            "tables_failed": [t.table_id for t in floor if t.process is not None and t.process.returncode != 0]}

@@ -11,7 +11,8 @@ import sys
 import time
 
 from controller.floor.cluster import free_port
-from controller.floor.demo import DemoTable, _summary, _wait_tables
+from controller.floor.demo import DemoTable, _wait_tables
+from controller.floor.demo_check import summary as floor_summary
 from controller.floor.forwarder import Forwarder
 from controller.store.outbox import chain_end
 from tests.floor.conftest import make_table, play
@@ -52,7 +53,7 @@ def test_the_summary_counts_from_the_floor_a_table_that_left_no_summary(cluster,
     assert forwarder.wait_confirmed(chain_end(t.journal), 30)
     forwarder.stop()
     demo = DemoTable(t.table_id, t.journal.path.parent, t.settings, t.journal.key)      # killed: no summary
-    summary = _summary(admin, [demo], 4, 0, 0)
+    summary = floor_summary(admin, [demo], 4, 0, 0)
     assert (summary["rounds_played"], summary["rounds_on_floor"], summary["rounds_voided"]) == (4, 4, 0)
     assert summary["records_forwarded"] == summary["records_confirmed"] == summary["records_in_journals"] == 12
     t.journal.close()
