@@ -14,6 +14,7 @@ sentence rather than install versions nobody resolved for these requirements.
 
     python3 scripts/lockfile.py check [LOCK]      # exit 1, one sentence, when the lock is stale
     python3 scripts/lockfile.py table [LOCK]      # the table block alone (deploy, wheelhouse)
+    python3 scripts/lockfile.py only NAME... LOCK # those packages' entries (install.sh: the build backend)
     python3 scripts/lockfile.py strays PYTHON     # installed in PYTHON's environment but not in the lock
     python3 scripts/lockfile.py digest            # today's digest of pyproject.toml's dependency lists
 
@@ -100,7 +101,27 @@ def strays(python: str, lock_text: str) -> list[str]:
     return [name for name in json.loads(listing) if canonical(name) not in locked]
 
 
+def only(lock_text: str, names: list[str]) -> str:
+    """The entries (pin line and hash lines) of ``names``, from the whole lock."""
+    wanted = {canonical(n) for n in names}
+    out, keep = [], False
+    for line in lock_text.splitlines():
+        if line and not line.startswith((" ", "#")):
+            keep = canonical(re.split(r"[=\s;]", line, maxsplit=1)[0]) in wanted
+        elif not line.startswith(" "):
+            keep = False
+        if keep:
+            out.append(line)
+    missing = wanted - set(pins("\n".join(out)))
+    if missing:
+        raise SystemExit(f"lockfile: {', '.join(sorted(missing))} not in the lock: {REGENERATE}")
+    return "\n".join(out) + "\n"
+
+
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["only"] and len(argv) >= 3:
+        sys.stdout.write(only(Path(argv[-1]).read_text(encoding="utf-8"), argv[1:-1]))
+        return 0
     if not argv or argv[0] not in {"check", "table", "strays", "digest"}:
         print(__doc__, file=sys.stderr)
         return 2

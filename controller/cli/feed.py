@@ -2,7 +2,7 @@
 
 Owns the ``feed`` group. ``add NAME`` makes a reader's token and prints it once (it is kept only as a
 hash, controller/store/readers.py); ``remove NAME`` ends that reader's access (a feed it has open ends
-at its next reconnect); ``list`` names the readers. Each change is a ``feed_reader_changed`` table
+within a second); ``list`` names the readers. Each change is a ``feed_reader_changed`` table
 event when the data folder has a journal, on its keyed chain like a PIN change. The feed itself is
 ``GET /api/feed`` on the dealer page's address (docs/feed.md).
 """
@@ -10,6 +10,7 @@ event when the data folder has a journal, on its keyed chain like a PIN change. 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -46,9 +47,16 @@ def _readers(args: argparse.Namespace) -> tuple[FeedReaders, Path]:
 
 def cmd_feed_add(args: argparse.Namespace) -> int:
     readers, data_dir = _readers(args)
+    before = dict(readers.names())
     token = readers.add(args.name)
-    journal_table_event(data_dir, "feed_reader_changed", {"action": "added", "name": args.name},
-                        table_config(args).key_file)
+    try:                                    # a reader the journal does not name must not read: undone
+        journal_table_event(data_dir, "feed_reader_changed", {"action": "added", "name": args.name},
+                            table_config(args).key_file)
+    except BaseException:
+        readers.remove(args.name)
+        if args.name in before:
+            print(f"table-controller: {args.name}'s old token was ended too: add the reader again", file=sys.stderr)
+        raise
     print(token)
     return 0
 

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 def add_commands(sub: Subparsers) -> None:
     p = sub.add_parser("replay", help="one round step by step: every fact, the felt and cards as they stood, "
-                       "and the round settled again independently")
+                       "and the round settled again from its recalled cards and wagers")
     p.add_argument("--round", type=int, required=True, metavar="ID", help="the round's id")
     p.add_argument("--json", action="store_true", help="the timeline as one JSON object")
     add_journal_options(p)
@@ -63,7 +63,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if check["settled_again"] is None:
         print(f"  check: nothing to settle: {check['why']}")
     elif agrees:
-        print("  check: settled again independently from the recalled cards and wagers: every position agrees")
+        print("  check: settled again by the rules engine from the recalled cards and wagers: every position agrees")
     else:
         print("  check: DOES NOT AGREE:")
         for difference in check["differences"]:

@@ -38,7 +38,7 @@ def add_commands(sub: Subparsers) -> None:
 
 def parse_anchor(text: str) -> tuple[int, str]:
     fact, _, digest = text.partition(":")
-    if not fact.isdigit() or len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
+    if not (fact.isascii() and fact.isdigit()) or len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
         raise InputError(f"--anchor {text!r}: give FACT:DIGEST, the fact's number and its 64 hex digits, as "
                          "the report prints them")
     return int(fact), digest

@@ -28,6 +28,11 @@ class FloorFacts:
     def open(self) -> psycopg.Connection:
         return psycopg.connect(self.dsn, autocommit=True, connect_timeout=10)
 
+    def last(self, connection: psycopg.Connection) -> int:
+        row = connection.execute("SELECT coalesce(max(seq), 0) FROM floor.records WHERE table_id = %s",
+                                 (self.table_id,)).fetchone()
+        return int(row[0]) if row else 0
+
     def after(self, connection: psycopg.Connection, after: int, most: int) -> list[tuple[Any, ...]]:
         return connection.execute(FLOOR_FACTS_AFTER, (self.table_id, after, most)).fetchall()
 

@@ -49,7 +49,7 @@ from controller.floor.jackpot import CHANNEL, close_claims, post_values, tables_
 from controller.floor.pit import STALE_AFTER, floor_view
 from controller.floor.replay import NotEnded, floor_round
 from controller.floor.schema import FloorError
-from controller.page.feed import Feed
+from controller.page.feed import Feed, FeedRefused
 from controller.page.fence import Challenges, Fence
 from controller.page.server import SECURITY_HEADERS
 from controller.page.streams import Streams
@@ -186,6 +186,10 @@ class PitPage:
         """One table's facts as the floor holds them (controller/floor/feed.py, docs/feed.md)."""
         assert self._stopping is not None
         table = request.query.get("table", "")
+        try:
+            self.feed.reader(request)           # the token first: no database work, nor a table named, without it
+        except FeedRefused as refused:
+            return _answer(refused.status, False, str(refused))
         if not table or len(table) > 64:
             return _answer(400, False, "say which table's facts to feed: ?table=ID")
         try:
@@ -199,7 +203,7 @@ class PitPage:
     async def _replay(self, request: web.Request) -> web.Response:
         """A table's finished round step by step, from the floor's records (controller/floor/replay.py)."""
         table, number = request.query.get("table", ""), request.query.get("round", "")
-        if not table or len(table) > 64 or not number.isdigit() or len(number) > 12:
+        if not table or len(table) > 64 or not (number.isascii() and number.isdigit()) or len(number) > 12:
             return _answer(400, False, "say which round to replay: ?table=ID&round=N")
         try:
             story = await asyncio.get_running_loop().run_in_executor(None, floor_round, self.dsn, table, int(number))

@@ -31,6 +31,7 @@ from controller.page.streams import HIGH_WATER, KEEPALIVE, STALL, TICK, send_bou
 from controller.store.readers import FeedReaders
 
 MOST = 16                       # feeds at once: the surveillance rooms and the casino systems, as many as pages
+PER_READER = 4                  # of them one reader's: a leaked or looping client cannot take every slot
 BATCH = 500                     # facts read from the journal per query (a reader far behind catches up in steps)
 FACTS_AFTER = (
     "SELECT chain, round_id, at, kind, data, digest FROM records WHERE chain > :after "
@@ -53,6 +54,8 @@ class FactSource(Protocol):
 
     def open(self) -> Any: ...
 
+    def last(self, connection: Any) -> int: ...
+
     def after(self, connection: Any, after: int, most: int) -> list[tuple[Any, ...]]: ...
 
 
@@ -66,6 +69,11 @@ class JournalFacts:
 
     def open(self) -> sqlite3.Connection:
         return sqlite3.connect(f"{self.journal_path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
+
+    def last(self, connection: sqlite3.Connection) -> int:
+        row = connection.execute("SELECT max(c) FROM (SELECT max(chain) AS c FROM records UNION ALL "
+                                 "SELECT max(chain) FROM table_events)").fetchone()
+        return int(row[0] or 0)
 
     def after(self, connection: sqlite3.Connection, after: int, most: int) -> list[tuple[Any, ...]]:
         return connection.execute(FACTS_AFTER, {"after": after, "most": most}).fetchall()
@@ -85,7 +93,7 @@ def resume_point(request: web.Request) -> int:
     if len(given) > 1:
         raise FeedRefused(400, "more than one Last-Event-ID header: send the last fact number once")
     text = given[0] if given else request.query.get("after", "0")
-    if not text.strip().isdigit() or len(text.strip()) > 18:
+    if not (text.strip().isascii() and text.strip().isdigit()) or len(text.strip()) > 18:
         raise FeedRefused(400, f"the last fact seen must be a whole number 0 or more, not {text[:40]!r}")
     return int(text.strip())
 
@@ -95,14 +103,15 @@ class Feed:
         self.readers = readers
         self.log = log
         self.issuer = issuer                    # the command that makes a reader's token here
-        self.listeners: set[asyncio.Event] = set()
+        self.listeners: dict[asyncio.Event, str] = {}     # each open stream's wake-up, and whose it is
 
     def wake(self) -> None:
         """Something was journaled (the engine published after its commit): feeds look again."""
         for listener in self.listeners:
             listener.set()
 
-    def _reader(self, request: web.Request) -> str:
+    def reader(self, request: web.Request) -> tuple[str, str]:
+        """The reader a request's token names, and the token; FeedRefused in words otherwise."""
         if self.readers is None:
             raise FeedRefused(503, "the feed is not available: this page was started without its readers")
         header = request.headers.getall("Authorization", [])
@@ -113,12 +122,16 @@ class Feed:
         name = self.readers.who(token.strip()) if len(header) == 1 and scheme.lower() == "bearer" else None
         if name is None:
             raise FeedRefused(403, "this token reads nothing here: ask the table's technician for a reader's token")
-        return name
+        return name, token.strip()
+
+    def _still(self, reader: str, token: str) -> bool:
+        """The token still names the reader (removed or replaced, its open streams end at once)."""
+        return self.readers is not None and self.readers.who(token) == reader
 
     async def serve(self, request: web.Request, stopping: asyncio.Event,
                     source: FactSource | None) -> web.StreamResponse:
         try:
-            reader = self._reader(request)
+            reader, token = self.reader(request)
             after = resume_point(request)
             if source is None:
                 raise FeedRefused(503, "the feed is not available: this page was started without the journal")
@@ -127,8 +140,11 @@ class Feed:
         if len(self.listeners) >= MOST:
             return web.json_response({"ok": False, "message": f"this table already serves {MOST} feeds, the most "
                                       "it serves at once: close another reader's feed, then reconnect"}, status=503)
+        if sum(1 for name in self.listeners.values() if name == reader) >= PER_READER:
+            return web.json_response({"ok": False, "message": f"reader {reader} has {PER_READER} feeds open already, "
+                                      "the most one reader may: close one, then reconnect"}, status=503)
         wake = asyncio.Event()
-        self.listeners.add(wake)                # counted before the first await: no race past the limit
+        self.listeners[wake] = reader           # counted before the first await: no race past the limit
         loop = asyncio.get_running_loop()
         db: Any = None
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "X-Accel-Buffering": "no",
@@ -136,6 +152,12 @@ class Feed:
         self.log.info("feed.opened", reader=reader, remote=request.remote, after=after)
         try:
             db = await loop.run_in_executor(None, source.open)
+            last = await loop.run_in_executor(None, source.last, db)
+            if after > last:                    # a reader ahead of the journal: a journal rolled back, or another's
+                self.log.warning("feed.ahead", reader=reader, remote=request.remote, after=after, last=last)
+                return web.json_response({"ok": False, "last": last, "message": (
+                    f"the last fact seen, {after}, is past this table's last fact, {last}: the journal is not the "
+                    "one read before (rolled back, or another table's); call the table's technician")}, status=409)
             await response.prepare(request)
             transport = request.transport
             if transport is None:
@@ -158,6 +180,9 @@ class Feed:
                 try:
                     await asyncio.wait_for(wake.wait(), TICK)
                 except TimeoutError:            # facts journaled by another process (a PIN set) too
+                    if not await loop.run_in_executor(None, self._still, reader, token):
+                        self.log.warning("feed.reader_removed", reader=reader, remote=request.remote)
+                        break
                     idle += TICK
                     if idle >= KEEPALIVE:
                         if not await send_bounded(response, b": keepalive\n\n"):
@@ -168,7 +193,7 @@ class Feed:
         except source.errors as err:            # the journal or floor unreadable: the reader resumes later
             self.log.warning("feed.read_failed", reader=reader, error=str(err))
         finally:
-            self.listeners.discard(wake)
+            self.listeners.pop(wake, None)
             if db is not None:
                 db.close()
             self.log.info("feed.closed", reader=reader, remote=request.remote, last=after)

@@ -34,7 +34,7 @@ class RoundReplays:
 
     async def _replay(self, request: web.Request) -> web.Response:
         text = request.query.get("round", "")
-        if not text.isdigit() or len(text) > 12:
+        if not (text.isascii() and text.isdigit()) or len(text) > 12:
             return self._answer(400, "say which round to replay: a round number")
         if self.journal_path is None:
             return self._answer(503, "recall is not available: this page was started without the journal")

@@ -219,7 +219,8 @@ class Felt:
 
     def start_story(self) -> None:
         """Betting opens: the story starts with what lies on the felt already."""
-        self._story = [[0, p, s, v] for (p, s), v in sorted(self.readings().items()) if s in BET_SPOTS]
+        at = self._clerk.since_opened_ms()      # 0 at the opening; later after a restart during betting
+        self._story = [[at, p, s, v] for (p, s), v in sorted(self.readings().items()) if s in BET_SPOTS]
         self._story_cut = 0
 
     def story(self) -> dict[str, object]:

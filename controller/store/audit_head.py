@@ -41,7 +41,7 @@ def keyed_from(boundary: str | None) -> int | None:
     """The first fact whose commit keyed the audit head (and whose round opening is exact), from meta
     ``keyed_boundary``; None for a journal written before."""
     _, marked, first = (boundary or "").partition(KEYED_FROM)
-    return int(first) if marked and first.isdigit() else None
+    return int(first) if marked and first.isascii() and first.isdigit() else None
 
 
 def boundary_with_marker(boundary: str, first: int) -> str:

@@ -1,5 +1,5 @@
 """One round replayed step by step from the journal: what happened, in order, and how the felt and the
-cards stood after each step; then the round settled again independently and compared.
+cards stood after each step; then the round settled again from its recalled cards and wagers and compared.
 
 Owns the timeline of ``table-controller replay`` (and any page that shows it). Each step is one fact
 of the round's, or a fact of the table's journaled while the round was open (an alert, a device, a
@@ -19,7 +19,7 @@ from typing import Any
 
 from controller.round.facts import DEAD_HAND, DEALER, Round
 from controller.rules.cards import cards_text
-from controller.rules.paytable import Preset, load_preset
+from controller.rules.paytable import PayTableError, Preset, load_preset
 from controller.rules.roundio import settle_json
 from controller.rules.spots import LABELS
 from controller.rules.words import money
@@ -105,6 +105,8 @@ def replay(journal: Journal, round_id: int) -> dict[str, Any]:
         data = json.loads(text)
         if kind == "wagers" and data.get("felt"):
             steps += _betting(rnd, data["felt"], chain)
+            if data.get("felt_cut"):
+                steps[-1]["words"] += f" (and {data['felt_cut']} later changes not kept: the story keeps 400)"
         if of_round:
             rnd.apply(kind, data, at)
         steps.append({"fact": chain, "at": at, "kind": kind, "of": "round" if of_round else "table",
@@ -121,7 +123,9 @@ def _betting(rnd: Round, story: list[list[Any]], chain: int) -> list[dict[str, A
     steps = []
     for ms, position, spot, cents in story:
         spots = lying.setdefault(str(position), {})
-        if cents:
+        if cents is None:
+            spots[spot] = spots.get(spot, 0)    # chips seen, the amount not read: the spot is taken
+        elif cents:
             spots[spot] = cents
         else:
             spots.pop(spot, None)
@@ -141,10 +145,19 @@ def _preset(name: str) -> Preset:
 
 
 def check(journal: Journal, round_id: int, rnd: Round) -> dict[str, Any]:
-    """The round settled again from its recalled cards and wagers, against what the table journaled."""
+    """The round settled again by the rules engine from its recalled cards and wagers (what ``recall
+    --json | settle`` does), against the settlement and payments the table journaled. It catches a
+    journaled settlement or payment that does not follow from the journaled cards and wagers; it is
+    the same rules engine, so a fault in the rules themselves agrees with itself (the rules' own
+    tests, against brute force and the par sheets, are that check)."""
     if rnd.settlement is None:
         return {"settled_again": None, "why": "the round was never settled" +
                 (f" (void: {rnd.void_reason})" if rnd.void_reason else "")}
+    try:
+        _preset(rnd.preset)
+    except PayTableError:                  # a table's own pay table file (table.paytable): not shipped
+        return {"settled_again": None, "why": f"the pay table in force ({rnd.preset}) is not one this program "
+                "ships: settle it again with the table's own file (table-controller settle)"}
     again = settle_json(recall_round(journal, round_id), _preset, None)
     if "error" in again:
         return {"settled_again": False, "differences": [f"cannot settle it again: {again['error']}"]}

@@ -160,9 +160,9 @@ def jackpot_postings(journal: Journal, clock: GamingClock, lo: str, hi: str) -> 
 
 def journal_head_before(journal: Journal, before: str) -> dict[str, Any] | None:
     """The keyed chain's last fact journaled before ``before`` (UTC): the outside anchor a gaming
-    day's papers keep. The same report printed again gives the same head, and ``verify --anchor
-    FACT:DIGEST`` proves a journal still holds it: a journal and trail rolled back together to an
-    older copy cannot (docs/deploy.md, "A journal rolled back")."""
+    day's papers keep. Once the period has ended, the same report printed again gives the same head,
+    and ``verify --anchor FACT:DIGEST`` proves a journal still holds it: a journal and trail rolled
+    back together to an older copy cannot (docs/deploy.md, "A journal rolled back")."""
     row = journal.db.execute("SELECT chain, digest, at FROM (SELECT chain, digest, at FROM records WHERE chain IS NOT "
                              "NULL AND at < :t UNION ALL SELECT chain, digest, at FROM table_events WHERE chain "
                              "IS NOT NULL AND at < :t) ORDER BY chain DESC LIMIT 1", {"t": before}).fetchone()

@@ -51,6 +51,7 @@ def test_a_tables_facts_from_the_floor_resume_and_arrive_as_they_come(cluster, t
         auth = {"Authorization": f"Bearer {token}"}
         assert _open(url, f"?table={table.table_id}", {}).status == 401
         assert _open(url, "?table=NO-SUCH", auth).status == 404
+        assert _open(url, "?table=NO-SUCH", {}).status == 401            # the token first: no table named without it
         assert _open(url, "", auth).status == 400
         journal = _journal(table)
         head = journal[-1][0]

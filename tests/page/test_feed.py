@@ -165,3 +165,41 @@ def test_a_token_that_is_not_one_is_nobody(tmp_path, header):
     readers = FeedReaders(tmp_path / READERS_FILE)
     readers.add("room")
     assert readers.who(header.partition(" ")[2]) is None
+
+
+def test_a_removed_reader_is_cut_off_and_one_reader_cannot_take_every_feed(tmp_path, monkeypatch):
+    monkeypatch.setattr(feed_module, "PER_READER", 2)
+    data = tmp_path / "data"
+    data.mkdir()
+    readers = FeedReaders(data / READERS_FILE)
+    token = readers.add("room")
+    other = readers.add("casino system")
+    with table(tmp_path, data_dir=data, page=True) as rig:
+        rig.state("ready")
+        url = rig.run.page.url
+        first, second = (_open(url, {"Authorization": f"Bearer {token}"}) for _ in range(2))
+        assert first.status == second.status == 200
+        third = _open(url, {"Authorization": f"Bearer {token}"})
+        assert third.status == 503 and "reader room has 2 feeds open" in json.loads(third.read())["message"]
+        assert _open(url, {"Authorization": f"Bearer {other}"}).status == 200    # another reader still gets in
+        readers.remove("room")
+        first.fp.raw._sock.settimeout(10)
+        deadline = time.monotonic() + 10
+        while first.readline() and time.monotonic() < deadline:              # the stream ends on its own
+            pass
+        assert time.monotonic() < deadline
+
+
+def test_a_reader_ahead_of_the_journal_is_told_and_odd_numbers_are_refused(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    token = FeedReaders(data / READERS_FILE).add("room")
+    with table(tmp_path, data_dir=data, page=True) as rig:
+        rig.state("ready")
+        auth = {"Authorization": f"Bearer {token}"}
+        last = _journal_facts(data)[-1][0]
+        ahead = _open(rig.run.page.url, {**auth, "Last-Event-ID": str(last + 1000)})
+        said = json.loads(ahead.read())
+        assert ahead.status == 409 and said["last"] >= last and "rolled back" in said["message"]
+        superscript_two = "\u00b2"                                     # a digit to str.isdigit, not to int()
+        assert _open(rig.run.page.url, {**auth, "Last-Event-ID": superscript_two}).status == 400

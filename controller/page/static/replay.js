@@ -1,7 +1,7 @@
 // A finished round replayed step by step (GET /api/replay?round=N), inside the recall dialog: a
 // slider and big step buttons move through the round's facts; at each step the felt's wagers, the
 // cards out of the shoe, the decisions and payments as they stood, the time in the table's clock
-// (the browser's local time), and at the end the round settled again independently.
+// (the browser's local time), and at the end the round settled again from its recalled cards and wagers.
 "use strict";
 
 const REPLAY_SPOTS = [["ante", t("Ante")], ["pair_plus", t("Pair Plus")], ["six_card_bonus", t("6 Card Bonus")],
