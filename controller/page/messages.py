@@ -46,7 +46,8 @@ NAMES = (
 # --- the prompt, state by state (controller/round/view.py) and the dealer's words (rules/words.py)
 PROMPTS = (
     N_("Place your bets"), N_("Position {position} {spot}: {why}"), N_("Shoe shuffling"), N_("No more bets"),
-    N_("No PAIR PLUS, position {positions}"), N_("Deal"), N_("Dealing: hand {hand} of {count}"),
+    N_("No PAIR PLUS, position {positions}"), N_("No PAIR PLUS, positions {positions}"),
+    N_("Deal"), N_("Dealing: hand {hand} of {count}"),
     N_("Every position played"), N_("Reveal the dealer's hand"),
     N_("Collect the folded hands and their wagers: position {positions}"),
     N_("6 Card Bonus and Super 6 stay in action: position {positions}"), N_("Then reveal the dealer's hand"),
@@ -150,7 +151,7 @@ ALERTS = (
     N_("Round voided by the {by}: {reason}. Return all wagers."),
     N_("Supervisor called to the table by the {by}"), N_("Supervisor called to the table by the {by}: {reason}"),
     N_("on recovery: {problem}"), N_("Internal error handling {event}: {reason}; call a technician"),
-    N_("The configuration changed since the last run ({old} -> {new}); check it before play"),
+    N_("The table's settings were changed since it last ran: call a technician to check them before play"),
     N_("The PC's clock is not synchronised: the times written in the journal may be wrong; call a "
        "technician (the table goes on)"),
     N_("The PC's clock is synchronised again"),

@@ -1,7 +1,7 @@
 """The exact words the dealer reads and says, built from round facts.
 
 Owns the wording of the procedure's announcements (rule sheet 000, Dealing
-Procedures): "No more bets", "No PAIR PLUS, position 2, 3 and 5", "Dealer
+Procedures): "No more bets", "No PAIR PLUS, positions 2, 3 and 5", "Dealer
 plays with a Queen", "Dealer doesn't play", and money as the dealer reads it.
 """
 
@@ -56,7 +56,8 @@ def positions_list(positions: Sequence[int]) -> str:
 def no_pair_plus(positions: Sequence[int]) -> str | None:
     if not positions:
         return None
-    return f"No PAIR PLUS, position {positions_list(positions)}"
+    where = "position" if len(positions) == 1 else "positions"
+    return f"No PAIR PLUS, {where} {positions_list(positions)}"
 
 
 def dealer_announcement(score: int, qualifies: bool) -> str:

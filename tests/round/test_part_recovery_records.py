@@ -93,3 +93,4 @@ def test_a_supervisors_void_says_who_and_why_to_the_dealer():
     alert, void, state = desk.journal.written
     assert alert.data["message"] == "Round voided by the supervisor Ana: a fight. Return all wagers."
     assert (void.data, state.data) == ({"reason": "a fight", "by": "supervisor Ana"}, {"state": "void"})
+

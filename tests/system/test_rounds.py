@@ -100,7 +100,7 @@ def test_a_manual_round_says_the_dealers_words(tmp_path):
                           5: {"ante": 500}})
         rig.deal()
         snap = rig.state("decisions")
-        assert ["No more bets", "No PAIR PLUS, position 2, 3 and 5", "Deal"] in rig.prompts
+        assert ["No more bets", "No PAIR PLUS, positions 2, 3 and 5", "Deal"] in rig.prompts
         locked = rig.sim.sensors.locked                     # spots locked, Play spots open to deciders
         rig.eventually(lambda: (4, 0) in locked and (1, 2) in locked and (4, 1) in locked
                        and (1, 1) not in locked, what="the spot locks")
@@ -321,3 +321,20 @@ def test_a_restart_mid_deal_counts_the_shoe_and_voids_when_cards_went_missing(tm
         assert snap["void_reason"] == ("cards left the shoe while the controller was down "
                                        "(the shoe holds 0, the journal expects 52)")
         assert not [r for r in rig.records("hand")]
+
+
+def test_a_changed_configuration_is_told_in_the_dealers_words_with_its_time(tmp_path):
+    """The digests stay in the journal's config_changed event; the dealer reads what happened and what
+    to do, with the time it was journaled (issue 31 item 9: it had no time and showed raw digests)."""
+    data = tmp_path / "data"
+    with table(tmp_path / "a", "sheet-000", data_dir=data) as rig:
+        rig.state("ready")
+    with table(tmp_path / "b", "sheet-000", data_dir=data, page_settings="pin_attempts = 3\n") as rig:
+        snap = rig.state("ready")
+        [alert] = [a for a in snap["alerts"] if a["kind"] == "config_changed"]
+        [event] = rig.journal.db.execute("SELECT at, data FROM table_events WHERE kind = 'config_changed'").fetchall()
+    assert alert["message"] == ("The table's settings were changed since it last ran: call a technician to check "
+                                "them before play")
+    assert alert["at"] == event[0]
+    digests = json.loads(event[1])
+    assert len(digests["old"]) == len(digests["new"]) == 64 and digests["old"] != digests["new"]
