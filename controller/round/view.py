@@ -19,7 +19,7 @@ from controller.round.facts import DEALER
 from controller.round.table import Table
 from controller.rules.cards import card_text
 from controller.rules.spots import Spot, label
-from controller.rules.words import no_pair_plus, positions_list, settlement_lines
+from controller.rules.words import no_pair_plus, positions_list, settlement_lines, settlement_moves
 
 # --- what the dealer is told, state by state -------------------------------------------------
 
@@ -145,14 +145,15 @@ def build_snapshot(table: Table, lines_of: SettlementLines) -> dict[str, Any]:
         if rnd and rnd.settlement:
             seat = next((s for s in rnd.settlement["seats"] if s["seat"] == p), None)
             if seat:
-                lines, net = lines_of(rnd.settlement, seat), seat["net"]
+                lines, net, results = lines_of(rnd.settlement, seat), seat["net"], seat["results"]
                 if p in rnd.floor_waiting:
                     # the table's own arithmetic for a linked hit is not what will be paid: the floor's
                     # final amount is (a split may be smaller); the rest of the position stands
                     results = {k: v for k, v in seat["results"].items() if k != Spot.SUPER6.value}
                     lines = settlement_lines(dict(seat, results=results)) + [FLOOR_STATES]
                     net -= seat["results"].get(Spot.SUPER6.value, 0)
-                entry["settlement"] = {"results": seat["results"], "net": net,
+                pay, take = settlement_moves(dict(seat, results=results))      # what the dealer moves now
+                entry["settlement"] = {"results": seat["results"], "net": net, "pay": pay, "take": take,
                                        "cap_reduction": seat["cap_reduction"],
                                        "hand": seat["hand"] if seat["play"] or not seat["wagers"].get("ante") else None,
                                        "lines": lines, "paid": p in rnd.paid}

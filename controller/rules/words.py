@@ -12,7 +12,7 @@ from typing import Any
 
 from controller.rules.cards import RANK_NAMES, RANK_PLURALS
 from controller.rules.hand3 import Hand3, category3
-from controller.rules.spots import label
+from controller.rules.spots import PAY_ORDER, label
 
 
 def money(cents: int, *, short: bool = False) -> str:
@@ -77,14 +77,34 @@ def dealer_announcement(score: int, qualifies: bool) -> str:
     return f"Dealer plays with a {label}, {RANK_NAMES[top]} high"
 
 
+def _in_pay_order(results: dict[str, int]) -> list[tuple[str, int]]:
+    """The sheet's pay order (Play, Ante Bonus, Ante, Pair Plus, 6 Card Bonus, Super 6), whatever order
+    the results came in (a settlement read back from the journal after a restart is key-sorted)."""
+    return sorted(results.items(), key=lambda item: PAY_ORDER.index(item[0]) if item[0] in PAY_ORDER else 99)
+
+
+def _left_at_settlement(seat: dict[str, Any]) -> list[tuple[str, int]]:
+    """The results the dealer settles at the position: a fold's forfeited wagers were collected with its
+    cards before the reveal, so they are not taken again."""
+    folded = not seat.get("play") and bool(seat.get("wagers", {}).get("ante"))
+    return [(spot, amount) for spot, amount in _in_pay_order(seat["results"])
+            if not (folded and amount < 0 and spot in FORFEITED_AT_FOLD)]
+
+
+def settlement_moves(seat: dict[str, Any]) -> tuple[int, int]:
+    """(to pay, to take) at the position now, in cents: the sum of its lines, the maximum payout's
+    reduction taken off the pay. A net of zero can still be a payment and a take."""
+    left = _left_at_settlement(seat)
+    pay = sum(amount for _, amount in left if amount > 0) - seat.get("cap_reduction", 0)
+    return max(pay, 0), sum(-amount for _, amount in left if amount < 0)
+
+
 def settlement_lines(seat: dict[str, Any]) -> list[str]:
     """A position's wagers in pay order, each as "Pay Play $10.00" or "Take Ante $10.00". A fold's
     forfeited wagers were collected with its cards before the reveal: they are not taken again."""
     folded = not seat.get("play") and bool(seat.get("wagers", {}).get("ante"))
     lines = ["Folded: its forfeited wagers were collected with the cards"] if folded else []
-    for spot, amount in seat["results"].items():
-        if folded and amount < 0 and spot in FORFEITED_AT_FOLD:
-            continue
+    for spot, amount in _left_at_settlement(seat):
         if amount > 0:
             lines.append(f"Pay {label(spot)} {money(amount)}")
         elif amount < 0:

@@ -98,9 +98,19 @@ def test_the_dealers_walk_through_a_whole_round_with_a_fold(tmp_path, page):
             assert net == seat["net"]
             if position in collected:
                 continue
-            verb = "Pay" if net > 0 else "Take"
-            expected = "Push" if net == 0 else f"{verb} ${abs(net) // 100:,}.{abs(net) % 100:02d}"
+            # what is moved now: a fold's Ante, Play and Pair Plus went with its cards; a payment and a
+            # take are both named even where they cancel out (issue 31 items 1 and 5)
+            folded_here = not seat["play"] and seat["wagers"]["ante"]
+            moves = [v for k, v in seat["results"].items()
+                     if not (folded_here and v < 0 and k in ("play", "ante_bonus", "ante", "pair_plus"))]
+            pay = sum(v for v in moves if v > 0) - seat["cap_reduction"]
+            take = -sum(v for v in moves if v < 0)
+            dollars = lambda c: f"${c // 100:,}.{c % 100:02d}"          # noqa: E731
+            expected = " · ".join(([f"Pay {dollars(pay)}"] if pay else []) +
+                                  ([f"Take {dollars(take)}"] if take else [])) or "Push"
             assert shown[position] == expected
+            if not folded_here:
+                assert pay - take == net                        # the same money, counted two ways
         decisions = {r.data["position"]: r.data for r in rig.records("decision")}
         assert set(decisions) == {int(p) for p, w in rig.records("wagers")[0].data["positions"].items()
                                   if w["ante"]}

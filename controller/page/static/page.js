@@ -302,11 +302,14 @@ function positionHtml(s, p) {
   let settle = "";
   let net = "";
   if (p.settlement) {
-    const cents = p.settlement.net;
+    // what the dealer moves at the position now (a fold's forfeits were collected with its cards):
+    // a payment and a take both named, even when they cancel out; "Push" only when neither
+    const { pay, take } = p.settlement;
+    const said = [pay ? t("Pay {amount}", { amount: money(pay) }) : "", take ? t("Take {amount}", { amount: money(take) }) : ""]
+      .filter(Boolean).join(" · ") || t("Push");
     settle = `<ul class="settle">${p.settlement.lines.map((l) => `<li>${esc(l)}</li>`).join("")}</ul>`;
-    net = `<div class="net ${cents > 0 ? "pay" : cents < 0 ? "take" : ""}">${
-        esc(cents > 0 ? t("Pay {amount}", { amount: money(cents) }) : cents < 0 ? t("Take {amount}", { amount: money(-cents) })
-          : t("Push"))}${p.settlement.paid ? ` <span class="paid">${esc(t("Settled ✓"))}</span>` : ""}</div>`;
+    net = `<div class="net ${pay && !take ? "pay" : take && !pay ? "take" : ""}">${esc(said)}${
+      p.settlement.paid ? ` <span class="paid">${esc(t("Settled ✓"))}</span>` : ""}</div>`;
   }
   const problems = (p.problems || []).length
     ? `<ul class="problems">${p.problems.map((m) => `<li>${esc(m)}</li>`).join("")}</ul>` : "";
