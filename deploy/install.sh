@@ -118,11 +118,7 @@ if [ "$VENV" = 1 ]; then
     else
         say "no wheelhouse: from the package index, pinned by requirements.lock (needs the network)"
         "$OPT/venv/bin/python" -m pip install -q --only-binary=:all: --require-hashes -r "$OPT/requirements-table.lock"
-        # built by the lock's own setuptools and wheel (hash-checked), not a backend fetched unpinned
-        python3 "$SOURCE/scripts/lockfile.py" only setuptools wheel "$SOURCE/requirements.lock" > "$OPT/requirements-build.lock"
-        "$OPT/venv/bin/python" -m pip install -q --only-binary=:all: --require-hashes --no-deps \
-            -r "$OPT/requirements-build.lock"
-        "$OPT/venv/bin/python" -m pip install -q --no-deps --no-build-isolation --force-reinstall "$OPT/src"
+        "$OPT/venv/bin/python" -m pip install -q --no-deps --force-reinstall "$OPT/src"
     fi
     "$OPT/venv/bin/python" -m pip check -q >/dev/null ||
         { "$OPT/venv/bin/python" -m pip check >&2; exit 1; }
