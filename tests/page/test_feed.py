@@ -156,7 +156,8 @@ def test_a_reader_killed_ten_times_and_a_table_restart_miss_nothing_and_repeat_n
         client.wait(10)
     received = [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
     assert [(f["fact"], f["kind"]) for f in received] == _journal_facts(data)[:len(received)]
-    assert len(received) == head and received[-1]["fact"] == head
+    # every fact up to the head seen at the last start, none twice (the table may journal more after it)
+    assert [f["fact"] for f in received] == list(range(1, len(received) + 1)) and len(received) >= head
     assert sum(1 for f in received if f["kind"] == "complete") >= 3
 
 
