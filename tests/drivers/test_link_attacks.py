@@ -48,4 +48,26 @@ def test_a_flood_without_the_key_is_refused_counted_alerted_once_and_never_delay
         while not events.q.empty():
             alerts += [e for e in [events.q.get()] if isinstance(e, DeviceFault)]
         assert len(alerts) == 1 and alerts[0].security, alerts[:3]
-        assert "sending frames that fail authentication" in alerts[0].reason
+        assert alerts[0].reason == "refused: bad MAC"
+
+
+def test_refused_frames_after_the_first_alert_are_named_in_one_alert_when_the_window_ends(tmp_path):
+    """The throttle's arithmetic on a fake clock: one alert at once, the rest counted into the next."""
+    from drivers.framed import REFUSED_ALERT_EVERY
+    from drivers.sensors import SensorDriver
+    from tests.drivers.fuzz_drivers import Loopback
+    key = tmp_path / "sensors.key"
+    key.write_text("ab" * 32)
+    posted: list = []
+    drv = SensorDriver("sensors", Loopback(), posted.append, positions=6, key_file=str(key))
+    forged = encode_frame(7, *sp.catalog.encode(sp.SpotReading(2, 0, sp.CHIPS, 100)))     # no trailer
+    drv.on_bytes(forged * 50, 1.0)
+    drv.on_tick(1.0 + REFUSED_ALERT_EVERY / 2)
+    drv.on_bytes(forged * 10, 1.0 + REFUSED_ALERT_EVERY / 2)
+    faults = [e for e in posted if isinstance(e, DeviceFault)]
+    assert [f.reason for f in faults] == ["refused: unauthenticated frame"]
+    drv.on_tick(1.0 + REFUSED_ALERT_EVERY)
+    faults = [e for e in posted if isinstance(e, DeviceFault)]
+    assert [f.reason for f in faults][1:] == [
+        f"refused: unauthenticated frame (59 frames refused within {REFUSED_ALERT_EVERY:.0f} s)"]
+    assert drv.link.stats["refused"] == 60
