@@ -73,7 +73,7 @@ class FramedDriver(DeviceDriver):
         self.identity: dict[str, Any] = {}      # the device's Identity as journaled (a technician's view)
         self.capabilities = 0           # what this session uses (UseCapabilities)
         self._refused_alerted_at: float | None = None   # when frames failing authentication last alerted
-        self._refused_unsaid: tuple[()] | tuple[int, str, bytes] = ()   # refused since: count, first reason, bytes
+        self._refused_unsaid: tuple[int, str, bytes] | None = None   # refused since: count, first reason, bytes
 
     def decode_message(self, type_code: int, payload: bytes) -> Message:
         """A frame's message, or MessageError (the link NAKs it): the catalog's decoder, which a
@@ -182,16 +182,15 @@ class FramedDriver(DeviceDriver):
         per REFUSED_ALERT_EVERY seconds names how many were refused since. Nothing per frame is logged
         or posted, so a flood costs the I/O thread only its HMACs, and the engine's queue never holds
         it ahead of a genuine reading."""
-        if not self._refused_unsaid:
-            self._refused_unsaid = (0, event.reason, event.raw)
-        count, reason, raw = self._refused_unsaid
+        count, reason, raw = self._refused_unsaid or (0, event.reason, event.raw)
         self._refused_unsaid = (count + 1, reason, raw)
         if self._refused_alerted_at is None or now - self._refused_alerted_at >= REFUSED_ALERT_EVERY:
             self._alert_refused(now)
 
     def _alert_refused(self, now: float) -> None:
+        assert self._refused_unsaid is not None
         count, reason, raw = self._refused_unsaid
-        self._refused_unsaid, self._refused_alerted_at = (), now
+        self._refused_unsaid, self._refused_alerted_at = None, now
         many = f" ({count} frames refused within {REFUSED_ALERT_EVERY:.0f} s)" if count > 1 else ""
         self.fault(reason + many, raw, security=True)
 
