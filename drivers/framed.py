@@ -42,6 +42,10 @@ CLOCK_EVERY = 3600.0            # seconds between two settings of a device's clo
 # line): worth an info line. A routine message is a few milliseconds late and its meaning is in
 # the journal: at info, each would be an audit line (about 9 KB per round, more than the rest).
 HELD_BACK_AFTER = 0.5
+# Frames refused by authentication alert the dealer at most once in this many seconds; those between
+# are counted (link.stats["refused"]) and named in the next alert. One warning and one engine event per
+# refused frame let 5,252 forged frames in 5 s hold a genuine chip reading back 10.1 s (issue 33).
+REFUSED_ALERT_EVERY = 30.0
 
 
 class FramedDriver(DeviceDriver):
@@ -68,6 +72,8 @@ class FramedDriver(DeviceDriver):
         self._clock_at = 0.0            # when we last set the device's clock
         self.identity: dict[str, Any] = {}      # the device's Identity as journaled (a technician's view)
         self.capabilities = 0           # what this session uses (UseCapabilities)
+        self._refused_alerted_at: float | None = None   # when frames failing authentication last alerted
+        self._refused_unsaid: tuple[int, str, bytes] | None = None   # refused since: count, first reason, bytes
 
     def decode_message(self, type_code: int, payload: bytes) -> Message:
         """A frame's message, or MessageError (the link NAKs it): the catalog's decoder, which a
@@ -126,6 +132,8 @@ class FramedDriver(DeviceDriver):
             self._write(self.say_hello(now))
         elif self.online and now - self._clock_at >= CLOCK_EVERY:
             self._set_clock(now)
+        if self._refused_unsaid and now - (self._refused_alerted_at or 0.0) >= REFUSED_ALERT_EVERY:
+            self._alert_refused(now)
 
     def _set_clock(self, now: float) -> None:
         """The device's clock is ours (UTC): set at each session and every CLOCK_EVERY seconds."""
@@ -152,6 +160,8 @@ class FramedDriver(DeviceDriver):
             self._delivered(event.message, now, event.time_ms)
         elif isinstance(event, LinkFault) and event.quiet:
             self.log.info("device.stale_frame", reason=event.reason)   # the session that just ended
+        elif isinstance(event, LinkFault) and event.security:
+            self._refused(event, now)
         elif isinstance(event, LinkFault):
             self.fault(event.reason, event.raw, security=event.security)
         elif isinstance(event, Refused):
@@ -166,6 +176,23 @@ class FramedDriver(DeviceDriver):
             self.went_offline(f"silent for {event.seconds:.1f} s (heartbeat timeout)")
         elif isinstance(event, PeerAlive):
             self._write(self.say_hello(now))                       # handshake again
+
+    def _refused(self, event: LinkFault, now: float) -> None:
+        """A frame that failed authentication: the first alerts at once; after it, at most one alert
+        per REFUSED_ALERT_EVERY seconds names how many were refused since. Nothing per frame is logged
+        or posted, so a flood costs the I/O thread only its HMACs, and the engine's queue never holds
+        it ahead of a genuine reading."""
+        count, reason, raw = self._refused_unsaid or (0, event.reason, event.raw)
+        self._refused_unsaid = (count + 1, reason, raw)
+        if self._refused_alerted_at is None or now - self._refused_alerted_at >= REFUSED_ALERT_EVERY:
+            self._alert_refused(now)
+
+    def _alert_refused(self, now: float) -> None:
+        assert self._refused_unsaid is not None
+        count, reason, raw = self._refused_unsaid
+        self._refused_unsaid, self._refused_alerted_at = None, now
+        many = f" ({count} frames refused within {REFUSED_ALERT_EVERY:.0f} s)" if count > 1 else ""
+        self.fault(reason + many, raw, security=True)
 
     def _delivered(self, message: Any, now: float, time_ms: int | None = None) -> None:
         if isinstance(message, self.hello_reply):

@@ -1,23 +1,29 @@
 """Frame authentication for the framed link: HMAC-SHA256 truncated to 8 bytes, per device key (sans-I/O).
 
 Owns one side's keys, nonces and counters (docs/protocols/framing.md,
-Authentication). A host and its device share a 32-byte key, given at pairing
-(a key file on each side). Every frame then carries a trailer: COUNTER (u32)
-and MAC (the first 8 bytes of HMAC-SHA256 over VER..COUNTER).
+Authentication, framing version 2). A host and its device share a 32-byte key,
+given at pairing (a key file on each side). Every frame then carries a trailer:
+COUNTER (u32) and MAC (the first 8 bytes of HMAC-SHA256 over VER..COUNTER).
 
 - The host's Hello is sealed with the pairing key; its COUNTER is the host's
-  nonce N_h, fresh for each Hello sent. A device accepts any Hello whose MAC
-  holds (it only restarts the session) and starts a new session.
-- The device ACKs that Hello with its nonce N_d as COUNTER, sealed with the
-  session key K = HMAC-SHA256(key, "TCP1 session" | N_h | N_d): the host,
-  which knows N_h, learns N_d from it and derives the same K.
-- Every other frame, in both directions (messages, ACKs, NAKs, heartbeats), is
-  sealed with K and a COUNTER one more than the sender's last (from 1); a
-  receiver accepts only a COUNTER above the last it accepted. An old frame
-  (another session: another K) or a replayed one (a COUNTER already seen) is
-  refused.
-- Without a session (a device before any Hello, a host between its Hello and
-  that Hello's ACK) a side sends nothing but the host's Hello.
+  nonce N_h, fresh for each Hello sent.
+- A device that checks a Hello draws its nonce N_d and ACKs the Hello with N_d
+  as COUNTER, sealed with the new session's device-to-host key: a challenge.
+  The session is only **pending**: the device's live session, if any, goes on.
+  A Hello replayed off the line holds its MAC, but whoever replayed it cannot
+  answer the challenge, so it changes nothing.
+- The host, which knows N_h, learns N_d from that ACK, derives the keys, and
+  answers the challenge with its first frame sealed with the host-to-device key
+  (a heartbeat, sent at once). Only then does the device replace its session.
+- Each direction has its own key, both from the pairing key and both nonces:
+  K_hd = HMAC-SHA256(key, "TCP2 host to device" | N_h | N_d), K_dh likewise
+  with "TCP2 device to host". A frame reflected back to its sender never holds
+  its MAC (version 1 had one key both ways: a reflected host ACK was accepted).
+- Every frame after the challenge, in both directions (messages, ACKs, NAKs,
+  heartbeats), carries a COUNTER one more than the sender's last (from 1); a
+  receiver accepts only a COUNTER above the last it accepted.
+- A sealed frame's VER says framing version 2; one sealed by version 1 (one key
+  both ways, a Hello that restarts the session) is refused, naming it.
 
 A frame refused here is never NAKed (a forged frame must not draw an answer)
 and never acted on; the link reports it (``LinkFault``, ``security``).
@@ -31,6 +37,7 @@ import secrets
 from collections.abc import Callable
 from pathlib import Path
 
+from drivers.wire.framing import SEALED_VERSION as SCHEME
 from drivers.wire.framing import Frame
 
 KEY_SIZE = 32
@@ -65,9 +72,25 @@ def mac(key: bytes, signed: bytes) -> bytes:
     return hmac.new(key, signed, hashlib.sha256).digest()[:MAC_SIZE]
 
 
-def session_key(key: bytes, host_nonce: int, device_nonce: int) -> bytes:
-    return hmac.new(key, b"TCP1 session" + host_nonce.to_bytes(4, "big") + device_nonce.to_bytes(4, "big"),
+TO_DEVICE, TO_HOST = b"TCP2 host to device", b"TCP2 device to host"
+STALE = "a frame of the session that ended"          # refused, but expected for a moment: quiet
+NO_SESSION = "no session yet"
+
+
+def direction_key(key: bytes, label: bytes, host_nonce: int, device_nonce: int) -> bytes:
+    """One direction's session key: HMAC-SHA256(pairing key, label | N_h | N_d)."""
+    return hmac.new(key, label + host_nonce.to_bytes(4, "big") + device_nonce.to_bytes(4, "big"),
                     hashlib.sha256).digest()
+
+
+def session_keys(key: bytes, host_nonce: int, device_nonce: int) -> tuple[bytes, bytes]:
+    """The session's (host-to-device, device-to-host) keys."""
+    return (direction_key(key, TO_DEVICE, host_nonce, device_nonce),
+            direction_key(key, TO_HOST, host_nonce, device_nonce))
+
+
+def _holds(key: bytes | None, frame: Frame) -> bool:
+    return key is not None and hmac.compare_digest(mac(key, frame.signed), frame.mac)
 
 
 class Authenticator:
@@ -81,35 +104,43 @@ class Authenticator:
 
     def reset(self) -> None:
         """No session (a new connection, a reboot)."""
-        self.session: bytes | None = None
-        self.host_nonce: int | None = None      # the host: its last Hello's; the device: the session's
+        self._send_key: bytes | None = None     # this session's key for what we send
+        self._recv_key: bytes | None = None     # and for what we receive
+        self._ended: bytes | None = None        # the host: the receive key of the session its Hello ended
+        self._pending: tuple[bytes, bytes] | None = None   # the device: a checked Hello's (send, receive)
+        self.host_nonce: int | None = None      # the host: its last Hello's; the device: the last checked
         self.sent = 0                           # the last COUNTER we sent in this session
         self.heard = 0                          # the last COUNTER we accepted in this session
         self.pending_ack_nonce = 0              # the device: its nonce, for the ACK of the Hello checked
 
     @property
     def ready(self) -> bool:
-        return self.session is not None
+        return self._send_key is not None
+
+    def _start(self, send_key: bytes, recv_key: bytes, heard: int = 0) -> None:
+        self._send_key, self._recv_key, self.sent, self.heard = send_key, recv_key, 0, heard
 
     # --- sending ---------------------------------------------------------------------------------
 
     def seal_hello(self, body: bytes) -> bytes:
         """The host's Hello: a new nonce, under the pairing key; the old session ends."""
         self.host_nonce = self._nonce()
-        self.session, self.sent, self.heard = None, 0, 0
+        self._ended = self._recv_key or self._ended
+        self._send_key = self._recv_key = None
+        self.sent = self.heard = 0
         return self._trailer(self.key, body, self.host_nonce)
 
     def seal_hello_ack(self, body: bytes, device_nonce: int) -> bytes:
-        """The device's ACK of a Hello: its nonce, under the new session key."""
-        assert self.session is not None
-        return self._trailer(self.session, body, device_nonce)
+        """The device's ACK of a Hello, its challenge: its nonce, under the pending session's key."""
+        assert self._pending is not None
+        return self._trailer(self._pending[0], body, device_nonce)
 
     def seal(self, body: bytes) -> bytes | None:
-        """Any other frame: the next COUNTER under the session key; None without a session."""
-        if self.session is None:
+        """Any other frame: the next COUNTER under our session key; None without a session."""
+        if self._send_key is None:
             return None
         self.sent += 1
-        return self._trailer(self.session, body, self.sent)
+        return self._trailer(self._send_key, body, self.sent)
 
     @staticmethod
     def _trailer(key: bytes, body: bytes, counter: int) -> bytes:
@@ -118,37 +149,61 @@ class Authenticator:
 
     # --- receiving -------------------------------------------------------------------------------
 
+    @staticmethod
+    def _old_scheme(frame: Frame) -> str | None:
+        if frame.version != SCHEME:
+            return (f"sealed by framing version {frame.version} (one key both ways; its Hello restarts the "
+                    f"session): this controller takes version {SCHEME} only, the device needs new firmware")
+        return None
+
     def check_hello(self, frame: Frame) -> str | None:
-        """A device's check of a Hello; on success a new session and the nonce for its ACK."""
+        """A device's check of a Hello; on success a pending session and the nonce for its challenge.
+        The live session, if any, is untouched until the host answers the challenge (``confirm``)."""
         if not frame.authenticated:
             return "unauthenticated Hello"
-        if not hmac.compare_digest(mac(self.key, frame.signed), frame.mac):
+        if (old := self._old_scheme(frame)) is not None:
+            return old
+        if not _holds(self.key, frame):
             return "Hello with a bad MAC"
-        device_nonce = self._nonce()
         assert frame.counter is not None
-        self.host_nonce = frame.counter
-        self.session, self.sent, self.heard = session_key(self.key, frame.counter, device_nonce), 0, 0
-        self.pending_ack_nonce = device_nonce
+        device_nonce = self._nonce()
+        to_device, to_host = session_keys(self.key, frame.counter, device_nonce)
+        self._pending, self.pending_ack_nonce = (to_host, to_device), device_nonce
         return None
+
+    def confirm(self, frame: Frame) -> bool:
+        """The device: True when ``frame`` answers the pending Hello's challenge (sealed with its
+        host-to-device key); the pending session is then ours."""
+        if self._pending is None or not frame.authenticated or self._old_scheme(frame) is not None:
+            return False
+        if not _holds(self._pending[1], frame) or not frame.counter:
+            return False
+        self._start(*self._pending, heard=frame.counter)
+        self._pending = None
+        return True
 
     def check_hello_ack(self, frame: Frame) -> bool:
         """The host's check of a frame that may be its Hello's ACK: True (a new session) when it is."""
         if not frame.authenticated or self.host_nonce is None or frame.counter is None:
             return False
-        candidate = session_key(self.key, self.host_nonce, frame.counter)
-        if not hmac.compare_digest(mac(candidate, frame.signed), frame.mac):
+        if self._old_scheme(frame) is not None:
             return False
-        self.session, self.sent, self.heard = candidate, 0, 0
+        to_device, to_host = session_keys(self.key, self.host_nonce, frame.counter)
+        if not _holds(to_host, frame):
+            return False
+        self._start(to_device, to_host)
         return True
 
     def check(self, frame: Frame) -> str | None:
         """Any other frame: None when it is authentic and new, else why it is refused."""
         if not frame.authenticated:
             return "unauthenticated frame"
-        if self.session is None:
-            return "no session yet"
-        if not hmac.compare_digest(mac(self.session, frame.signed), frame.mac):
-            return "bad MAC"
+        if (old := self._old_scheme(frame)) is not None:
+            return old
+        if not _holds(self._recv_key, frame):
+            if _holds(self._ended, frame):
+                return STALE
+            return NO_SESSION if self._recv_key is None else "bad MAC"
         assert frame.counter is not None
         if frame.counter <= self.heard:
             return f"replayed frame (counter {frame.counter}, last {self.heard})"

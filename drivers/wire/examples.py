@@ -12,7 +12,7 @@ from drivers.wire import alpha
 from drivers.wire import messages as session
 from drivers.wire import sensor_protocol as sp
 from drivers.wire import shoe_protocol as shoe
-from drivers.wire.auth import DEVICE, HOST, Authenticator, session_key
+from drivers.wire.auth import DEVICE, HOST, Authenticator, session_keys
 from drivers.wire.framing import Frame, FrameDecoder, encode_frame
 from drivers.wire.link import ACK, HEARTBEAT, NAK, NAK_BAD_MESSAGE, NAK_UNREADABLE
 
@@ -85,21 +85,33 @@ def stamped_and_sealed() -> list[str]:
     (frame,) = FrameDecoder().feed(hello)
     assert isinstance(frame, Frame) and device.check_hello(frame) is None
     ack = encode_frame(0, ACK, b"\x00", seal=lambda body: device.seal_hello_ack(body, EXAMPLE_NONCES[1]))
+    (frame,) = FrameDecoder().feed(ack)
+    assert isinstance(frame, Frame) and host.check_hello_ack(frame)
+    answer = encode_frame(0, HEARTBEAT, seal=lambda body: host.seal(body) or b"")
+    (frame,) = FrameDecoder().feed(answer)
+    assert isinstance(frame, Frame) and device.confirm(frame)
+    reply = encode_frame(0, *shoe.catalog.encode(shoe.HelloReply(1, 2, "TCS-1.4", "SN42")),
+                         seal=lambda body: device.seal(body) or b"")
     hand = shoe.catalog.encode(shoe.HandDelivered(1, ((48, 1), (45, 1), (42, 1))))
-    sealed_hand = encode_frame(1, *hand, time_ms=STAMP, seal=lambda body: device.seal(body) or b"")
+    device.sent = 8                                 # later in the session: its ninth sealed frame
+    sealed_hand = encode_frame(SEQ, *hand, time_ms=STAMP, seal=lambda body: device.seal(body) or b"")
     rows = [
         ("`Door(open=1)` at SEQ 05, stamped 1,795,000,000,123 ms (VER 0x41)",
          encode_frame(SEQ, *door, time_ms=STAMP)),
-        ("the host's Hello, SEQ 00, N_h = 11 22 33 44 as COUNTER, sealed with the pairing key (VER 0x81)", hello),
-        ("the device's ACK of it, N_d = 55 66 77 88 as COUNTER, sealed with the session key", ack),
-        ("the device's `HandDelivered(1, Ac Kd Qh)`, SEQ 01, stamped, COUNTER 1, session key (VER 0xC1)",
-         sealed_hand),
+        ("the host's Hello, SEQ 00, N_h = 11 22 33 44 as COUNTER, sealed with the pairing key (VER 0x82)", hello),
+        ("the device's ACK of it, its challenge: N_d = 55 66 77 88 as COUNTER, sealed with K_dh", ack),
+        ("the host's answer: a HEARTBEAT, COUNTER 1, sealed with K_hd (the device's session starts here)",
+         answer),
+        ("the device's `HelloReply(1, 2, TCS-1.4, SN42)`, SEQ 00, COUNTER 1, sealed with K_dh", reply),
+        ("the device's `HandDelivered(1, Ac Kd Qh)` later in the session: SEQ 05, stamped, COUNTER 9, "
+         "K_dh (VER 0xC2)", sealed_hand),
     ]
-    key = session_key(EXAMPLE_KEY, *EXAMPLE_NONCES)
+    to_device, to_host = session_keys(EXAMPLE_KEY, *EXAMPLE_NONCES)
     return (["", "## Stamped and authenticated frames (framing.md, Time and Authentication)", "",
-             f"Pairing key `{hexs(EXAMPLE_KEY)}`; session key HMAC-SHA256(pairing key, \"TCP1 session\" "
-             f"11 22 33 44 55 66 77 88) = `{hexs(key)}`.", "",
-             "| frame | bytes on the wire |", "| --- | --- |"]
+             f"Pairing key `{hexs(EXAMPLE_KEY)}`. Session keys: K_hd = HMAC-SHA256(pairing key, "
+             f"\"TCP2 host to device\" 11 22 33 44 55 66 77 88) = `{hexs(to_device)}`; K_dh = "
+             f"HMAC-SHA256(pairing key, \"TCP2 device to host\" 11 22 33 44 55 66 77 88) = `{hexs(to_host)}`.",
+             "", "| frame | bytes on the wire |", "| --- | --- |"]
             + [f"| {label} | `{hexs(data)}` |" for label, data in rows])
 
 

@@ -4,7 +4,7 @@ Wire format (docs/protocols/framing.md)::
 
     00 | COBS( VER | SEQ | TYPE | [TIME] | PAYLOAD... | [COUNTER MAC] | CRC16 ) | 00
 
-- ``VER``: bits 0-5 the frame layout's version (1); bit 6 (0x40) set: an
+- ``VER``: bits 0-5 the framing version (1 plain, 2 sealed); bit 6 (0x40) set: an
   8-byte ``TIME`` follows ``TYPE`` (the sender's clock, ms since 1970 UTC);
   bit 7 (0x80) set: a 12-byte authentication trailer (``COUNTER`` u32, ``MAC``
   8 bytes, drivers/wire/auth.py) precedes the CRC. ``SEQ`` sequence number
@@ -28,7 +28,11 @@ from binascii import crc_hqx
 from collections.abc import Callable
 from dataclasses import dataclass
 
-VERSION = 1
+VERSION = 1                 # the layout of a plain frame
+# A sealed frame (the trailer) says 2: the same layout, under framing version 2's authentication
+# (per-direction keys, a Hello that must answer the device's challenge). A device built to version 1
+# discards it as another version instead of answering it under keys the host no longer uses.
+SEALED_VERSION = 2
 FLAG_TIME, FLAG_AUTH, FLAGS = 0x40, 0x80, 0xC0
 TIME_SIZE, TRAILER_SIZE = 8, 12                     # TIME; COUNTER (4) and MAC (8)
 MAX_PAYLOAD = 1000
@@ -54,6 +58,7 @@ class Frame:
     counter: int | None = None          # the authentication trailer, when there is one
     mac: bytes = b""
     signed: bytes = b""                 # VER..COUNTER: what the MAC covers
+    version: int = VERSION              # VER's low bits: 2 for a frame sealed as framing version 2 says
 
     @property
     def authenticated(self) -> bool:
@@ -119,7 +124,8 @@ def encode_frame(seq: int, type_: int, payload: bytes = b"", *, time_ms: int | N
         raise FrameEncodeError(f"payload of {len(payload)} bytes exceeds {MAX_PAYLOAD}")
     if time_ms is not None and not 0 <= time_ms < 2 ** 64:
         raise FrameEncodeError(f"time {time_ms} is not a u64")
-    ver = VERSION | (FLAG_TIME if time_ms is not None else 0) | (FLAG_AUTH if seal is not None else 0)
+    ver = SEALED_VERSION | FLAG_AUTH if seal is not None else VERSION
+    ver |= FLAG_TIME if time_ms is not None else 0
     body = bytes((ver, seq, type_)) + (time_ms.to_bytes(TIME_SIZE, "big") if time_ms is not None else b"")
     body += payload
     if seal is not None:
@@ -173,8 +179,12 @@ class FrameDecoder:
         if crc16(body[:-2]) != int.from_bytes(body[-2:], "big"):
             return BadFrame("CRC mismatch", chunk)
         ver = body[0]
-        if ver & ~FLAGS != VERSION:
-            return BadFrame(f"protocol version {ver & ~FLAGS} unsupported (expected {VERSION})", chunk)
+        version = ver & ~FLAGS
+        if version not in (VERSION, SEALED_VERSION):
+            return BadFrame(f"protocol version {version} unsupported (expected {VERSION} or {SEALED_VERSION})",
+                            chunk)
+        if version == SEALED_VERSION and not ver & FLAG_AUTH:
+            return BadFrame(f"a version {SEALED_VERSION} frame without its authentication trailer", chunk)
         start, end = 3, len(body) - 2
         time_ms = counter = None
         mac = signed = b""
@@ -187,4 +197,4 @@ class FrameDecoder:
             return BadFrame(f"frame of {len(body)} bytes is too short for its TIME and trailer", chunk)
         if end - start > MAX_PAYLOAD:
             return BadFrame(f"payload of {end - start} bytes exceeds {MAX_PAYLOAD}", chunk)
-        return Frame(body[1], body[2], body[start:end], time_ms, counter, mac, signed)
+        return Frame(body[1], body[2], body[start:end], time_ms, counter, mac, signed, version)

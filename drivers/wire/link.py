@@ -25,6 +25,8 @@ Rules (docs/protocols/framing.md):
   accepted last; without this its HelloReply was ACKed as a repeat, never
   delivered, and the device stayed offline. Both take effect only for a frame
   that decodes: a hostile or garbled frame of those types changes nothing.
+- On a paired link a device's Hello waits for the host to answer its challenge
+  (drivers/wire/auth.py): it is acted on, and the session replaced, only then.
 - Numbering restarts with each session: a Hello is sent at SEQ 0, and a
   received Hello makes our next message (the HelloReply) SEQ 0 too; the first
   message after either is SEQ 1.
@@ -51,7 +53,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
-from drivers.wire.auth import HOST, Authenticator
+from drivers.wire.auth import HOST, NO_SESSION, STALE, Authenticator
 from drivers.wire.framing import BadFrame, Frame, FrameDecoder, encode_frame
 
 ACK, NAK, HEARTBEAT = 0x00, 0x01, 0x02
@@ -152,6 +154,8 @@ class Link:
         self._in_flight: tuple[int, int, bytes, int | None] | None = None      # seq, type, payload, TIME
         self._parked: list[Pending] | None = None     # undelivered at the peer's Hello
         self._hello_ack_nonce: int | None = None      # a device's nonce for the ACK of a Hello just checked
+        self._held_hello: tuple[int, Any, int | None] | None = None   # a device's: until its challenge holds
+        self._confirm = False                         # the host: answer the device's challenge at once
         self._stale_quiet = STALE_QUIET               # sessionless frames still refused quietly
         if self.auth is not None:
             self.auth.reset()
@@ -243,11 +247,14 @@ class Link:
                 events.append(LinkFault(item.reason, item.raw))
                 out += self._wire(UNKNOWN_SEQ, NAK, bytes((UNKNOWN_SEQ, NAK_UNREADABLE)), now)
                 continue
-            refused = self._unauthentic(item)
+            refused = self._unauthentic(item, events)
             if refused is not None:
                 self.stats["refused"] += 1
                 events.append(refused)
                 continue
+            if self._confirm:       # our first frame under the new keys answers the device's challenge
+                self._confirm = False
+                out += self._wire(0, HEARTBEAT, b"", now)
             self.stats["frames_in"] += 1
             self._last_rx = now
             if self._silent:
@@ -256,10 +263,10 @@ class Link:
             out += self._on_frame(item, now, events)
         return events, bytes(out)
 
-    def _unauthentic(self, frame: Frame) -> LinkFault | None:
+    def _unauthentic(self, frame: Frame, events: list[LinkEvent]) -> LinkFault | None:
         """Why an authenticated link refuses ``frame`` (never NAKed, never acted on); None: it is
-        authentic. A device's accepted Hello, and the host's accepted ACK of its Hello, start the
-        session's keys."""
+        authentic. The host's accepted ACK of its Hello starts the session's keys; on a device, the
+        first frame under the keys its checked Hello promised starts them, and delivers that Hello."""
         auth = self.auth
         if auth is None:
             return None
@@ -267,12 +274,13 @@ class Link:
             hello = self._in_flight is not None and self._in_flight[1] == self._hello_type
             if (hello and frame.type == ACK and self._in_flight is not None
                     and frame.payload[:1] == bytes((self._in_flight[0],)) and auth.check_hello_ack(frame)):
+                self._confirm = True
                 return None
             reason = auth.check(frame)
             # with no session, nothing is accepted, and a device still speaking in the session that ended
             # (a restarted host, a reconnect before our Hello or after it went unanswered) is expected:
             # counted and logged, not alarming. A soak raised 106 "call a technician" alerts from it
-            quiet = reason == "no session yet"
+            quiet = reason in (NO_SESSION, STALE)
         elif frame.type == self._hello_type:
             reason = auth.check_hello(frame)
             if reason is None:
@@ -280,7 +288,12 @@ class Link:
             quiet = False
         else:
             reason = auth.check(frame)
-            quiet = reason == "no session yet"      # a device not yet paired to this host's session
+            if reason is not None and self._held_hello is not None and auth.confirm(frame):
+                reason, (seq, hello, time_ms), self._held_hello = None, self._held_hello, None
+                self._new_session()             # the Hello proved fresh: now it starts our session
+                self._last_seq = seq
+                events.append(Delivered(hello, time_ms))
+            quiet = reason == NO_SESSION            # a device not yet paired to this host's session
         if reason is None:
             self._stale_quiet = STALE_QUIET             # the session works: the next gap has its allowance
             return None
@@ -311,6 +324,9 @@ class Link:
         except Exception as err:                         # a decoder's bug: refused, and the link goes on
             return self._refuse(frame, f"message could not be decoded: {type(err).__name__}: {err}",
                                 NAK_BAD_MESSAGE, now, events)
+        if frame.type == self._hello_type and self.auth is not None and self.auth.role != HOST:
+            self._held_hello = (frame.seq, message, frame.time_ms)     # until the challenge is answered
+            return self._ack(frame.seq, now)
         if frame.type == self._hello_type:
             self._new_session()
         self._last_seq = frame.seq
@@ -332,6 +348,7 @@ class Link:
 
     def _refuse(self, frame: Frame, reason: str, code: int, now: float, events: list[LinkEvent]) -> bytes:
         self.stats["faults"] += 1
+        self._hello_ack_nonce = None                    # a Hello refused: no challenge goes out
         events.append(LinkFault(reason, frame.payload))
         return self._wire(frame.seq, NAK, bytes((frame.seq, code)), now)
 

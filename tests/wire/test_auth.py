@@ -4,7 +4,7 @@ replayed and stale frames refused (never NAKed, never delivered), and the TIME a
 from drivers.wire import shoe_protocol as shoe
 from drivers.wire.auth import DEVICE, HOST, Authenticator, new_key
 from drivers.wire.framing import Frame, FrameDecoder, encode_frame
-from drivers.wire.link import ACK, Delivered, Link, LinkFault
+from drivers.wire.link import ACK, HEARTBEAT, Delivered, Link, LinkFault
 
 
 def pair(key=None, device_key=None):
@@ -27,10 +27,14 @@ def frames(data):
 
 
 def session(host, device, now=0.0):
-    """Hello and its ACK: both ends hold the session key; returns the device's HelloReply bytes."""
+    """Hello, the device's challenge (its ACK) and the host's answer (a heartbeat under the new keys):
+    both ends hold the session's keys; returns the device's HelloReply bytes."""
     events, ack = device.receive(send(host, shoe.Hello(1), now), now)
-    assert delivered(events) == [shoe.Hello(1)] and frames(ack)[0].type == ACK
-    assert host.receive(ack, now) == ([], b"") and host.auth.ready and host.idle
+    assert delivered(events) == [] and frames(ack)[0].type == ACK and frames(ack)[0].counter != 1
+    events, answer = host.receive(ack, now)
+    assert events == [] and [f.type for f in frames(answer)] == [HEARTBEAT] and host.auth.ready and host.idle
+    events, out = device.receive(answer, now)
+    assert delivered(events) == [shoe.Hello(1)] and out == b"" and device.auth.ready
     return send(device, shoe.HelloReply(1, 1, "FW", "SN"), now)
 
 
@@ -131,7 +135,8 @@ def test_a_device_stamps_its_events_and_the_stamp_survives_a_link_loss():
     lost = send(device, shoe.Door(1), 0.2, time_ms=1_795_000_000_123)      # the host is away
     assert frames(lost)[0].time_ms == 1_795_000_000_123
     events, ack = device.receive(send(host, shoe.Hello(1), 9.0), 9.0)       # the host is back
-    host.receive(ack, 9.0)
+    _, answer = host.receive(ack, 9.0)
+    device.receive(answer, 9.0)
     wire = send(device, shoe.HelloReply(1, 1, "FW", "SN"), 9.1)
     got = []
     for t in (9.1, 9.2):
@@ -151,15 +156,17 @@ def test_the_documented_authenticated_frames_check_out_with_plain_hmac():
     from tests.support import ROOT
     text = (ROOT / "docs" / "protocols" / "examples.md").read_text()
     key = bytes(range(32))
-    names = r"the host's Hello|the device's ACK of it|the device's `HandDelivered"
+    names = r"the host's Hello|the device's ACK of it|the host's answer|the device's `HelloReply|the device's `HandDel"
     rows = re.findall(rf"\| ({names})[^|]*\| `([0-9A-F ]+)` \|", text)
-    assert [name for name, _ in rows] == ["the host's Hello", "the device's ACK of it", "the device's `HandDelivered"]
-    bodies = [cobs_decode(bytes.fromhex(wire)[1:-1]) for _, wire in rows]
-    hello, ack, hand = bodies
+    assert [name for name, _ in rows] == ["the host's Hello", "the device's ACK of it", "the host's answer",
+                                          "the device's `HelloReply", "the device's `HandDel"]
+    hello, ack, answer, reply, hand = [cobs_decode(bytes.fromhex(wire)[1:-1]) for _, wire in rows]
     signed = hello[:-10]                                            # VER..COUNTER: all but MAC and CRC
     assert hello[-10:-2] == hmac.new(key, signed, hashlib.sha256).digest()[:8]
     n_h, n_d = hello[-14:-10], ack[-14:-10]
-    session = hmac.new(key, b"TCP1 session" + n_h + n_d, hashlib.sha256).digest()
-    for body in (ack, hand):
+    to_device = hmac.new(key, b"TCP2 host to device" + n_h + n_d, hashlib.sha256).digest()
+    to_host = hmac.new(key, b"TCP2 device to host" + n_h + n_d, hashlib.sha256).digest()
+    for body, session in ((ack, to_host), (answer, to_device), (reply, to_host), (hand, to_host)):
         assert body[-10:-2] == hmac.new(session, body[:-10], hashlib.sha256).digest()[:8]
-    assert hand[0] == 0xC1 and hand[-14:-10] == b"\0\0\0\1"
+    assert hello[0] == 0x82 and hand[0] == 0xC2
+    assert answer[-14:-10] == reply[-14:-10] == b"\0\0\0\1" and hand[-14:-10] == b"\0\0\0\x09"

@@ -66,7 +66,7 @@ def test_wrong_version_and_short_frames():
     body = bytes((9, 1, 0x10))
     raw = cobs_encode(body + crc16(body).to_bytes(2, "big"))
     (err,) = FrameDecoder().feed(b"\0" + raw + b"\0")
-    assert err.reason == "protocol version 9 unsupported (expected 1)"
+    assert err.reason == "protocol version 9 unsupported (expected 1 or 2)"
     (err,) = FrameDecoder().feed(b"\0" + cobs_encode(b"\x01\x02") + b"\0")
     assert "shorter than 5" in err.reason
 
