@@ -271,11 +271,13 @@ def test_health_says_the_table_halted_when_its_disk_is_full(rig, monkeypatch):
     def full(fd: int, data: bytes) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
     monkeypatch.setattr(rig.run.audit, "_write_all", full)
-    verdict = rig.engine.act("open_betting")           # committed; its anchor is not: the table halts
-    assert verdict.ok
+    # the touch's commit or its anchor meets the full disk first (a device's log line may have met it
+    # already, and then the commit itself is refused): either way the table halts
+    rig.engine.act("open_betting")
     rig.wait(lambda s: bool(s["halted"]), what="the halt")
     response, body = _request(rig.run.page.url + "api/health")
     monkeypatch.undo()                  # the table stops on a disk with room again
     health = json.loads(body)
     assert response.status == 503 and health["ok"] is False
-    assert health["halted"].startswith("the audit trail cannot be written ([Errno 28] No space left on device")
+    assert "No space left on device" in health["halted"]
+    assert health["halted"].startswith(("the audit trail cannot be written", "the journal cannot be written"))
