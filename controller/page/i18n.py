@@ -45,7 +45,7 @@ KINDS = {
                     r"\d+"),
     "seconds": r"\d+(?:\.\d+)?",
     "positions": r"\d+(?:, \d+)*(?: and \d+)?",
-    **dict.fromkeys(("amount", "ante", "value", "minimum", "maximum"), MONEY),
+    **dict.fromkeys(("amount", "taken", "ante", "value", "minimum", "maximum"), MONEY),
     "jackpot": r"MEGA|MAJOR|MINOR",
     "action": r"[a-z][a-z_]*(?: [a-z_]+)*",
     **dict.fromkeys(("role", "role2"), r"supervisor|technician|dealer"),
@@ -53,7 +53,7 @@ KINDS = {
     "card": r"(?:10|[2-9JQKA])[cdhs]",
 }
 KEPT = {"position", "other", "hand", "count", "round", "code", "deck", "play_deck", "expected", "seconds",
-        "amount", "ante", "value", "minimum", "maximum", "jackpot", "card"}      # numbers, money, cards
+        "amount", "taken", "ante", "value", "minimum", "maximum", "jackpot", "card"}      # numbers, money, cards
 DEPTH = 4                           # a message inside a message inside ...: enough for any the table builds
 CACHED = 4096                       # the table says the same few hundred things: each is matched once
 
@@ -170,7 +170,8 @@ class Words:
         out = dict(p, flags={spot: t(why) for spot, why in p["flags"].items()},
                    problems=[t(m) for m in p.get("problems", [])])
         if p.get("settlement"):
-            out["settlement"] = dict(p["settlement"], lines=[t(x) for x in p["settlement"]["lines"]])
+            out["settlement"] = dict(p["settlement"], lines=[t(x) for x in p["settlement"]["lines"]],
+                                     total=t(p["settlement"].get("total")))
         return out
 
     def recalled(self, doc: dict[str, Any]) -> dict[str, Any]:

@@ -59,6 +59,8 @@ PROMPTS = (
     N_("Dealer plays with a {hand3}, {rank} high"),
     N_("Folded: its forfeited wagers were collected with the cards"), N_("Pay {spot} {amount}"),
     N_("Take {spot} {amount}"), N_("Push {spot}"), N_("Maximum payout: reduce by {amount}"),
+    N_("Pay {amount}"), N_("Take {amount}"), N_("Pay {amount} and take {taken}"), N_("Push"),
+    N_("Collected with the cards"),
 )
 
 # --- what a bet on the felt may be flagged with (controller/round/felt.py) ------------------------

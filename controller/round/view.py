@@ -19,7 +19,13 @@ from controller.round.facts import DEALER
 from controller.round.table import Table
 from controller.rules.cards import card_text
 from controller.rules.spots import Spot, label
-from controller.rules.words import no_pair_plus, positions_list, settlement_lines
+from controller.rules.words import (
+    no_pair_plus,
+    positions_list,
+    settlement_lines,
+    settlement_money,
+    settlement_total,
+)
 
 # --- what the dealer is told, state by state -------------------------------------------------
 
@@ -97,21 +103,30 @@ SPOTS = tuple(Spot)     # iterating the enum class itself costs a generator each
 
 
 class SettlementLines:
-    """A settlement's pay lines by position, worked out once per settlement: the snapshot is drawn
-    about 35 times a round, and a settlement is never changed once journaled (a later settlement
-    record is a new dict). One per engine: each table's thread has its own."""
+    """A settlement's words by position (its pay lines, what is left to pay and take), worked out once
+    per settlement: the snapshot is drawn about 35 times a round, and a settlement is never changed
+    once journaled (a later settlement record is a new dict). One per engine: each table's thread
+    has its own."""
 
     def __init__(self) -> None:
         self._settlement: dict | None = None
-        self._lines: dict[int, list[str]] = {}
+        self._words: dict[int, dict[str, Any]] = {}
 
-    def __call__(self, settlement: dict, seat: dict) -> list[str]:
+    def __call__(self, settlement: dict, seat: dict) -> dict[str, Any]:
         if settlement is not self._settlement:
-            self._settlement, self._lines = settlement, {}
-        lines = self._lines.get(seat["seat"])
-        if lines is None:
-            lines = self._lines[seat["seat"]] = settlement_lines(seat)
-        return list(lines)          # each snapshot its own list: readers never share a mutable one
+            self._settlement, self._words = settlement, {}
+        words = self._words.get(seat["seat"])
+        if words is None:
+            words = self._words[seat["seat"]] = seat_words(seat)
+        return dict(words, lines=list(words["lines"]))     # each snapshot its own: readers never share one
+
+
+def seat_words(seat: dict) -> dict[str, Any]:
+    """A settled position as the dealer reads it: the lines in the sheet's order, and what is left to
+    pay and take (a fold's forfeited wagers went with its cards)."""
+    to_pay, to_take, collected = settlement_money(seat)
+    return {"lines": settlement_lines(seat), "total": settlement_total(seat), "to_pay": to_pay,
+            "to_take": to_take, "collected": collected}
 
 
 def build_snapshot(table: Table, lines_of: SettlementLines) -> dict[str, Any]:
@@ -145,17 +160,18 @@ def build_snapshot(table: Table, lines_of: SettlementLines) -> dict[str, Any]:
         if rnd and rnd.settlement:
             seat = next((s for s in rnd.settlement["seats"] if s["seat"] == p), None)
             if seat:
-                lines, net = lines_of(rnd.settlement, seat), seat["net"]
+                words, net = lines_of(rnd.settlement, seat), seat["net"]
                 if p in rnd.floor_waiting:
                     # the table's own arithmetic for a linked hit is not what will be paid: the floor's
                     # final amount is (a split may be smaller); the rest of the position stands
                     results = {k: v for k, v in seat["results"].items() if k != Spot.SUPER6.value}
-                    lines = settlement_lines(dict(seat, results=results)) + [FLOOR_STATES]
+                    words = seat_words(dict(seat, results=results))
+                    words["lines"].append(FLOOR_STATES)
                     net -= seat["results"].get(Spot.SUPER6.value, 0)
                 entry["settlement"] = {"results": seat["results"], "net": net,
                                        "cap_reduction": seat["cap_reduction"],
                                        "hand": seat["hand"] if seat["play"] or not seat["wagers"].get("ante") else None,
-                                       "lines": lines, "paid": p in rnd.paid}
+                                       **words, "paid": p in rnd.paid}
         positions.append(entry)
     return {
         "table": table.config.table_id,

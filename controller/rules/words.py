@@ -12,7 +12,7 @@ from typing import Any
 
 from controller.rules.cards import RANK_NAMES, RANK_PLURALS
 from controller.rules.hand3 import Hand3, category3
-from controller.rules.spots import label
+from controller.rules.spots import PAY_ORDER, label
 
 
 def money(cents: int, *, short: bool = False) -> str:
@@ -78,10 +78,14 @@ def dealer_announcement(score: int, qualifies: bool) -> str:
 
 def settlement_lines(seat: dict[str, Any]) -> list[str]:
     """A position's wagers in pay order, each as "Pay Play $10.00" or "Take Ante $10.00". A fold's
-    forfeited wagers were collected with its cards before the reveal: they are not taken again."""
-    folded = not seat.get("play") and bool(seat.get("wagers", {}).get("ante"))
+    forfeited wagers were collected with its cards before the reveal: they are not taken again.
+    The order is the sheet's (``PAY_ORDER``), never the record's: a settlement read back from the
+    journal has its results' keys sorted."""
+    folded = _folded(seat)
     lines = ["Folded: its forfeited wagers were collected with the cards"] if folded else []
-    for spot, amount in seat["results"].items():
+    results = seat["results"]
+    for spot in PAY_ORDER:
+        amount = results.get(spot, 0)
         if folded and amount < 0 and spot in FORFEITED_AT_FOLD:
             continue
         if amount > 0:
@@ -95,7 +99,39 @@ def settlement_lines(seat: dict[str, Any]) -> list[str]:
     return lines
 
 
+def settlement_money(seat: dict[str, Any]) -> tuple[int, int, int]:
+    """(to pay, to take, collected at the fold) in cents, as the dealer moves chips at settlement:
+    paid - taken - collected is the position's net. A fold's forfeited wagers went with its cards."""
+    folded = _folded(seat)
+    pay = take = collected = 0
+    for spot, amount in seat["results"].items():
+        if amount > 0:
+            pay += amount
+        elif folded and spot in FORFEITED_AT_FOLD:
+            collected -= amount
+        else:
+            take -= amount
+    return pay - seat.get("cap_reduction", 0), take, collected
+
+
+def settlement_total(seat: dict[str, Any]) -> str:
+    """What is left to do at a position, in one line: "Pay $25.00", "Take $5.00", "Pay $5.00 and
+    take $5.00" (a net of zero that is no push), "Push", or a fold with nothing left in action."""
+    pay, take, collected = settlement_money(seat)
+    if pay and take:
+        return f"Pay {money(pay)} and take {money(take)}"
+    if pay:
+        return f"Pay {money(pay)}"
+    if take:
+        return f"Take {money(take)}"
+    return "Collected with the cards" if collected else "Push"
+
+
 FORFEITED_AT_FOLD = ("play", "ante_bonus", "ante", "pair_plus")     # the bets a fold gives up at once
+
+
+def _folded(seat: dict[str, Any]) -> bool:
+    return not seat.get("play") and bool(seat.get("wagers", {}).get("ante"))
 
 
 def _staked(seat: dict[str, Any], spot: str) -> bool:

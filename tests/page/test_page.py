@@ -98,8 +98,15 @@ def test_the_dealers_walk_through_a_whole_round_with_a_fold(tmp_path, page):
             assert net == seat["net"]
             if position in collected:
                 continue
-            verb = "Pay" if net > 0 else "Take"
-            expected = "Push" if net == 0 else f"{verb} ${abs(net) // 100:,}.{abs(net) % 100:02d}"
+            # what is left to do: a fold's forfeited wagers went with its cards; a net of zero with
+            # a wager paid and one taken is no push (issue 31)
+            forfeited = ("play", "ante_bonus", "ante", "pair_plus") if not seat["play"] and seat["wagers"]["ante"] \
+                else ()
+            pay = sum(v for v in seat["results"].values() if v > 0) - seat["cap_reduction"]
+            take = -sum(v for k, v in seat["results"].items() if v < 0 and k not in forfeited)
+            words = [f"{verb} ${cents // 100:,}.{cents % 100:02d}" for verb, cents in (("Pay", pay), ("take", take))
+                     if cents]
+            expected = " and ".join(words).capitalize() if words else "Push"
             assert shown[position] == expected
         decisions = {r.data["position"]: r.data for r in rig.records("decision")}
         assert set(decisions) == {int(p) for p, w in rig.records("wagers")[0].data["positions"].items()

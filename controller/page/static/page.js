@@ -256,8 +256,7 @@ function positionHtml(s, p) {
     const net = p.settlement.net;
     settle = `<ul class="settle">${p.settlement.lines.map((l) => `<li>${esc(l)}</li>`).join("")}</ul>
       <div class="net ${net > 0 ? "pay" : net < 0 ? "take" : ""}">${
-        esc(net > 0 ? t("Pay {amount}", { amount: money(net) }) : net < 0 ? t("Take {amount}", { amount: money(-net) })
-          : t("Push"))}</div>
+        esc(p.settlement.total)}</div>
       ${p.settlement.paid ? `<div class="paid">${esc(t("Settled ✓"))}</div>` : ""}`;
   }
   const problems = (p.problems || []).length

@@ -1,0 +1,113 @@
+"""What the dealer is told to pay, take and return at settlement, read through the snapshot (issue 31).
+
+Each case is a round through the engine with fake ports (tests/round/bench.py); the money is checked
+against an independent settlement from the sheet's words (tests/rules/reference.py) and against the
+identity the snapshot's figures must keep: paid - taken - collected at the fold = the position's net.
+"""
+
+from __future__ import annotations
+
+from controller.rules.cards import parse_cards
+from controller.rules.paytable import load_preset
+from tests.round.bench import Bench
+from tests.rules.reference import reference_settle
+
+
+def ready(tmp_path, preset: str = "sheet-004", **config) -> Bench:
+    bench = Bench(tmp_path, preset, **config)
+    bench.devices_up()
+    assert bench.state == "ready"
+    return bench
+
+
+def position(bench: Bench, p: int) -> dict:
+    return next(e for e in bench.snap["positions"] if e["position"] == p)
+
+
+def reference_net(bets: dict, cards: str, dealer: str, play: bool) -> int:
+    wagers = {"ante": 0, "pair_plus": 0, "six_card_bonus": 0, "super6": 0, **bets}
+    results = reference_settle(load_preset("sheet-004"), parse_cards(dealer), parse_cards(cards), wagers, play, {})
+    return sum(results.values())
+
+
+def check_money(settlement: dict, expected_net: int) -> None:
+    """Two ways to the same money: the snapshot's own figures, and an independent settlement."""
+    assert settlement["net"] == expected_net
+    assert settlement["to_pay"] - settlement["to_take"] - settlement["collected"] == expected_net
+
+
+# --- item 1: a fold says only what is left to take -------------------------------------------------
+
+FOLD_BETS = {6: {"ante": 1000, "pair_plus": 500, "six_card_bonus": 500}}
+
+
+def test_a_fold_with_a_6_card_bonus_says_only_what_is_left_to_take(tmp_path):
+    bench = ready(tmp_path)
+    bench.open_and_bet(FOLD_BETS)
+    bench.deal("2h 7d 9s", "Ks 9c 4d")                  # six cards: a pair of Nines, the 6 Card Bonus loses
+    bench.decide({6: False})
+    settlement = position(bench, 6)["settlement"]
+    check_money(settlement, reference_net(FOLD_BETS[6], "2h 7d 9s", "Ks 9c 4d", False))
+    assert settlement["collected"] == 1500 and settlement["to_take"] == 500 and settlement["to_pay"] == 0
+    assert settlement["total"] == "Take $5.00"          # not the $20.00 the net says: $15.00 went with the cards
+    assert "Take 6 Card Bonus $5.00" in settlement["lines"]
+    assert not any(line.startswith(("Take Ante", "Take Pair Plus")) for line in settlement["lines"])
+
+
+def test_a_fold_whose_6_card_bonus_wins_is_paid_it(tmp_path):
+    bench = ready(tmp_path)
+    bench.open_and_bet(FOLD_BETS)
+    bench.deal("9h 9d 2s", "9s Kc 4d")                  # six cards: three Nines, 5 to 1
+    bench.decide({6: False})
+    settlement = position(bench, 6)["settlement"]
+    check_money(settlement, reference_net(FOLD_BETS[6], "9h 9d 2s", "9s Kc 4d", False))
+    assert settlement["total"] == "Pay $25.00" and settlement["net"] == 1000
+
+
+def test_a_fold_with_nothing_in_action_is_not_told_to_take_again(tmp_path):
+    bench = ready(tmp_path)
+    bench.open_and_bet({6: {"ante": 1000, "pair_plus": 500}, 1: {"ante": 500}})
+    bench.deal("2h 7d 9s", "As Ad 3c", "Ks 9c 4d")
+    bench.decide({1: True, 6: False})
+    settlement = position(bench, 6)["settlement"]
+    assert settlement["total"] == "Collected with the cards" and settlement["to_take"] == 0
+    check_money(settlement, -1500)
+
+
+# --- item 5: a net of zero with wagers paid and taken is not a push ----------------------------------
+
+def test_a_zero_net_with_a_wager_paid_and_one_taken_says_both(tmp_path):
+    bets = {2: {"ante": 500, "pair_plus": 500}}
+    bench = ready(tmp_path)
+    bench.open_and_bet(bets)
+    bench.deal("As 7d 2c", "Js 9c 4d")                  # the dealer does not qualify: Ante paid, Pair Plus lost
+    bench.decide({2: True})
+    settlement = position(bench, 2)["settlement"]
+    check_money(settlement, reference_net(bets[2], "As 7d 2c", "Js 9c 4d", True))
+    assert settlement["net"] == 0 and settlement["total"] == "Pay $5.00 and take $5.00"
+
+
+def test_a_true_push_is_still_a_push(tmp_path):
+    bench = ready(tmp_path)
+    bench.open_and_bet({2: {"ante": 500}})
+    bench.deal("Kh 9d 4c", "Ks 9c 4d")                  # the same hand as the dealer's: Ante and Play push
+    bench.decide({2: True})
+    settlement = position(bench, 2)["settlement"]
+    assert settlement["total"] == "Push" and settlement["lines"] == ["Push Play", "Push Ante"]
+
+
+# --- item 4: the sheet's order holds after a restart ----------------------------------------------
+
+def test_after_a_restart_during_settlement_the_lines_keep_the_sheets_order(tmp_path):
+    bets = {1: {"ante": 500, "pair_plus": 500}, 2: {"ante": 500}}
+    before = ready(tmp_path)
+    before.open_and_bet(bets)
+    before.deal("As Kd 3c", "7d 7s 9c", "Qh Qd 2s")
+    before.decide({1: True, 2: True})
+    lines = {p: position(before, p)["settlement"]["lines"] for p in (1, 2)}
+    assert lines[1] == ["Take Play $5.00", "Take Ante $5.00", "Take Pair Plus $5.00"]
+    before.journal.close()
+    after = Bench(tmp_path)
+    after.devices_up()
+    assert after.state == "settling"
+    assert {p: position(after, p)["settlement"]["lines"] for p in (1, 2)} == lines
