@@ -153,7 +153,8 @@ class Words:
         out = dict(snap, prompt=[t(x) for x in snap["prompt"]], holds=[t(x) for x in snap["holds"]],
                    alerts=[dict(a, message=t(a["message"])) for a in snap["alerts"]],
                    positions=[self._position(p) for p in snap["positions"]],
-                   dealer=dict(snap["dealer"], announcement=t(snap["dealer"]["announcement"])),
+                   dealer=dict(snap["dealer"], announcement=t(snap["dealer"]["announcement"]),
+                               hand=t(snap["dealer"].get("hand"))),
                    void_reason=t(snap.get("void_reason")),
                    devices={role: dict(d, detail=t(d["detail"])) for role, d in snap["devices"].items()})
         if snap.get("jackpot"):
@@ -168,7 +169,8 @@ class Words:
     def _position(self, p: dict[str, Any]) -> dict[str, Any]:
         t = self.text
         out = dict(p, flags={spot: t(why) for spot, why in p["flags"].items()},
-                   problems=[t(m) for m in p.get("problems", [])])
+                   problems=[t(m) for m in p.get("problems", [])], hand=t(p.get("hand")),
+                   six_card_hand=t(p.get("six_card_hand")))
         if p.get("settlement"):
             out["settlement"] = dict(p["settlement"], lines=[t(x) for x in p["settlement"]["lines"]],
                                      total=t(p["settlement"].get("total")))

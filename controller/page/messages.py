@@ -49,7 +49,9 @@ PROMPTS = (
     N_("No PAIR PLUS, position {positions}"), N_("Deal"), N_("Dealing: hand {hand} of {count}"),
     N_("Every position played"), N_("Reveal the dealer's hand"),
     N_("Collect the folded hands and their wagers: position {positions}"),
-    N_("6 Card Bonus and Super 6 stay in action: position {positions}"), N_("Then reveal the dealer's hand"),
+    N_("Collect the forfeited wagers of position {positions}: the 6 Card Bonus and Super 6 stay in action"),
+    N_("Set the cards of position {positions} aside face down: they settle the 6 Card Bonus and Super 6"),
+    N_("Then reveal the dealer's hand"),
     N_("JACKPOT: {jackpot} at position {position}; supervisor to verify the six cards"),
     N_("Settle position {position}"), N_("Starting: {why}"), N_("checking the devices"), N_("Open betting"),
     N_("Position {position}: play or fold"), N_("Round complete"), N_("Round void: {reason}"),
@@ -60,7 +62,14 @@ PROMPTS = (
     N_("Folded: its forfeited wagers were collected with the cards"), N_("Pay {spot} {amount}"),
     N_("Take {spot} {amount}"), N_("Push {spot}"), N_("Maximum payout: reduce by {amount}"),
     N_("Pay {amount}"), N_("Take {amount}"), N_("Pay {amount} and take {taken}"), N_("Push"),
-    N_("Collected with the cards"),
+    N_("Collected with the cards"), N_("Turn up the cards set aside: with the dealer's, {hand6}"),
+)
+
+# --- hand names as the dealer announces them (rules/words.py hand_words, six_card_words) -----------
+HANDS = (
+    N_("{rank} high"), N_("Pair of {ranks}"), N_("Three {ranks}"), N_("{hand3}, {rank} high"),
+    N_("Royal Flush"), N_("Four of a Kind"), N_("Full House"), N_("Three of a Kind"), N_("Two Pair"),
+    N_("One Pair"), N_("No hand"), N_("Super Royal in Diamonds"), N_("Super Royal"),
 )
 
 # --- what a bet on the felt may be flagged with (controller/round/felt.py) ------------------------
@@ -284,4 +293,4 @@ REPLAY = (
     N_("Round {round} is still in play: its replay opens when it ends"),
 )
 
-TEMPLATES: tuple[str, ...] = NAMES + PROMPTS + FLAGS + ALERTS + REFUSALS + LINKED + REPLAY
+TEMPLATES: tuple[str, ...] = NAMES + PROMPTS + HANDS + FLAGS + ALERTS + REFUSALS + LINKED + REPLAY

@@ -234,7 +234,7 @@ class Felt:
         meaning = procedure.FELT_CHANGES.get(self._clerk.round_state)
         if meaning == "wager":
             self.set_lamp(e.position, e.spot, Lamp.FLASH if key in self.problems() else Lamp.OFF)
-        elif meaning == "collecting" and e.change == "removed" and e.position in self._clerk.open_round.folds:
+        elif meaning == "collecting" and e.change == "removed" and self._forfeited(e.position, e.spot):
             return                                  # the dealer collecting a fold's forfeited chips
         elif meaning in ("locked", "collecting"):
             if e.spot == Spot.PLAY:
@@ -272,6 +272,13 @@ class Felt:
         """The dealer settles this position now or has settled it: collecting and paying move chips."""
         rnd = self._clerk.open_round
         return position in rnd.paid or position == rnd.next_to_pay
+
+    def _forfeited(self, position: int, spot: str) -> bool:
+        """A folded position's wager given up with its cards: the dealer collects it before the reveal.
+        Its 6 Card Bonus and Super 6 stay in action where the preset says so (rule sheet 004)."""
+        if position not in self._clerk.open_round.folds:
+            return False
+        return spot not in (Spot.SIX_CARD_BONUS, Spot.SUPER6) or not self._preset.side_bets_stay_after_fold
 
     def accepted_stake(self, position: int, spot: str) -> int:
         """What the round accepted on a spot: the wager at "No more bets"; for Play, the Ante once
@@ -312,7 +319,7 @@ class Felt:
                 or (position, spot) in self._sensed):
             return
         if meaning == "paying" and self._settling_at(position) or \
-                meaning == "collecting" and position in self._clerk.open_round.folds:
+                meaning == "collecting" and self._forfeited(position, spot):
             return
         accepted = self.accepted_stake(position, spot)
         if accepted:

@@ -154,6 +154,10 @@ def test_a_message_without_an_id_is_found():
     ("Dealer plays with a Pair of Queens", "El crupier juega con pareja de Reinas"),
     ("Dealer plays with a Straight Flush, King high", "El crupier juega con Escalera de color, carta alta Rey"),
     ("Pay Pair Plus $1,250.00", "Pagar Par Plus $1,250.00"),
+    ("Pay $5.00 and take $1,250.00", "Pagar $5.00 y cobrar $1,250.00"),
+    ("Straight Flush, King high", "Escalera de color, carta alta Rey"), ("Queen high", "Carta alta Reina"),
+    ("Turn up the cards set aside: with the dealer's, Full House", "Descubra las cartas apartadas: con las del "
+     "crupier, Full"),
     ("Round held: Shoe jammed: clear the jam and close the shoe's door",
      "Ronda detenida: Zapato atascado: desatásquelo y cierre la puerta del zapato"),
     ("no more bets is not possible while betting", "«no va más» no es posible en el estado «apuestas»"),
@@ -218,9 +222,10 @@ def test_every_text_of_an_autoplayed_session_has_a_message_id(tmp_path):
     texts: set[str] = set()
     for s in snaps:
         texts.update(s["prompt"], s["holds"], (a["message"] for a in s["alerts"]), [s["dealer"]["announcement"] or ""],
-                     (d["detail"] for d in s["devices"].values()))
+                     (d["detail"] for d in s["devices"].values()), [s["dealer"]["hand"] or ""])
         for p in s["positions"]:
-            texts.update(p["flags"].values(), p["problems"], (p.get("settlement") or {}).get("lines", []))
+            texts.update(p["flags"].values(), p["problems"], (p.get("settlement") or {}).get("lines", []),
+                         [(p.get("settlement") or {}).get("total") or "", p["hand"] or "", p["six_card_hand"] or ""])
     texts.discard("")
     es = Words("es")
     assert len(texts) > 30 and any(t.startswith("Dealer plays with") for t in texts)

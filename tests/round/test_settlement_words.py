@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from controller.rules.cards import parse_cards
 from controller.rules.paytable import load_preset
+from drivers.events import SignShowing
 from tests.round.bench import Bench
 from tests.rules.reference import reference_settle
 
@@ -17,6 +18,7 @@ def ready(tmp_path, preset: str = "sheet-004", **config) -> Bench:
     bench = Bench(tmp_path, preset, **config)
     bench.devices_up()
     assert bench.state == "ready"
+    bench.post(SignShowing("sign", {"mega": 10000000, "major": 2500000, "minor": 250000}, ""))   # Super 6 opens
     return bench
 
 
@@ -111,3 +113,68 @@ def test_after_a_restart_during_settlement_the_lines_keep_the_sheets_order(tmp_p
     after.devices_up()
     assert after.state == "settling"
     assert {p: position(after, p)["settlement"]["lines"] for p in (1, 2)} == lines
+
+
+# --- item 2: a fold's 6 Card Bonus and Super 6 are settled on its cards set aside ----------------------
+
+def test_a_fold_with_side_bets_in_action_sets_its_cards_aside_until_they_are_settled(tmp_path):
+    bets = {6: {"ante": 1000, "pair_plus": 500, "six_card_bonus": 500, "super6": 500}, 2: {"ante": 500}}
+    bench = ready(tmp_path)
+    bench.open_and_bet(bets)
+    bench.deal("5h 5d 2c", "9h 9d 2s", "9s 9c 4d")      # position 2, position 6, the dealer: six cards, four Nines
+    bench.place(2, "play", 500)
+    bench.done("fold", position=6)
+    assert bench.state == "collecting"
+    assert bench.snap["prompt"] == [
+        "Collect the forfeited wagers of position 6: the 6 Card Bonus and Super 6 stay in action",
+        "Set the cards of position 6 aside face down: they settle the 6 Card Bonus and Super 6",
+        "Then reveal the dealer's hand"]
+    folded = position(bench, 6)
+    assert folded["set_aside"] and folded["cards"] is None and folded["hand"] is None
+    # collecting the Ante and Pair Plus is the procedure; taking the 6 Card Bonus away is not
+    bench.remove(6, "ante")
+    bench.remove(6, "pair_plus")
+    bench.remove(6, "six_card_bonus")
+    bench.later(1.0)
+    assert [a["message"] for a in bench.snap["alerts"] if a["kind"] == "past_posting"] == [
+        "Past posting: position 6 6 Card Bonus removed after No more bets; not accepted (the wager stays $5.00)"]
+    bench.place(6, "six_card_bonus", 500)
+    bench.done("reveal")
+    folded = position(bench, 6)
+    assert folded["set_aside"] and folded["cards"] == "9h 9d 2s" and folded["hand"] == "Pair of Nines"
+    assert folded["six_cards"] == "9h 9d 2s 9s 9c 4d" and folded["six_card_hand"] == "Four of a Kind"
+    settlement = folded["settlement"]
+    assert settlement["lines"] == ["Folded: its forfeited wagers were collected with the cards",
+                                   "Turn up the cards set aside: with the dealer's, Four of a Kind",
+                                   "Pay 6 Card Bonus $250.00", "Pay Super 6 $200.00"]
+    check_money(settlement, -1500 + 25000 + 20000)
+    assert settlement["total"] == "Pay $450.00"
+    assert position(bench, 2)["six_cards"] is None and position(bench, 2)["set_aside"] is False
+    bench.settle()
+    assert position(bench, 6)["set_aside"] is False
+
+
+def test_a_fold_with_no_side_bet_is_collected_with_its_cards(tmp_path):
+    bench = ready(tmp_path)
+    bench.open_and_bet({3: {"ante": 500, "pair_plus": 500}})
+    bench.deal("5h 5d 2c", "9s 9c 4d")
+    bench.done("fold", position=3)
+    assert bench.snap["prompt"] == ["Collect the folded hands and their wagers: position 3",
+                                    "Then reveal the dealer's hand"]
+    assert position(bench, 3)["set_aside"] is False
+
+
+# --- item 8: hand names in the dealer's words ------------------------------------------------------
+
+def test_each_hand_is_named_as_the_dealer_announces_it(tmp_path):
+    bench = ready(tmp_path)
+    bench.open_and_bet({1: {"ante": 500}, 2: {"ante": 500, "super6": 1000}, 3: {"ante": 500}})
+    bench.deal("As 7d 2c", "Kh Kd Ks", "4h 5h 6h", "Kc 9c 4c")
+    for p in (1, 2, 3):
+        assert position(bench, p)["hand"] is None            # hidden while players decide
+    bench.decide({1: True, 2: True, 3: True})
+    assert [position(bench, p)["hand"] for p in (1, 2, 3)] == ["Ace high", "Three Kings", "Straight Flush, Six high"]
+    assert bench.snap["dealer"]["hand"] == "Flush, King high"
+    assert position(bench, 2)["six_card_hand"] == "Four of a Kind"     # with the dealer's King of clubs
+    assert position(bench, 2)["settlement"]["lines"][-1] == "Pay Super 6 $400.00"
+    assert position(bench, 1)["six_card_hand"] is None                  # no six-card bet there

@@ -10,7 +10,7 @@ from controller.round.view import SettlementLines
 def test_a_settlements_lines_are_worked_out_once_and_each_snapshot_gets_its_own_list(monkeypatch):
     worked: list[int] = []
 
-    def lines(seat: dict) -> list[str]:
+    def lines(seat: dict, side_bets_stay: bool) -> list[str]:
         worked.append(seat["seat"])
         return [f"Pay Ante at {seat['seat']}"]
     monkeypatch.setattr(view, "settlement_lines", lines)
