@@ -169,7 +169,8 @@ class Words:
     def _position(self, p: dict[str, Any]) -> dict[str, Any]:
         t = self.text
         out = dict(p, flags={spot: t(why) for spot, why in p["flags"].items()},
-                   problems=[t(m) for m in p.get("problems", [])], hand=t(p.get("hand")),
+                   problems=[t(m) for m in p.get("problems", [])], returns=[t(m) for m in p.get("returns", [])],
+                   hand=t(p.get("hand")),
                    six_card_hand=t(p.get("six_card_hand")))
         if p.get("settlement"):
             out["settlement"] = dict(p["settlement"], lines=[t(x) for x in p["settlement"]["lines"]],

@@ -63,6 +63,9 @@ PROMPTS = (
     N_("Take {spot} {amount}"), N_("Push {spot}"), N_("Maximum payout: reduce by {amount}"),
     N_("Pay {amount}"), N_("Take {amount}"), N_("Pay {amount} and take {taken}"), N_("Push"),
     N_("Collected with the cards"), N_("Turn up the cards set aside: with the dealer's, {hand6}"),
+    N_("Return {amount} ({why}) to position {position}"), N_("Return the chips ({why}) to position {position}"),
+    N_("{spot} placed after No more bets"), N_("{spot} added after No more bets"), N_("Play placed with no Ante"),
+    N_("Play placed after the fold"), N_("Play above the Ante"),
 )
 
 # --- hand names as the dealer announces them (rules/words.py hand_words, six_card_words) -----------

@@ -288,6 +288,29 @@ class Felt:
             return rnd.wagers.get(position, {}).get(Spot.ANTE, 0) if rnd.decisions.get(position) else 0
         return rnd.wagers.get(position, {}).get(spot, 0)
 
+    def refused_chips(self) -> list[dict[str, object]]:
+        """Chips on the felt the round did not accept, at the reveal: placed or added after No more
+        bets, a Play with no Ante or after a fold, a Play above the Ante. Each is returned to its
+        player at settlement: ``{"position", "spot", "amount" (cents, None: unread), "why"}``."""
+        rnd, out = self._clerk.open_round, []
+        for (position, spot), value in sorted(self._sensed.items()):
+            if spot_named(spot) is None or value == 0:
+                continue
+            accepted = self.accepted_stake(position, spot)
+            if value is not None and value <= accepted or value is None and accepted:
+                continue            # as accepted, or fewer chips: a past post the alert has said
+            if spot != Spot.PLAY:
+                why = f"{label(spot)} {'added' if accepted else 'placed'} after No more bets"
+            elif position not in rnd.deciders:
+                why = "Play placed with no Ante"
+            elif rnd.decisions.get(position) is False:
+                why = "Play placed after the fold"
+            else:
+                why = "Play above the Ante"
+            out.append({"position": position, "spot": spot, "amount": None if value is None else value - accepted,
+                        "why": why})
+        return out
+
     def _unknown_spot(self, device: str, position: int, spot: str) -> None:
         """A spot no layout has (the drivers refuse unknown codes, so only a driver's bug gets here):
         a device fault, never a wager, and never a crash of the engine's thread."""

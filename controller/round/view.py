@@ -24,6 +24,7 @@ from controller.rules.words import (
     hand_words,
     no_pair_plus,
     positions_list,
+    return_line,
     settlement_lines,
     settlement_money,
     settlement_total,
@@ -71,6 +72,23 @@ def _collecting(table: Table) -> list[str]:
     return lines + ["Then reveal the dealer's hand"]
 
 
+def returns(rnd: Round | None) -> dict[int, list[str]]:
+    """By position, the chips the round did not accept, to hand back, as the reveal journaled them."""
+    out: dict[int, list[str]] = {}
+    for refused in ((rnd.settlement or {}).get("returns", []) if rnd else []):
+        out.setdefault(refused["position"], []).append(return_line(refused))
+    return out
+
+
+CORRECTED = ("play_amount", "unread_spot")      # a Play's problem that ends when the Play is made
+
+
+def _standing(alert: dict, rnd: Round | None) -> bool:
+    """Whether an alert at a position still shows there: a Play of the wrong amount, or unread,
+    made right (the position played) is no longer a problem."""
+    return not (rnd and alert["kind"] in CORRECTED and rnd.decisions.get(alert["position"]) is True)
+
+
 def set_aside(table: Table) -> list[int]:
     """Folded positions whose cards stay on the layout, set aside face down, until their 6 Card Bonus
     and Super 6 (which stay in action after a fold) are settled with the dealer's cards."""
@@ -85,6 +103,8 @@ def set_aside(table: Table) -> list[int]:
 def _settling(table: Table) -> list[str]:
     rnd = table.open_round
     lines = [(rnd.settlement or {}).get("announcement", "")]
+    seats = set(rnd.settlement_order)         # a settled position's returns are among its own lines
+    lines += [line for p, said in returns(rnd).items() if p not in seats for line in said]
     for hit in table.jackpots.pending_hits():
         lines.append(f"JACKPOT: {hit['jackpot'].upper()} at position {hit['seat']}; "
                      "supervisor to verify the six cards")
@@ -161,6 +181,7 @@ def build_snapshot(table: Table, lines_of: SettlementLines) -> dict[str, Any]:
     positions = []
     aside = set_aside(table)
     stays = table.config.preset.side_bets_stay_after_fold
+    to_return = returns(rnd)
     # a round recovered under a smaller layout still shows the positions it owes (its settlement)
     for p in sorted({*range(1, table.config.positions + 1), *(rnd.wagers if rnd else ())}):
         entry = {
@@ -177,7 +198,8 @@ def build_snapshot(table: Table, lines_of: SettlementLines) -> dict[str, Any]:
             and (void or rnd.decisions.get(p) is not False or (p in rnd.folds and _side_bets(rnd, p) and stays))
             else None,
             "set_aside": p in aside,
-            "problems": [a["message"] for a in standing if a.get("position") == p],
+            "problems": [a["message"] for a in standing if a.get("position") == p and _standing(a, rnd)],
+            "returns": to_return.get(p, []),
             "decision": None if not rnd or p not in rnd.decisions else
             ("play" if rnd.decisions[p] else "fold"),
             "linked": table.pairs.partner(p),
@@ -193,6 +215,7 @@ def build_snapshot(table: Table, lines_of: SettlementLines) -> dict[str, Any]:
                     words = seat_words(dict(seat, results=results), stays)
                     words["lines"].append(FLOOR_STATES)
                     net -= seat["results"].get(Spot.SUPER6.value, 0)
+                words["lines"] = to_return.get(p, []) + words["lines"]
                 entry["settlement"] = {"results": seat["results"], "net": net,
                                        "cap_reduction": seat["cap_reduction"],
                                        "hand": seat["hand"] if seat["play"] or not seat["wagers"].get("ante") else None,

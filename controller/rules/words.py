@@ -161,6 +161,14 @@ def settlement_total(seat: dict[str, Any], side_bets_stay: bool = True) -> str:
     return "Collected with the cards" if collected else "Push"
 
 
+def return_line(refused: dict[str, Any]) -> str:
+    """Chips the table did not accept, handed back: "Return $5.00 (6 Card Bonus placed after No
+    more bets) to position 6"."""
+    amount = refused["amount"]
+    what = "the chips" if amount is None else money(amount)
+    return f"Return {what} ({refused['why']}) to position {refused['position']}"
+
+
 FORFEITED_AT_FOLD = ("play", "ante_bonus", "ante", "pair_plus")     # the bets a fold gives up at once
 SIDE_BETS = ("six_card_bonus", "super6")                            # ... and these where they do not stay
 

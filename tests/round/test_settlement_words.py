@@ -178,3 +178,37 @@ def test_each_hand_is_named_as_the_dealer_announces_it(tmp_path):
     assert position(bench, 2)["six_card_hand"] == "Four of a Kind"     # with the dealer's King of clubs
     assert position(bench, 2)["settlement"]["lines"][-1] == "Pay Super 6 $400.00"
     assert position(bench, 1)["six_card_hand"] is None                  # no six-card bet there
+
+
+# --- item 3: chips the table refused are returned, in words, at settlement ------------------------------
+
+def test_chips_the_table_refused_get_a_return_line_and_a_corrected_play_is_no_longer_a_problem(tmp_path):
+    bench = ready(tmp_path)
+    bench.open_and_bet({1: {"ante": 500}, 3: {"pair_plus": 500}, 4: {"ante": 500, "pair_plus": 500}})
+    bench.done("no_more_bets")
+    bench.place(6, "six_card_bonus", 500)                # after No more bets, on a position with no wager
+    bench.place(4, "pair_plus", 1000)                    # $5.00 added to an accepted Pair Plus
+    bench.done("deal")
+    for hand in ("As 7d 2c", "Kh Kd 3s", "5c 6d 8h", "Qs 9c 4d"):
+        bench.deliver(hand)
+    bench.place(3, "play", 500)                          # a Play with no Ante
+    bench.place(1, "play", 1000)                         # a Play of the wrong amount, then made right
+    assert any("must equal the Ante" in m for m in position(bench, 1)["problems"])
+    bench.place(1, "play", 500)
+    bench.play(4)
+    bench.done("reveal")
+    assert position(bench, 1)["problems"] == []          # corrected: no longer red through settlement
+    assert position(bench, 6)["returns"] == ["Return $5.00 (6 Card Bonus placed after No more bets) to position 6"]
+    assert "Return $5.00 (6 Card Bonus placed after No more bets) to position 6" in bench.snap["prompt"]
+    assert position(bench, 3)["settlement"]["lines"][0] == "Return $5.00 (Play placed with no Ante) to position 3"
+    assert position(bench, 4)["settlement"]["lines"][0] == ("Return $5.00 (Pair Plus added after No more bets) "
+                                                            "to position 4")
+    check_money(position(bench, 4)["settlement"], reference_net({"ante": 500, "pair_plus": 500}, "5c 6d 8h",
+                                                               "Qs 9c 4d", True))
+    assert position(bench, 1)["returns"] == [] and position(bench, 1)["settlement"]["lines"][0] == "Pay Play $5.00"
+    before = {p: position(bench, p)["settlement"]["lines"] for p in (1, 3, 4)}
+    bench.journal.close()
+    after = Bench(tmp_path)                             # journaled at the reveal: the same after a restart
+    after.devices_up()
+    assert {p: position(after, p)["settlement"]["lines"] for p in (1, 3, 4)} == before
+    assert position(after, 6)["returns"] == position(bench, 6)["returns"]
