@@ -164,7 +164,7 @@ ALERTS = (
     N_("Round voided by the {by}: {reason}. Return all wagers."),
     N_("Supervisor called to the table by the {by}"), N_("Supervisor called to the table by the {by}: {reason}"),
     N_("on recovery: {problem}"), N_("Internal error handling {event}: {reason}; call a technician"),
-    N_("The configuration changed since the last run ({old} -> {new}); check it before play"),
+    N_("The table's settings were changed since it last ran: call a supervisor to confirm them before play"),
     N_("The PC's clock is not synchronised: the times written in the journal may be wrong; call a "
        "technician (the table goes on)"),
     N_("The PC's clock is synchronised again"),

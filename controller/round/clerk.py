@@ -105,9 +105,10 @@ class Clerk:
             self.log.warning("table.alert", round=rnd.id if rnd else None, state=self.state, **entry)
         self._alerts.append({**entry, "round": round_id, "at": at})
 
-    def show(self, kind: str, message: str) -> None:
-        """Show the dealer what is journaled otherwise (a table event of its own), between rounds."""
-        self._alerts.append({"kind": kind, "position": None, "message": message})
+    def show(self, kind: str, message: str, at: str) -> None:
+        """Show the dealer what is journaled otherwise (a table event of its own, journaled ``at``),
+        between rounds."""
+        self._alerts.append({"kind": kind, "position": None, "message": message, "round": None, "at": at})
 
     def standing_alerts(self) -> list[dict[str, Any]]:
         """The alerts that concern the table now: the open round's, and the table's own since the

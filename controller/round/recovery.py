@@ -46,9 +46,10 @@ class Recovery:
         previous = journal.meta("config_digest")
         digest = self._config.digest
         if previous is not None and previous != digest:
-            journal.table_event("config_changed", {"old": previous, "new": digest, "source": self._config.source})
-            self._clerk.show("config_changed", f"The configuration changed since the last run "
-                             f"({previous[:12]} -> {digest[:12]}); check it before play")
+            # the digests are the journal's evidence (the table event); the dealer is told what it means
+            at = journal.table_event("config_changed", {"old": previous, "new": digest, "source": self._config.source})
+            self._clerk.show("config_changed", "The table's settings were changed since it last ran: call a "
+                             "supervisor to confirm them before play", at)
             log.warning("table.config_changed", old=previous, new=digest, state="starting", round=None)
         journal.set_meta("config_digest", digest)
         log.info("table.self_check", journal_records_checked=checked, config_digest=digest,

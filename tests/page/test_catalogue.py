@@ -63,7 +63,7 @@ def test_the_check_finds_a_missing_translation_a_new_word_and_a_stale_mo(tmp_pat
 GAP = object()
 # the calls whose text argument the dealer reads, and which argument it is
 # (``set``: the round's holds, controller/round/clerk.py; the sources' other ``set`` calls take no text)
-SAID = {"alert": 1, "refuse": 0, "set": 1, "Verdict": 1, "PageAlert": 1, "_say": 2, "PinRefused": 0}
+SAID = {"alert": 1, "refuse": 0, "set": 1, "show": 1, "Verdict": 1, "PageAlert": 1, "_say": 2, "PinRefused": 0}
 # functions whose returned text the dealer reads (a flag, a misdeal's reason, why Super 6 is closed, why a
 # pair of positions cannot be linked, a referral or a posting refused)
 RETURNED = {"stack_problem", "card_problem", "change_problem", "super6_closed", "prompt_for", "link_problem",
