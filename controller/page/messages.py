@@ -46,11 +46,14 @@ NAMES = (
 # --- the prompt, state by state (controller/round/view.py) and the dealer's words (rules/words.py)
 PROMPTS = (
     N_("Place your bets"), N_("Position {position} {spot}: {why}"), N_("Shoe shuffling"), N_("No more bets"),
-    N_("No PAIR PLUS, position {positions}"), N_("Deal"), N_("Dealing: hand {hand} of {count}"),
+    N_("No PAIR PLUS, position {positions}"), N_("No PAIR PLUS, positions {positions}"), N_("Deal"), N_("Dealing: hand {hand} of {count}"),
     N_("Every position played"), N_("Reveal the dealer's hand"),
     N_("Collect the folded hands and their wagers: position {positions}"),
+    N_("Collect the folded hands and their wagers: positions {positions}"),
     N_("Collect the forfeited wagers of position {positions}: the 6 Card Bonus and Super 6 stay in action"),
+    N_("Collect the forfeited wagers of positions {positions}: the 6 Card Bonus and Super 6 stay in action"),
     N_("Set the cards of position {positions} aside face down: they settle the 6 Card Bonus and Super 6"),
+    N_("Set the cards of positions {positions} aside face down: they settle the 6 Card Bonus and Super 6"),
     N_("Then reveal the dealer's hand"),
     N_("JACKPOT: {jackpot} at position {position}; supervisor to verify the six cards"),
     N_("Settle position {position}"), N_("Starting: {why}"), N_("checking the devices"), N_("Open betting"),

@@ -19,7 +19,7 @@ from controller.round.clerk import Clerk
 from controller.round.dealing import card_problem
 from controller.round.facts import DEAD_HAND, UNREADABLE, Round
 from controller.round.felt import Felt
-from controller.rules.words import positions_list
+from controller.rules.words import positions_named
 
 if TYPE_CHECKING:
     from controller.app.config import TableConfig
@@ -66,8 +66,8 @@ class Recovery:
             # being paid, so never voided; its linked jackpot is paid once the floor's split is final,
             # and without [floor] no claim is sent and no answer comes: the round could never end
             raise RecoveryRefused(
-                f"round {rnd.id} is being paid and its linked jackpot at position "
-                f"{positions_list(sorted(rnd.floor_waiting))} waits for the floor's final amount, but this "
+                f"round {rnd.id} is being paid and its linked jackpot at "
+                f"{positions_named(sorted(rnd.floor_waiting))} waits for the floor's final amount, but this "
                 "configuration has no [floor] jackpot group: put the [floor] section back to finish the round")
         self._clerk.round = self._found = rnd
         self._problem = self._replayed_problem(rnd, felt)

@@ -23,7 +23,7 @@ from controller.rules.spots import Spot, label
 from controller.rules.words import (
     hand_words,
     no_pair_plus,
-    positions_list,
+    positions_named,
     return_line,
     settlement_lines,
     settlement_money,
@@ -61,13 +61,13 @@ def _collecting(table: Table) -> list[str]:
     aside = set_aside(table)
     lines = []
     if gone := [p for p in folds if p not in aside]:
-        lines.append(f"Collect the folded hands and their wagers: position {positions_list(gone)}")
+        lines.append(f"Collect the folded hands and their wagers: {positions_named(gone)}")
     if aside:
         # sheet 004: the 6 Card Bonus and Super 6 are settled on the player's three cards with the
         # dealer's three, so those cards stay on the layout until then
-        lines += [f"Collect the forfeited wagers of position {positions_list(aside)}: the 6 Card Bonus "
+        lines += [f"Collect the forfeited wagers of {positions_named(aside)}: the 6 Card Bonus "
                   "and Super 6 stay in action",
-                  f"Set the cards of position {positions_list(aside)} aside face down: they settle the "
+                  f"Set the cards of {positions_named(aside)} aside face down: they settle the "
                   "6 Card Bonus and Super 6"]
     return lines + ["Then reveal the dealer's hand"]
 

@@ -53,10 +53,15 @@ def positions_list(positions: Sequence[int]) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
+def positions_named(positions: Sequence[int]) -> str:
+    """3 -> "position 3"; 3, 4 -> "positions 3 and 4": the noun agrees with the list."""
+    return f"position{'s' if len(positions) > 1 else ''} {positions_list(positions)}"
+
+
 def no_pair_plus(positions: Sequence[int]) -> str | None:
     if not positions:
         return None
-    return f"No PAIR PLUS, position {positions_list(positions)}"
+    return f"No PAIR PLUS, {positions_named(positions)}"
 
 
 def dealer_announcement(score: int, qualifies: bool) -> str:

@@ -150,7 +150,8 @@ def test_a_message_without_an_id_is_found():
 
 @pytest.mark.parametrize(("english", "spanish"), [
     ("Position 3: play or fold", "Posición 3: juega o se retira"),
-    ("No PAIR PLUS, position 2, 3 and 5", "Sin PAR PLUS, posición 2, 3 y 5"),
+    ("No PAIR PLUS, positions 2, 3 and 5", "Sin PAR PLUS, posiciones 2, 3 y 5"),
+    ("No PAIR PLUS, position 4", "Sin PAR PLUS, posición 4"),
     ("Dealer plays with a Pair of Queens", "El crupier juega con pareja de Reinas"),
     ("Dealer plays with a Straight Flush, King high", "El crupier juega con Escalera de color, carta alta Rey"),
     ("Pay Pair Plus $1,250.00", "Pagar Par Plus $1,250.00"),

@@ -96,7 +96,7 @@ def test_a_manual_round_says_the_dealers_words(tmp_path):
                           5: {"ante": 500}})
         rig.deal()
         snap = rig.state("decisions")
-        assert ["No more bets", "No PAIR PLUS, position 2, 3 and 5", "Deal"] in rig.prompts
+        assert ["No more bets", "No PAIR PLUS, positions 2, 3 and 5", "Deal"] in rig.prompts
         locked = rig.sim.sensors.locked                     # spots locked, Play spots open to deciders
         rig.eventually(lambda: (4, 0) in locked and (1, 2) in locked and (4, 1) in locked
                        and (1, 1) not in locked, what="the spot locks")
