@@ -35,7 +35,7 @@ def _recheck_settlements(rig, round_ids):
         again = settle_json(round_in, load_preset, None)
         for seat in doc["seats"]:
             seat.pop("wagers"), seat.pop("play")
-        doc.pop("announcement")
+        doc.pop("announcement"), doc.pop("returns")      # the table's words: what it said, not a result
         assert again == doc, f"round {round_id}"
         preset = load_preset(doc["preset"])
         for seat_in in round_in["seats"]:
