@@ -8,6 +8,8 @@ touching only what the page offers. The journal is the judge of what happened.
 
 from __future__ import annotations
 
+import re
+
 import http.client
 import json
 import time
@@ -56,14 +58,20 @@ def test_the_dealers_walk_through_a_whole_round_with_a_fold(tmp_path, page):
         # collecting: the folds are named, collected face down, and the dealer reveals
         wait_state(page, "collecting")
         expect(page.locator("#state")).to_have_text("Collecting")
-        expect(page.locator("#prompt .first")).to_contain_text("Collect the folded hands and their wagers")
+        # a fold whose 6 Card Bonus or Super 6 stays in action keeps its cards, set aside (issue 31)
+        expect(page.locator("#prompt .first")).to_have_text(
+            re.compile(r"^Collect the (folded hands and their wagers|forfeited wagers of positions? [\d, and]+: "
+                       r"the 6 Card Bonus and Super 6 stay in action)"))
         expect(page.locator("#prompt .more").last).to_have_text("Then reveal the dealer's hand")
         expect(page.locator(f"#pos-{folded[0]} .decision")).to_have_text("Folds — collect the hand")
         tap(page, "button[data-action=reveal]")
         wait_state(page, "settling")
-        for position in folded:                          # a folded hand stays face down
-            expect(page.locator(f"#pos-{position} .cards .card.back")).to_have_count(3)
         snap = snapshot(page)
+        for position in folded:      # a folded hand stays face down; one set aside for its side bets is turned up
+            entry = next(p for p in snap["positions"] if p["position"] == position)
+            kept = entry["set_aside"]
+            assert (entry["cards"] is not None) == kept
+            expect(page.locator(f"#pos-{position} .cards .card.back")).to_have_count(0 if kept else 3)
         rnd = rig.engine.table.round
         dealer_hand = rig.records("hand")[-1].data
         assert dealer_hand["target"] == 0
