@@ -9,7 +9,8 @@ configuration, then reads fault commands, one per line, on standard input
 "done": ...}``, or ``{"ok": false, "error": ...}`` saying in words which word
 was wrong and what is allowed (nothing is changed then). No command, however
 bad, stops the command loop. Ctrl-C or SIGTERM stops it cleanly. The same
-seed gives the same cards and the same bets. A set-up that cannot be made (a
+seed gives the same cards and the same bets (without ``--seed`` one is taken from the clock,
+and the JSON printed at the start names it). A set-up that cannot be made (a
 port taken, a bad preset or players file) is refused on standard error with
 exit status 2.
 
@@ -25,6 +26,7 @@ import json
 import signal
 import sys
 import threading
+import time
 
 from controller.rules.paytable import PayTableError, load_preset, preset_names
 
@@ -63,7 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="where the devices sit: ptys (default) or TCP sockets (the default with --base-port)")
     parser.add_argument("--base-port", type=_base_port, metavar="N",
                         help="TCP ports: shoe N, sensors N+1, sign N+2 (default: free ports)")
-    parser.add_argument("--seed", type=int, default=1, help="seed of the shoe and of the players' wagers")
+    parser.add_argument("--seed", type=int, help="seed of the shoe and of the players' wagers (default: taken "
+                        "from the clock; the JSON printed at the start names it)")
     parser.add_argument("--positions", type=_positions, default=6, help="positions at the table (1-9, default 6)")
     parser.add_argument("--preset", default="sheet-004", help=f"rules the players bet by ({', '.join(preset_names())})")
     parser.add_argument("--players", metavar="FILE", help="script of wagers and decisions (JSON lines); "
@@ -84,6 +87,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.base_port is not None and args.transport == "pty":
         parser.error("--base-port chooses TCP ports: it cannot be given with --transport pty")
     transport = args.transport or ("tcp" if args.base_port is not None else "pty")
+    if args.seed is None:                       # a restart must not replay the same rounds
+        args.seed = time.time_ns() // 1000 % 2**31
 
     from simulators.players import ScriptError, load_script
     from simulators.table import SimError, SimOptions, SimulatedTable
@@ -106,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     print(json.dumps({"devices": sim.urls(), "config": sim.config_toml(data_dir=args.data_dir),
-                      "key_files": sim.key_files, "commands": sim.FAULTS}), flush=True)
+                      "key_files": sim.key_files, "commands": sim.FAULTS, "seed": args.seed}), flush=True)
     threading.Thread(target=_read_commands, args=(sim, stop), daemon=True).start()
     try:
         stop.wait()

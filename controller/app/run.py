@@ -53,6 +53,7 @@ class RunOptions:
     autoplay: bool = False
     rounds: int | None = None
     seed: int = 1
+    seed_from_clock: bool = False   # no --seed given: the seed is said, so the same rounds can be played again
     data_dir: str | None = None
     log_format: str | None = None
     shoe_usb: bool = False
@@ -290,6 +291,9 @@ def run(opts: RunOptions, watcher: Watcher | None = None) -> int:
     signal.signal(signal.SIGINT, on_signal)
     if table.page:
         print(f"Dealer page: {table.page.url}", flush=True)
+    if opts.seed_from_clock and table.sim is not None:
+        print(f"Simulated shoe and players: seed {opts.seed} (--seed {opts.seed} plays the same rounds again)",
+              flush=True)
     try:
         while not stop.is_set():
             if watcher is not None and table.dealer is not None:      # drawn at once, then as rounds end

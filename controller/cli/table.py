@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from typing import TYPE_CHECKING
 
 from controller.cli.common import LEGACY_INTEGRITY_STATUS
@@ -31,7 +32,8 @@ def add_commands(sub: Subparsers) -> None:
     p.add_argument("--autoplay", action="store_true",
                    help="scripted players and dealer play whole rounds (needs simulated devices)")
     p.add_argument("--rounds", type=int, metavar="N", help="with --autoplay: stop after N rounds")
-    p.add_argument("--seed", type=int, default=1, help="seed of the simulated shoe and players")
+    p.add_argument("--seed", type=int, help="seed of the simulated shoe and players (default: taken from the "
+                   "clock and printed, so a restart does not replay the same rounds)")
     p.add_argument("--strategy", choices=("optimal", "always"), default="optimal",
                    help="how the scripted players decide")
     p.add_argument("--royal-at", type=int, action="append", default=[], metavar="ROUND",
@@ -63,6 +65,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.sim_apart and (args.shoe_usb or (args.config is not None and not args.simulate)):
         raise SystemExit("table-controller: --sim-apart needs simulated devices on ptys (--simulate, "
                          "without --shoe-usb: the simulated USB bus lives in the controller's process)")
+    seed_from_clock = args.seed is None         # a restart must not replay the same rounds; the seed is said
+    seed = time.time_ns() // 1000 % 2**31 if seed_from_clock else args.seed
     # run brings in the engine, the drivers and the page's web server: only when running
     from controller.app.run import RunOptions, run
     watcher = None
@@ -72,7 +76,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         watcher = Progress("run", "rounds", args.rounds)
         level = level or "warning"
     return run(RunOptions(program=program, config=args.config, simulate=args.simulate, autoplay=args.autoplay,
-                          rounds=args.rounds, seed=args.seed, data_dir=args.data_dir,
+                          rounds=args.rounds, seed=seed, seed_from_clock=seed_from_clock, data_dir=args.data_dir,
                           log_format=args.log_format, shoe_usb=args.shoe_usb,
                           strategy=args.strategy, port=args.port, log_level=level,
                           royal_at=tuple(args.royal_at), sim_apart=args.sim_apart), watcher)

@@ -45,7 +45,7 @@ KINDS = {
                     r"\d+"),
     "seconds": r"\d+(?:\.\d+)?",
     "positions": r"\d+(?:, \d+)*(?: and \d+)?",
-    **dict.fromkeys(("amount", "ante", "value", "minimum", "maximum"), MONEY),
+    **dict.fromkeys(("amount", "taken", "ante", "value", "minimum", "maximum"), MONEY),
     "jackpot": r"MEGA|MAJOR|MINOR",
     "action": r"[a-z][a-z_]*(?: [a-z_]+)*",
     **dict.fromkeys(("role", "role2"), r"supervisor|technician|dealer"),
@@ -53,7 +53,7 @@ KINDS = {
     "card": r"(?:10|[2-9JQKA])[cdhs]",
 }
 KEPT = {"position", "other", "hand", "count", "round", "code", "deck", "play_deck", "expected", "seconds",
-        "amount", "ante", "value", "minimum", "maximum", "jackpot", "card"}      # numbers, money, cards
+        "amount", "taken", "ante", "value", "minimum", "maximum", "jackpot", "card"}      # numbers, money, cards
 DEPTH = 4                           # a message inside a message inside ...: enough for any the table builds
 CACHED = 4096                       # the table says the same few hundred things: each is matched once
 
@@ -153,7 +153,8 @@ class Words:
         out = dict(snap, prompt=[t(x) for x in snap["prompt"]], holds=[t(x) for x in snap["holds"]],
                    alerts=[dict(a, message=t(a["message"])) for a in snap["alerts"]],
                    positions=[self._position(p) for p in snap["positions"]],
-                   dealer=dict(snap["dealer"], announcement=t(snap["dealer"]["announcement"])),
+                   dealer=dict(snap["dealer"], announcement=t(snap["dealer"]["announcement"]),
+                               hand=t(snap["dealer"].get("hand"))),
                    void_reason=t(snap.get("void_reason")),
                    devices={role: dict(d, detail=t(d["detail"])) for role, d in snap["devices"].items()})
         if snap.get("jackpot"):
@@ -168,9 +169,12 @@ class Words:
     def _position(self, p: dict[str, Any]) -> dict[str, Any]:
         t = self.text
         out = dict(p, flags={spot: t(why) for spot, why in p["flags"].items()},
-                   problems=[t(m) for m in p.get("problems", [])])
+                   problems=[t(m) for m in p.get("problems", [])], returns=[t(m) for m in p.get("returns", [])],
+                   hand=t(p.get("hand")),
+                   six_card_hand=t(p.get("six_card_hand")))
         if p.get("settlement"):
-            out["settlement"] = dict(p["settlement"], lines=[t(x) for x in p["settlement"]["lines"]])
+            out["settlement"] = dict(p["settlement"], lines=[t(x) for x in p["settlement"]["lines"]],
+                                     total=t(p["settlement"].get("total")))
         return out
 
     def recalled(self, doc: dict[str, Any]) -> dict[str, Any]:

@@ -50,7 +50,12 @@ PROMPTS = (
     N_("Deal"), N_("Dealing: hand {hand} of {count}"),
     N_("Every position played"), N_("Reveal the dealer's hand"),
     N_("Collect the folded hands and their wagers: position {positions}"),
-    N_("6 Card Bonus and Super 6 stay in action: position {positions}"), N_("Then reveal the dealer's hand"),
+    N_("Collect the folded hands and their wagers: positions {positions}"),
+    N_("Collect the forfeited wagers of position {positions}: the 6 Card Bonus and Super 6 stay in action"),
+    N_("Collect the forfeited wagers of positions {positions}: the 6 Card Bonus and Super 6 stay in action"),
+    N_("Set the cards of position {positions} aside face down: they settle the 6 Card Bonus and Super 6"),
+    N_("Set the cards of positions {positions} aside face down: they settle the 6 Card Bonus and Super 6"),
+    N_("Then reveal the dealer's hand"),
     N_("JACKPOT: {jackpot} at position {position}; supervisor to verify the six cards"),
     N_("Settle position {position}"), N_("Starting: {why}"), N_("checking the devices"), N_("Open betting"),
     N_("Position {position}: play or fold"), N_("Round complete"), N_("Round void: {reason}"),
@@ -60,6 +65,18 @@ PROMPTS = (
     N_("Dealer plays with a {hand3}, {rank} high"),
     N_("Folded: its forfeited wagers were collected with the cards"), N_("Pay {spot} {amount}"),
     N_("Take {spot} {amount}"), N_("Push {spot}"), N_("Maximum payout: reduce by {amount}"),
+    N_("Pay {amount}"), N_("Take {amount}"), N_("Pay {amount} and take {taken}"), N_("Push"),
+    N_("Collected with the cards"), N_("Turn up the cards set aside: with the dealer's, {hand6}"),
+    N_("Return {amount} ({why}) to position {position}"), N_("Return the chips ({why}) to position {position}"),
+    N_("{spot} placed after No more bets"), N_("{spot} added after No more bets"), N_("Play placed with no Ante"),
+    N_("Play placed after the fold"), N_("Play above the Ante"),
+)
+
+# --- hand names as the dealer announces them (rules/words.py hand_words, six_card_words) -----------
+HANDS = (
+    N_("{rank} high"), N_("Pair of {ranks}"), N_("Three {ranks}"), N_("{hand3}, {rank} high"),
+    N_("Royal Flush"), N_("Four of a Kind"), N_("Full House"), N_("Three of a Kind"), N_("Two Pair"),
+    N_("One Pair"), N_("No hand"), N_("Super Royal in Diamonds"), N_("Super Royal"),
 )
 
 # --- what a bet on the felt may be flagged with (controller/round/felt.py) ------------------------
@@ -151,7 +168,7 @@ ALERTS = (
     N_("Round voided by the {by}: {reason}. Return all wagers."),
     N_("Supervisor called to the table by the {by}"), N_("Supervisor called to the table by the {by}: {reason}"),
     N_("on recovery: {problem}"), N_("Internal error handling {event}: {reason}; call a technician"),
-    N_("The table's settings were changed since it last ran: call a technician to check them before play"),
+    N_("The table's settings were changed since it last ran: call a supervisor to confirm them before play"),
     N_("The PC's clock is not synchronised: the times written in the journal may be wrong; call a "
        "technician (the table goes on)"),
     N_("The PC's clock is synchronised again"),
@@ -285,4 +302,4 @@ REPLAY = (
     N_("Round {round} is still in play: its replay opens when it ends"),
 )
 
-TEMPLATES: tuple[str, ...] = NAMES + PROMPTS + FLAGS + ALERTS + REFUSALS + LINKED + REPLAY
+TEMPLATES: tuple[str, ...] = NAMES + PROMPTS + HANDS + FLAGS + ALERTS + REFUSALS + LINKED + REPLAY

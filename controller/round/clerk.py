@@ -116,8 +116,8 @@ class Clerk:
             self.log.warning("table.alert", round=rnd.id if rnd else None, state=self.state, **entry)
         self._alerts.append({**entry, "round": round_id, "at": at})
 
-    def show(self, kind: str, message: str, *, at: str | None = None) -> None:
-        """Show the dealer what is journaled otherwise (a table event of its own, journaled at ``at``),
+    def show(self, kind: str, message: str, at: str) -> None:
+        """Show the dealer what is journaled otherwise (a table event of its own, journaled ``at``),
         between rounds."""
         self._alerts.append({"kind": kind, "position": None, "message": message, "round": None, "at": at})
 

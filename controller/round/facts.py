@@ -19,7 +19,9 @@ Record kinds (data fields):
   hand       hand_no, target (position, 0 = dealer, -1 = dead hand), cards [[card, deck]], device_time?
                                               (card 0-51, or 255 where the shoe could not read it)
   decision   position, play (bool), by ("sensor" | "dealer")
-  settlement the settlement JSON (controller/rules/roundio.py form); a linked jackpot's final split
+  settlement the settlement JSON (controller/rules/roundio.py form), with announcement and returns
+             [{position, spot, amount (None: unread), why}] (chips on the felt not accepted, at the
+             reveal: handed back at settlement; absent before issue 31); a linked jackpot's final split
              states it again with the floor's amount (jackpot_hits[] gain claim_order, generation,
              final): the last one is the round's
   jackpot_pending   jackpot, seat, bet, share_percent, generation   a linked hit, to claim on the floor

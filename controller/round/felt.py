@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from controller.round import machine as procedure
 from controller.round.clerk import Clerk, Holds
 from controller.round.ports import Lamp, LockSpots, SetLamp
+from controller.round.story import BettingStory
 from controller.rules.spots import BET_SPOTS, Spot, label, spot_named
 from controller.rules.words import money
 from drivers.events import SpotChanged, SpotFault
@@ -31,9 +32,6 @@ if TYPE_CHECKING:
     from controller.app.config import TableConfig
     from controller.rules.paytable import Preset
 
-# the felt's story kept for a round's betting, at most (a sensor flickering for minutes must not grow
-# the wagers record without bound: what is cut is counted in the record)
-STORY_MOST = 400
 SENSOR_DEBOUNCE = 0.5               # seconds a stack may vanish before it counts as removed
 REMOVED_TIMER = "removed"           # timer "removed <position> <spot>": a stack gone after the debounce
 
@@ -74,10 +72,7 @@ class Felt:
         self._lamps: dict[Key, Lamp] = {}           # lamps that are not off
         self._locks: Locks | None = None            # what the sensors were last told is locked; None: not known
         self._faults: dict[Key, str] = {}           # spots whose sensor reports a fault, until they read again
-        # the round's betting as it happened: [ms after the round opened, position, spot, cents (0: taken
-        # away; None: chips seen, amount not read)], journaled with the wagers at "No more bets"
-        self._story: list[list[int | str | None]] = []
-        self._story_cut = 0
+        self._story = BettingStory(clerk)          # the betting as it happened, for the wagers record
 
     # --- what lies on the felt --------------------------------------------------------------
 
@@ -215,30 +210,11 @@ class Felt:
         """Every spot locked, but the Play spot of each position that has an Ante to decide."""
         self._lock_spots(self._all_spots() - {(p, Spot.PLAY.value) for p in self._clerk.open_round.deciders})
 
-    # --- the betting's story ----------------------------------------------------------------
-
-    def start_story(self) -> None:
-        """Betting opens: the story starts with what lies on the felt already."""
-        at = self._clerk.since_opened_ms()      # 0 at the opening; later after a restart during betting
-        self._story = [[at, p, s, v] for (p, s), v in sorted(self.readings().items()) if s in BET_SPOTS]
-        self._story_cut = 0
+    def start_story(self) -> None:                  # the betting's story (controller/round/story.py)
+        self._story.start(self.readings())
 
     def story(self) -> dict[str, object]:
-        """The betting's changes for the wagers record: every change of a bet spot while betting was
-        open, in order (journaled once, at "No more bets", rather than a fsynced commit a chip)."""
-        told: dict[str, object] = {"felt": [list(entry) for entry in self._story]}
-        if self._story_cut:
-            told["felt_cut"] = self._story_cut
-        return told
-
-    def _tell(self, e: SpotChanged) -> None:
-        if e.spot not in BET_SPOTS or self._clerk.round is None:
-            return
-        if len(self._story) >= STORY_MOST:
-            self._story_cut += 1
-            return
-        value = 0 if e.change == "removed" else e.value
-        self._story.append([self._clerk.since_opened_ms(), e.position, e.spot, value])
+        return self._story.told()
 
     # --- a change on the felt ---------------------------------------------------------------
 
@@ -265,9 +241,9 @@ class Felt:
                               position=e.position, spot=e.spot, change=e.change, value=e.value)
         meaning = procedure.FELT_CHANGES.get(self._clerk.round_state)
         if meaning == "wager":
-            self._tell(e)
+            self._story.tell(e)
             self.set_lamp(e.position, e.spot, Lamp.FLASH if key in self.problems() else Lamp.OFF)
-        elif meaning == "collecting" and e.change == "removed" and e.position in self._clerk.open_round.folds:
+        elif meaning == "collecting" and e.change == "removed" and self._forfeited(e.position, e.spot):
             return                                  # the dealer collecting a fold's forfeited chips
         elif meaning in ("locked", "collecting"):
             if e.spot == Spot.PLAY:
@@ -306,6 +282,13 @@ class Felt:
         rnd = self._clerk.open_round
         return position in rnd.paid or position == rnd.next_to_pay
 
+    def _forfeited(self, position: int, spot: str) -> bool:
+        """A folded position's wager given up with its cards: the dealer collects it before the reveal.
+        Its 6 Card Bonus and Super 6 stay in action where the preset says so (rule sheet 004)."""
+        if position not in self._clerk.open_round.folds:
+            return False
+        return spot not in (Spot.SIX_CARD_BONUS, Spot.SUPER6) or not self._preset.side_bets_stay_after_fold
+
     def accepted_stake(self, position: int, spot: str) -> int:
         """What the round accepted on a spot: the wager at "No more bets"; for Play, the Ante once
         the position played."""
@@ -313,6 +296,29 @@ class Felt:
         if spot == Spot.PLAY:
             return rnd.wagers.get(position, {}).get(Spot.ANTE, 0) if rnd.decisions.get(position) else 0
         return rnd.wagers.get(position, {}).get(spot, 0)
+
+    def refused_chips(self) -> list[dict[str, object]]:
+        """Chips on the felt the round did not accept, at the reveal: placed or added after No more
+        bets, a Play with no Ante or after a fold, a Play above the Ante. Each is returned to its
+        player at settlement: ``{"position", "spot", "amount" (cents, None: unread), "why"}``."""
+        rnd, out = self._clerk.open_round, []
+        for (position, spot), value in sorted(self._sensed.items()):
+            if spot_named(spot) is None or value == 0:
+                continue
+            accepted = self.accepted_stake(position, spot)
+            if value is not None and value <= accepted or value is None and accepted:
+                continue            # as accepted, or fewer chips: a past post the alert has said
+            if spot != Spot.PLAY:
+                why = f"{label(spot)} {'added' if accepted else 'placed'} after No more bets"
+            elif position not in rnd.deciders:
+                why = "Play placed with no Ante"
+            elif rnd.decisions.get(position) is False:
+                why = "Play placed after the fold"
+            else:
+                why = "Play above the Ante"
+            out.append({"position": position, "spot": spot, "amount": None if value is None else value - accepted,
+                        "why": why})
+        return out
 
     def _unknown_spot(self, device: str, position: int, spot: str) -> None:
         """A spot no layout has (the drivers refuse unknown codes, so only a driver's bug gets here):
@@ -345,7 +351,7 @@ class Felt:
                 or (position, spot) in self._sensed):
             return
         if meaning == "paying" and self._settling_at(position) or \
-                meaning == "collecting" and position in self._clerk.open_round.folds:
+                meaning == "collecting" and self._forfeited(position, spot):
             return
         accepted = self.accepted_stake(position, spot)
         if accepted:

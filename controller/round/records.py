@@ -94,6 +94,7 @@ class Records:
             seat["wagers"] = rnd.wagers[seat["seat"]]
             seat["play"] = bool(rnd.decisions.get(seat["seat"]))
         doc["announcement"] = dealer_announcement(result.dealer_score, result.dealer_qualifies)
+        doc["returns"] = self._felt.refused_chips()     # what lies on the felt and was not accepted
         self._clerk.fact("settlement", **doc)
 
     def journal_jackpot_pending(self, event: EventData) -> None:

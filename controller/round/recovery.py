@@ -19,7 +19,7 @@ from controller.round.clerk import Clerk
 from controller.round.dealing import card_problem
 from controller.round.facts import DEAD_HAND, UNREADABLE, Round
 from controller.round.felt import Felt
-from controller.rules.words import positions_list
+from controller.rules.words import positions_named
 
 if TYPE_CHECKING:
     from controller.app.config import TableConfig
@@ -46,10 +46,10 @@ class Recovery:
         previous = journal.meta("config_digest")
         digest = self._config.digest
         if previous is not None and previous != digest:
-            # the digests are the journal's evidence; the dealer is told what happened and what to do
+            # the digests are the journal's evidence (the table event); the dealer is told what it means
             at = journal.table_event("config_changed", {"old": previous, "new": digest, "source": self._config.source})
-            self._clerk.show("config_changed", "The table's settings were changed since it last ran: call a technician "
-                             "to check them before play", at=at)
+            self._clerk.show("config_changed", "The table's settings were changed since it last ran: call a "
+                             "supervisor to confirm them before play", at)
             log.warning("table.config_changed", old=previous, new=digest, state="starting", round=None)
         journal.set_meta("config_digest", digest)
         log.info("table.self_check", journal_records_checked=checked, config_digest=digest,
@@ -66,8 +66,8 @@ class Recovery:
             # being paid, so never voided; its linked jackpot is paid once the floor's split is final,
             # and without [floor] no claim is sent and no answer comes: the round could never end
             raise RecoveryRefused(
-                f"round {rnd.id} is being paid and its linked jackpot at position "
-                f"{positions_list(sorted(rnd.floor_waiting))} waits for the floor's final amount, but this "
+                f"round {rnd.id} is being paid and its linked jackpot at "
+                f"{positions_named(sorted(rnd.floor_waiting))} waits for the floor's final amount, but this "
                 "configuration has no [floor] jackpot group: put the [floor] section back to finish the round")
         self._clerk.round = self._found = rnd
         self._problem = self._replayed_problem(rnd, felt)

@@ -15,11 +15,21 @@ from collections.abc import Callable
 from typing import Any
 
 from controller.round import machine as procedure
-from controller.round.facts import DEALER
+from controller.round.facts import DEALER, Round
 from controller.round.table import Table
 from controller.rules.cards import card_text
+from controller.rules.hand3 import score3
 from controller.rules.spots import Spot, label
-from controller.rules.words import no_pair_plus, positions_list, settlement_lines, settlement_moves
+from controller.rules.words import (
+    hand_words,
+    no_pair_plus,
+    positions_named,
+    return_line,
+    settlement_lines,
+    settlement_money,
+    settlement_total,
+    six_card_words,
+)
 
 # --- what the dealer is told, state by state -------------------------------------------------
 
@@ -48,17 +58,53 @@ def _collecting(table: Table) -> list[str]:
     folds = rnd.folds
     if not folds:
         return ["Every position played", "Reveal the dealer's hand"]
-    lines = [f"Collect the folded hands and their wagers: position {positions_list(folds)}"]
-    staying = [p for p in folds if table.config.preset.side_bets_stay_after_fold
-               and (rnd.wagers[p].get(Spot.SIX_CARD_BONUS) or rnd.wagers[p].get(Spot.SUPER6))]
-    if staying:
-        lines.append(f"6 Card Bonus and Super 6 stay in action: position {positions_list(staying)}")
+    aside = set_aside(table)
+    lines = []
+    if gone := [p for p in folds if p not in aside]:
+        lines.append(f"Collect the folded hands and their wagers: {positions_named(gone)}")
+    if aside:
+        # sheet 004: the 6 Card Bonus and Super 6 are settled on the player's three cards with the
+        # dealer's three, so those cards stay on the layout until then
+        lines += [f"Collect the forfeited wagers of {positions_named(aside)}: the 6 Card Bonus "
+                  "and Super 6 stay in action",
+                  f"Set the cards of {positions_named(aside)} aside face down: they settle the "
+                  "6 Card Bonus and Super 6"]
     return lines + ["Then reveal the dealer's hand"]
+
+
+def returns(rnd: Round | None) -> dict[int, list[str]]:
+    """By position, the chips the round did not accept, to hand back, as the reveal journaled them."""
+    out: dict[int, list[str]] = {}
+    for refused in ((rnd.settlement or {}).get("returns", []) if rnd else []):
+        out.setdefault(refused["position"], []).append(return_line(refused))
+    return out
+
+
+CORRECTED = ("play_amount", "unread_spot")      # a Play's problem that ends when the Play is made
+
+
+def _standing(alert: dict, rnd: Round | None) -> bool:
+    """Whether an alert at a position still shows there: a Play of the wrong amount, or unread,
+    made right (the position played) is no longer a problem."""
+    return not (rnd and alert["kind"] in CORRECTED and rnd.decisions.get(alert["position"]) is True)
+
+
+def set_aside(table: Table) -> list[int]:
+    """Folded positions whose cards stay on the layout, set aside face down, until their 6 Card Bonus
+    and Super 6 (which stay in action after a fold) are settled with the dealer's cards."""
+    rnd = table.round
+    if rnd is None or rnd.void_reason is not None or rnd.complete \
+            or not table.config.preset.side_bets_stay_after_fold:
+        return []
+    return [p for p in rnd.folds if p not in rnd.paid
+            and (rnd.wagers[p].get(Spot.SIX_CARD_BONUS) or rnd.wagers[p].get(Spot.SUPER6))]
 
 
 def _settling(table: Table) -> list[str]:
     rnd = table.open_round
     lines = [(rnd.settlement or {}).get("announcement", "")]
+    seats = set(rnd.settlement_order)         # a settled position's returns are among its own lines
+    lines += [line for p, said in returns(rnd).items() if p not in seats for line in said]
     for hit in table.jackpots.pending_hits():
         lines.append(f"JACKPOT: {hit['jackpot'].upper()} at position {hit['seat']}; "
                      "supervisor to verify the six cards")
@@ -97,21 +143,30 @@ SPOTS = tuple(Spot)     # iterating the enum class itself costs a generator each
 
 
 class SettlementLines:
-    """A settlement's pay lines by position, worked out once per settlement: the snapshot is drawn
-    about 35 times a round, and a settlement is never changed once journaled (a later settlement
-    record is a new dict). One per engine: each table's thread has its own."""
+    """A settlement's words by position (its pay lines, what is left to pay and take), worked out once
+    per settlement: the snapshot is drawn about 35 times a round, and a settlement is never changed
+    once journaled (a later settlement record is a new dict). One per engine: each table's thread
+    has its own."""
 
     def __init__(self) -> None:
         self._settlement: dict | None = None
-        self._lines: dict[int, list[str]] = {}
+        self._words: dict[int, dict[str, Any]] = {}
 
-    def __call__(self, settlement: dict, seat: dict) -> list[str]:
+    def __call__(self, settlement: dict, seat: dict, side_bets_stay: bool = True) -> dict[str, Any]:
         if settlement is not self._settlement:
-            self._settlement, self._lines = settlement, {}
-        lines = self._lines.get(seat["seat"])
-        if lines is None:
-            lines = self._lines[seat["seat"]] = settlement_lines(seat)
-        return list(lines)          # each snapshot its own list: readers never share a mutable one
+            self._settlement, self._words = settlement, {}
+        words = self._words.get(seat["seat"])
+        if words is None:
+            words = self._words[seat["seat"]] = seat_words(seat, side_bets_stay)
+        return dict(words, lines=list(words["lines"]))     # each snapshot its own: readers never share one
+
+
+def seat_words(seat: dict, side_bets_stay: bool = True) -> dict[str, Any]:
+    """A settled position as the dealer reads it: the lines in the sheet's order, and what is left to
+    pay and take (a fold's forfeited wagers went with its cards)."""
+    to_pay, to_take, collected = settlement_money(seat, side_bets_stay)
+    return {"lines": settlement_lines(seat, side_bets_stay), "total": settlement_total(seat, side_bets_stay),
+            "to_pay": to_pay, "to_take": to_take, "collected": collected}
 
 
 def build_snapshot(table: Table, lines_of: SettlementLines) -> dict[str, Any]:
@@ -124,6 +179,9 @@ def build_snapshot(table: Table, lines_of: SettlementLines) -> dict[str, Any]:
     problems = table.felt.problems() if state == "betting" else {}
     readings = table.felt.readings()
     positions = []
+    aside = set_aside(table)
+    stays = table.config.preset.side_bets_stay_after_fold
+    to_return = returns(rnd)
     # a round recovered under a smaller layout still shows the positions it owes (its settlement)
     for p in sorted({*range(1, table.config.positions + 1), *(rnd.wagers if rnd else ())}):
         entry = {
@@ -134,10 +192,14 @@ def build_snapshot(table: Table, lines_of: SettlementLines) -> dict[str, Any]:
             "flags": {s: why for (q, s), why in problems.items() if q == p},
             "wagers": rnd.wagers.get(p, {}) if rnd else {},
             "dealt": bool(rnd and p in rnd.hands),
-            # a folded hand is collected face down (sheet 000, step 5); a voided round shows all
+            # a folded hand is collected face down (sheet 000, step 5), but for one whose 6 Card Bonus or
+            # Super 6 stays in action: set aside, then turned up to settle those; a voided round shows all
             "cards": _show(rnd.hands[p]) if rnd and p in rnd.hands and revealed
-            and (void or rnd.decisions.get(p) is not False) else None,
-            "problems": [a["message"] for a in standing if a.get("position") == p],
+            and (void or rnd.decisions.get(p) is not False or (p in rnd.folds and _side_bets(rnd, p) and stays))
+            else None,
+            "set_aside": p in aside,
+            "problems": [a["message"] for a in standing if a.get("position") == p and _standing(a, rnd)],
+            "returns": to_return.get(p, []),
             "decision": None if not rnd or p not in rnd.decisions else
             ("play" if rnd.decisions[p] else "fold"),
             "linked": table.pairs.partner(p),
@@ -145,18 +207,20 @@ def build_snapshot(table: Table, lines_of: SettlementLines) -> dict[str, Any]:
         if rnd and rnd.settlement:
             seat = next((s for s in rnd.settlement["seats"] if s["seat"] == p), None)
             if seat:
-                lines, net, results = lines_of(rnd.settlement, seat), seat["net"], seat["results"]
+                words, net = lines_of(rnd.settlement, seat, stays), seat["net"]
                 if p in rnd.floor_waiting:
                     # the table's own arithmetic for a linked hit is not what will be paid: the floor's
                     # final amount is (a split may be smaller); the rest of the position stands
                     results = {k: v for k, v in seat["results"].items() if k != Spot.SUPER6.value}
-                    lines = settlement_lines(dict(seat, results=results)) + [FLOOR_STATES]
+                    words = seat_words(dict(seat, results=results), stays)
+                    words["lines"].append(FLOOR_STATES)
                     net -= seat["results"].get(Spot.SUPER6.value, 0)
-                pay, take = settlement_moves(dict(seat, results=results))      # what the dealer moves now
-                entry["settlement"] = {"results": seat["results"], "net": net, "pay": pay, "take": take,
+                words["lines"] = to_return.get(p, []) + words["lines"]
+                entry["settlement"] = {"results": seat["results"], "net": net,
                                        "cap_reduction": seat["cap_reduction"],
                                        "hand": seat["hand"] if seat["play"] or not seat["wagers"].get("ante") else None,
-                                       "lines": lines, "paid": p in rnd.paid}
+                                       **words, "paid": p in rnd.paid}
+        entry.update(_hands(rnd, p, shown=bool(entry["cards"]) and not void))
         positions.append(entry)
     return {
         "table": table.config.table_id,
@@ -172,6 +236,7 @@ def build_snapshot(table: Table, lines_of: SettlementLines) -> dict[str, Any]:
             # arranged from the highest card to the lowest, as the dealer lays it out (sheet 000)
             "cards": _show(rnd.hands[DEALER] if void else sorted(rnd.hands[DEALER], reverse=True))
             if rnd and DEALER in rnd.hands and revealed else None,
+            "hand": _hand(rnd.hands[DEALER]) if rnd and DEALER in rnd.hands and revealed and not void else None,
             "announcement": rnd.settlement["announcement"] if rnd and rnd.settlement else None,
         },
         "settlement_order": rnd.settlement_order if rnd else [],
@@ -185,6 +250,30 @@ def build_snapshot(table: Table, lines_of: SettlementLines) -> dict[str, Any]:
         "jackpot_claims": table.jackpots.floor_claims(),
         "alerts": standing,
     }
+
+
+def _hands(rnd: Round | None, p: int, shown: bool) -> dict[str, str | None]:
+    """A position's hand as the dealer announces it, once its cards are shown; with a 6 Card Bonus or
+    Super 6 once settled, its six cards (its three, then the dealer's) and their hand (rule sheet 004)."""
+    out: dict[str, str | None] = {"hand": None, "six_cards": None, "six_card_hand": None}
+    if rnd is None:
+        return out
+    out["hand"] = _hand(rnd.hands[p]) if shown else None
+    seat = next((s for s in rnd.settlement["seats"] if s["seat"] == p), None) if rnd.settlement else None
+    if seat is not None and _side_bets(rnd, p) and DEALER in rnd.hands:
+        out["six_cards"] = _show((*rnd.hands[p], *rnd.hands[DEALER]))
+        out["six_card_hand"] = six_card_words(seat.get("six_card"), seat.get("super6_hand"))
+    return out
+
+
+def _side_bets(rnd: Round, p: int) -> bool:
+    wagers = rnd.wagers.get(p, {})
+    return bool(wagers.get(Spot.SIX_CARD_BONUS) or wagers.get(Spot.SUPER6))
+
+
+def _hand(cards) -> str | None:
+    """A three-card hand's name as the dealer announces it; None where a card could not be read."""
+    return hand_words(score3(cards)) if len(cards) == 3 and all(0 <= c < 52 for c in cards) else None
 
 
 def _show(cards) -> str:

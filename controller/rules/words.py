@@ -53,11 +53,15 @@ def positions_list(positions: Sequence[int]) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
+def positions_named(positions: Sequence[int]) -> str:
+    """3 -> "position 3"; 3, 4 -> "positions 3 and 4": the noun agrees with the list."""
+    return f"position{'s' if len(positions) > 1 else ''} {positions_list(positions)}"
+
+
 def no_pair_plus(positions: Sequence[int]) -> str | None:
     if not positions:
         return None
-    where = "position" if len(positions) == 1 else "positions"
-    return f"No PAIR PLUS, {where} {positions_list(positions)}"
+    return f"No PAIR PLUS, {positions_named(positions)}"
 
 
 def dealer_announcement(score: int, qualifies: bool) -> str:
@@ -77,34 +81,52 @@ def dealer_announcement(score: int, qualifies: bool) -> str:
     return f"Dealer plays with a {label}, {RANK_NAMES[top]} high"
 
 
-def _in_pay_order(results: dict[str, int]) -> list[tuple[str, int]]:
-    """The sheet's pay order (Play, Ante Bonus, Ante, Pair Plus, 6 Card Bonus, Super 6), whatever order
-    the results came in (a settlement read back from the journal after a restart is key-sorted)."""
-    return sorted(results.items(), key=lambda item: PAY_ORDER.index(item[0]) if item[0] in PAY_ORDER else 99)
+def hand_words(score: int) -> str:
+    """A three-card hand as the dealer announces it: "Queen high", "Pair of Sevens", "Three Kings",
+    "Straight, Six high", "Flush, Ace high", "Straight Flush, King high"."""
+    category = category3(score)
+    top = (score >> 8) & 15
+    if category is Hand3.HIGH_CARD:
+        return f"{RANK_NAMES[top]} high"
+    if category is Hand3.PAIR:
+        return f"Pair of {RANK_PLURALS[top]}"
+    if category is Hand3.THREE_OF_A_KIND:
+        return f"Three {RANK_PLURALS[top]}"
+    return f"{category.name.replace('_', ' ').title()}, {RANK_NAMES[top]} high"
 
 
-def _left_at_settlement(seat: dict[str, Any]) -> list[tuple[str, int]]:
-    """The results the dealer settles at the position: a fold's forfeited wagers were collected with its
-    cards before the reveal, so they are not taken again."""
-    folded = not seat.get("play") and bool(seat.get("wagers", {}).get("ante"))
-    return [(spot, amount) for spot, amount in _in_pay_order(seat["results"])
-            if not (folded and amount < 0 and spot in FORFEITED_AT_FOLD)]
+SIX_CARD_HANDS = {"royal_flush": "Royal Flush", "straight_flush": "Straight Flush", "four_of_a_kind": "Four of a Kind",
+                  "full_house": "Full House", "flush": "Flush", "straight": "Straight",
+                  "three_of_a_kind": "Three of a Kind", "two_pair": "Two Pair", "pair": "One Pair",
+                  "high_card": "No hand"}
+SUPER_ROYALS = {"super_royal_diamonds": "Super Royal in Diamonds", "super_royal": "Super Royal"}
 
 
-def settlement_moves(seat: dict[str, Any]) -> tuple[int, int]:
-    """(to pay, to take) at the position now, in cents: the sum of its lines, the maximum payout's
-    reduction taken off the pay. A net of zero can still be a payment and a take."""
-    left = _left_at_settlement(seat)
-    pay = sum(amount for _, amount in left if amount > 0) - seat.get("cap_reduction", 0)
-    return max(pay, 0), sum(-amount for _, amount in left if amount < 0)
+def six_card_words(six_card: str | None, super6_hand: str | None) -> str | None:
+    """The six cards' hand (the player's three with the dealer's three, rule sheet 004) as the dealer
+    announces it: the best five-card hand, or a six-card Super Royal where Super 6 found one."""
+    if super6_hand in SUPER_ROYALS:
+        return SUPER_ROYALS[super6_hand]
+    return SIX_CARD_HANDS.get(six_card or "")
 
 
-def settlement_lines(seat: dict[str, Any]) -> list[str]:
+def settlement_lines(seat: dict[str, Any], side_bets_stay: bool = True) -> list[str]:
     """A position's wagers in pay order, each as "Pay Play $10.00" or "Take Ante $10.00". A fold's
-    forfeited wagers were collected with its cards before the reveal: they are not taken again."""
-    folded = not seat.get("play") and bool(seat.get("wagers", {}).get("ante"))
-    lines = ["Folded: its forfeited wagers were collected with the cards"] if folded else []
-    for spot, amount in _left_at_settlement(seat):
+    forfeited wagers were collected with its cards before the reveal: they are not taken again;
+    its 6 Card Bonus and Super 6, where they stay in action (``side_bets_stay``, the preset's), are
+    settled on its cards set aside, turned up now.
+    The order is the sheet's (``PAY_ORDER``), never the record's: a settlement read back from the
+    journal has its results' keys sorted."""
+    forfeited = _forfeited(seat, side_bets_stay)
+    lines = ["Folded: its forfeited wagers were collected with the cards"] if forfeited else []
+    six = six_card_words(seat.get("six_card"), seat.get("super6_hand"))
+    if forfeited and six and side_bets_stay and (seat["wagers"].get("six_card_bonus") or seat["wagers"].get("super6")):
+        lines.append(f"Turn up the cards set aside: with the dealer's, {six}")
+    results = seat["results"]
+    for spot in PAY_ORDER:
+        amount = results.get(spot, 0)
+        if amount < 0 and spot in forfeited:
+            continue
         if amount > 0:
             lines.append(f"Pay {label(spot)} {money(amount)}")
         elif amount < 0:
@@ -116,7 +138,51 @@ def settlement_lines(seat: dict[str, Any]) -> list[str]:
     return lines
 
 
+def settlement_money(seat: dict[str, Any], side_bets_stay: bool = True) -> tuple[int, int, int]:
+    """(to pay, to take, collected at the fold) in cents, as the dealer moves chips at settlement:
+    paid - taken - collected is the position's net. A fold's forfeited wagers went with its cards."""
+    forfeited = _forfeited(seat, side_bets_stay)
+    pay = take = collected = 0
+    for spot, amount in seat["results"].items():
+        if amount > 0:
+            pay += amount
+        elif spot in forfeited:
+            collected -= amount
+        else:
+            take -= amount
+    return pay - seat.get("cap_reduction", 0), take, collected
+
+
+def settlement_total(seat: dict[str, Any], side_bets_stay: bool = True) -> str:
+    """What is left to do at a position, in one line: "Pay $25.00", "Take $5.00", "Pay $5.00 and
+    take $5.00" (a net of zero that is no push), "Push", or a fold with nothing left in action."""
+    pay, take, collected = settlement_money(seat, side_bets_stay)
+    if pay and take:
+        return f"Pay {money(pay)} and take {money(take)}"
+    if pay:
+        return f"Pay {money(pay)}"
+    if take:
+        return f"Take {money(take)}"
+    return "Collected with the cards" if collected else "Push"
+
+
+def return_line(refused: dict[str, Any]) -> str:
+    """Chips the table did not accept, handed back: "Return $5.00 (6 Card Bonus placed after No
+    more bets) to position 6"."""
+    amount = refused["amount"]
+    what = "the chips" if amount is None else money(amount)
+    return f"Return {what} ({refused['why']}) to position {refused['position']}"
+
+
 FORFEITED_AT_FOLD = ("play", "ante_bonus", "ante", "pair_plus")     # the bets a fold gives up at once
+SIDE_BETS = ("six_card_bonus", "super6")                            # ... and these where they do not stay
+
+
+def _forfeited(seat: dict[str, Any], side_bets_stay: bool) -> tuple[str, ...]:
+    """The wagers a folded position gave up with its cards (none for a position that played)."""
+    if seat.get("play") or not seat.get("wagers", {}).get("ante"):
+        return ()
+    return FORFEITED_AT_FOLD if side_bets_stay else FORFEITED_AT_FOLD + SIDE_BETS
 
 
 def _staked(seat: dict[str, Any], spot: str) -> bool:

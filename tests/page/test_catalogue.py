@@ -63,7 +63,7 @@ def test_the_check_finds_a_missing_translation_a_new_word_and_a_stale_mo(tmp_pat
 GAP = object()
 # the calls whose text argument the dealer reads, and which argument it is
 # (``set``: the round's holds, controller/round/clerk.py; the sources' other ``set`` calls take no text)
-SAID = {"alert": 1, "refuse": 0, "set": 1, "Verdict": 1, "PageAlert": 1, "_say": 2, "PinRefused": 0}
+SAID = {"alert": 1, "refuse": 0, "set": 1, "show": 1, "Verdict": 1, "PageAlert": 1, "_say": 2, "PinRefused": 0}
 # functions whose returned text the dealer reads (a flag, a misdeal's reason, why Super 6 is closed, why a
 # pair of positions cannot be linked, a referral or a posting refused)
 RETURNED = {"stack_problem", "card_problem", "change_problem", "super6_closed", "prompt_for", "link_problem",
@@ -151,9 +151,14 @@ def test_a_message_without_an_id_is_found():
 @pytest.mark.parametrize(("english", "spanish"), [
     ("Position 3: play or fold", "Posición 3: juega o se retira"),
     ("No PAIR PLUS, positions 2, 3 and 5", "Sin PAR PLUS, posiciones 2, 3 y 5"),
+    ("No PAIR PLUS, position 4", "Sin PAR PLUS, posición 4"),
     ("Dealer plays with a Pair of Queens", "El crupier juega con pareja de Reinas"),
     ("Dealer plays with a Straight Flush, King high", "El crupier juega con Escalera de color, carta alta Rey"),
     ("Pay Pair Plus $1,250.00", "Pagar Par Plus $1,250.00"),
+    ("Pay $5.00 and take $1,250.00", "Pagar $5.00 y cobrar $1,250.00"),
+    ("Straight Flush, King high", "Escalera de color, carta alta Rey"), ("Queen high", "Carta alta Reina"),
+    ("Turn up the cards set aside: with the dealer's, Full House", "Descubra las cartas apartadas: con las del "
+     "crupier, Full"),
     ("Round held: Shoe jammed: clear the jam and close the shoe's door",
      "Ronda detenida: Zapato atascado: desatásquelo y cierre la puerta del zapato"),
     ("no more bets is not possible while betting", "«no va más» no es posible en el estado «apuestas»"),
@@ -218,9 +223,10 @@ def test_every_text_of_an_autoplayed_session_has_a_message_id(tmp_path):
     texts: set[str] = set()
     for s in snaps:
         texts.update(s["prompt"], s["holds"], (a["message"] for a in s["alerts"]), [s["dealer"]["announcement"] or ""],
-                     (d["detail"] for d in s["devices"].values()))
+                     (d["detail"] for d in s["devices"].values()), [s["dealer"]["hand"] or ""])
         for p in s["positions"]:
-            texts.update(p["flags"].values(), p["problems"], (p.get("settlement") or {}).get("lines", []))
+            texts.update(p["flags"].values(), p["problems"], (p.get("settlement") or {}).get("lines", []),
+                         [(p.get("settlement") or {}).get("total") or "", p["hand"] or "", p["six_card_hand"] or ""])
     texts.discard("")
     es = Words("es")
     assert len(texts) > 30 and any(t.startswith("Dealer plays with") for t in texts)

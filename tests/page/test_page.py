@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import re
 import time
 from urllib.parse import urlsplit
 
@@ -56,14 +57,20 @@ def test_the_dealers_walk_through_a_whole_round_with_a_fold(tmp_path, page):
         # collecting: the folds are named, collected face down, and the dealer reveals
         wait_state(page, "collecting")
         expect(page.locator("#state")).to_have_text("Collecting")
-        expect(page.locator("#prompt .first")).to_contain_text("Collect the folded hands and their wagers")
+        # a fold whose 6 Card Bonus or Super 6 stays in action keeps its cards, set aside (issue 31)
+        expect(page.locator("#prompt .first")).to_have_text(
+            re.compile(r"^Collect the (folded hands and their wagers|forfeited wagers of positions? [\d, and]+: "
+                       r"the 6 Card Bonus and Super 6 stay in action)"))
         expect(page.locator("#prompt .more").last).to_have_text("Then reveal the dealer's hand")
         expect(page.locator(f"#pos-{folded[0]} .decision")).to_have_text("Folds — collect the hand")
         tap(page, "button[data-action=reveal]")
         wait_state(page, "settling")
-        for position in folded:                          # a folded hand stays face down
-            expect(page.locator(f"#pos-{position} .cards .card.back")).to_have_count(3)
         snap = snapshot(page)
+        for position in folded:      # a folded hand stays face down; one set aside for its side bets is turned up
+            entry = next(p for p in snap["positions"] if p["position"] == position)
+            kept = entry["set_aside"]
+            assert (entry["cards"] is not None) == kept
+            expect(page.locator(f"#pos-{position} .cards .card.back")).to_have_count(0 if kept else 3)
         rnd = rig.engine.table.round
         dealer_hand = rig.records("hand")[-1].data
         assert dealer_hand["target"] == 0
@@ -98,18 +105,17 @@ def test_the_dealers_walk_through_a_whole_round_with_a_fold(tmp_path, page):
             assert net == seat["net"]
             if position in collected:
                 continue
-            # what is moved now: a fold's Ante, Play and Pair Plus went with its cards; a payment and a
-            # take are both named even where they cancel out (issue 31 items 1 and 5)
-            folded_here = not seat["play"] and seat["wagers"]["ante"]
-            moves = [v for k, v in seat["results"].items()
-                     if not (folded_here and v < 0 and k in ("play", "ante_bonus", "ante", "pair_plus"))]
-            pay = sum(v for v in moves if v > 0) - seat["cap_reduction"]
-            take = -sum(v for v in moves if v < 0)
-            dollars = lambda c: f"${c // 100:,}.{c % 100:02d}"          # noqa: E731
-            expected = " · ".join(([f"Pay {dollars(pay)}"] if pay else []) +
-                                  ([f"Take {dollars(take)}"] if take else [])) or "Push"
+            # what is left to do: a fold's forfeited wagers went with its cards; a net of zero with
+            # a wager paid and one taken is no push (issue 31)
+            forfeited = ("play", "ante_bonus", "ante", "pair_plus") if not seat["play"] and seat["wagers"]["ante"] \
+                else ()
+            pay = sum(v for v in seat["results"].values() if v > 0) - seat["cap_reduction"]
+            take = -sum(v for k, v in seat["results"].items() if v < 0 and k not in forfeited)
+            words = [f"{verb} ${cents // 100:,}.{cents % 100:02d}" for verb, cents in (("Pay", pay), ("take", take))
+                     if cents]
+            expected = " and ".join(words).capitalize() if words else "Push"
             assert shown[position] == expected
-            if not folded_here:
+            if not forfeited:
                 assert pay - take == net                        # the same money, counted two ways
         decisions = {r.data["position"]: r.data for r in rig.records("decision")}
         assert set(decisions) == {int(p) for p, w in rig.records("wagers")[0].data["positions"].items()

@@ -4,6 +4,7 @@ stays the tools' JSON, and logs stay quiet unless asked."""
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -73,6 +74,10 @@ def test_log_level_is_obeyed_and_no_progress_goes_to_a_pipe(tmp_path):
                           "--log-level", "error"], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0
     assert "rounds played" not in out.stderr and "\r" not in out.stderr
+    # no --seed: the seed is taken from the clock and said, so a restart does not replay the same rounds
+    said = re.search(r"^Simulated shoe and players: seed (\d+) \(--seed \1 plays the same rounds again\)$",
+                     out.stdout, re.M)
+    assert said, out.stdout
     assert all(json.loads(line)["level"] in ("error", "critical") for line in out.stderr.splitlines())
     journal = Journal.read_only(tmp_path / "data" / "journal.sqlite", keyed=False)
     opened = journal.db.execute("SELECT opened_at FROM rounds ORDER BY id LIMIT 1").fetchone()[0]

@@ -229,12 +229,14 @@ def test_a_fold_whose_side_bets_stay_is_settled_without_taking_its_forfeits_twic
     bench = decisions(tmp_path, {2: {"ante": 500, "pair_plus": 500, "six_card_bonus": 500}, 4: {"ante": 1000}})
     bench.play(4)
     bench.done("fold", position=2)
-    assert bench.snap["prompt"][1] == "6 Card Bonus and Super 6 stay in action: position 2"
+    assert bench.snap["prompt"][1] == ("Set the cards of position 2 aside face down: they settle the 6 Card Bonus "
+                                       "and Super 6")
     bench.done("reveal")
     seat = next(p for p in bench.snap["positions"] if p["position"] == 2)["settlement"]
     assert seat["lines"][0] == "Folded: its forfeited wagers were collected with the cards"
     assert not any(line.startswith(("Take Ante", "Take Pair Plus")) for line in seat["lines"])
-    assert seat["hand"] is None and bench.snap["positions"][1]["cards"] is None
+    # its cards were set aside, not collected: turned up now to settle the 6 Card Bonus (issue 31)
+    assert seat["hand"] is None and bench.snap["positions"][1]["cards"] is not None
     assert 2 in bench.snap["settlement_order"] and 2 not in bench.table.open_round.paid
 
 

@@ -10,18 +10,21 @@ from controller.round.view import SettlementLines
 def test_a_settlements_lines_are_worked_out_once_and_each_snapshot_gets_its_own_list(monkeypatch):
     worked: list[int] = []
 
-    def lines(seat: dict) -> list[str]:
+    def lines(seat: dict, side_bets_stay: bool) -> list[str]:
         worked.append(seat["seat"])
         return [f"Pay Ante at {seat['seat']}"]
     monkeypatch.setattr(view, "settlement_lines", lines)
     memo = SettlementLines()
-    first = {"seats": [{"seat": 1}, {"seat": 2}]}
+
+    def seat(n: int) -> dict:
+        return {"seat": n, "results": {"ante": 500}, "wagers": {"ante": 500}, "play": True, "cap_reduction": 0}
+    first = {"seats": [seat(1), seat(2)]}
     a, b = memo(first, first["seats"][0]), memo(first, first["seats"][0])
-    assert a == b == ["Pay Ante at 1"] and a is not b
-    a.append("changed by a reader")
-    assert memo(first, first["seats"][0]) == ["Pay Ante at 1"]
-    assert memo(first, first["seats"][1]) == ["Pay Ante at 2"]
+    assert a == b and a["lines"] == ["Pay Ante at 1"] and a["total"] == "Pay $5.00" and a["lines"] is not b["lines"]
+    a["lines"].append("changed by a reader")
+    assert memo(first, first["seats"][0])["lines"] == ["Pay Ante at 1"]
+    assert memo(first, first["seats"][1])["lines"] == ["Pay Ante at 2"]
     assert worked == [1, 2]
-    later = {"seats": [{"seat": 1}]}          # a later settlement record is a new dict: worked out again
-    assert memo(later, later["seats"][0]) == ["Pay Ante at 1"]
+    later = {"seats": [seat(1)]}              # a later settlement record is a new dict: worked out again
+    assert memo(later, later["seats"][0])["lines"] == ["Pay Ante at 1"]
     assert worked == [1, 2, 1]

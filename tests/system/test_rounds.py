@@ -35,7 +35,7 @@ def _recheck_settlements(rig, round_ids):
         again = settle_json(round_in, load_preset, None)
         for seat in doc["seats"]:
             seat.pop("wagers"), seat.pop("play")
-        doc.pop("announcement")
+        doc.pop("announcement"), doc.pop("returns")      # the table's words: what it said, not a result
         assert again == doc, f"round {round_id}"
         preset = load_preset(doc["preset"])
         for seat_in in round_in["seats"]:
@@ -333,8 +333,8 @@ def test_a_changed_configuration_is_told_in_the_dealers_words_with_its_time(tmp_
         snap = rig.state("ready")
         [alert] = [a for a in snap["alerts"] if a["kind"] == "config_changed"]
         [event] = rig.journal.db.execute("SELECT at, data FROM table_events WHERE kind = 'config_changed'").fetchall()
-    assert alert["message"] == ("The table's settings were changed since it last ran: call a technician to check "
-                                "them before play")
+    assert alert["message"] == ("The table's settings were changed since it last ran: call a supervisor to "
+                                "confirm them before play")
     assert alert["at"] == event[0]
     digests = json.loads(event[1])
     assert len(digests["old"]) == len(digests["new"]) == 64 and digests["old"] != digests["new"]

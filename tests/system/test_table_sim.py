@@ -33,6 +33,7 @@ def _command(proc, line):
 def test_table_sim_serves_devices_takes_faults_and_stops_on_sigterm():
     proc, hello = _start("--transport", "tcp", "--seed", "5", "--no-players")
     try:
+        assert hello["seed"] == 5
         config = parse_config(hello["config"], "table-sim output")
         assert config.devices["shoe"].url == hello["devices"]["shoe"]
         assert hello["devices"]["sensors"].startswith("socket://127.0.0.1:")
@@ -49,6 +50,17 @@ def test_table_sim_serves_devices_takes_faults_and_stops_on_sigterm():
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(10) == 0
+
+
+def test_without_a_seed_one_is_taken_from_the_clock_and_named():
+    """Issue 31: a fixed default seed replayed the same rounds after every restart."""
+    seeds = []
+    for _ in range(2):
+        proc, hello = _start("--transport", "tcp", "--no-players")
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=30)
+        seeds.append(hello["seed"])
+    assert all(isinstance(s, int) and s >= 0 for s in seeds) and seeds[0] != seeds[1]
 
 
 def test_same_seed_same_first_hand():

@@ -302,13 +302,11 @@ function positionHtml(s, p) {
   let settle = "";
   let net = "";
   if (p.settlement) {
-    // what the dealer moves at the position now (a fold's forfeits were collected with its cards):
-    // a payment and a take both named, even when they cancel out; "Push" only when neither
-    const { pay, take } = p.settlement;
-    const said = [pay ? t("Pay {amount}", { amount: money(pay) }) : "", take ? t("Take {amount}", { amount: money(take) }) : ""]
-      .filter(Boolean).join(" · ") || t("Push");
+    // what is left to do at the position, in the table's words (settlement.total: a fold's forfeits
+    // went with its cards; a payment and a take that cancel out are both named, never "Push")
+    const cents = p.settlement.net;
     settle = `<ul class="settle">${p.settlement.lines.map((l) => `<li>${esc(l)}</li>`).join("")}</ul>`;
-    net = `<div class="net ${pay && !take ? "pay" : take && !pay ? "take" : ""}">${esc(said)}${
+    net = `<div class="net ${cents > 0 ? "pay" : cents < 0 ? "take" : ""}">${esc(p.settlement.total)}${
       p.settlement.paid ? ` <span class="paid">${esc(t("Settled ✓"))}</span>` : ""}</div>`;
   }
   const problems = (p.problems || []).length
