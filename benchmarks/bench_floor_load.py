@@ -1,7 +1,7 @@
 """A floor of 500 tables under load: ingest records/s, and the pit page's answer time meanwhile.
 
 Run with ``python benchmarks/bench_floor_load.py [--tables 500] [--records 120] [--batch 5]
-[--processes 4] [--standby]`` (or ``benchmarks/run floor_load``).
+[--processes 4] [--standby] [--rate R]`` (or ``benchmarks/run floor_load``).
 
 Not 500 controllers: the forwarding of 500 tables. Each table is enrolled on a throwaway
 PostgreSQL cluster (controller/floor/cluster.py; fsync and synchronous_commit on; with
@@ -17,7 +17,12 @@ are spread over ``--processes`` processes, a thread per table, so the client's P
 the bottleneck. Ingest: records confirmed per second, all tables together, from the common
 start to the last commit. Target: 3,300/s, 10x what 500 tables need at a round a minute.
 
-Meanwhile the pit's page runs (controller/floor/pit_page.py, LISTENing and re-reading the
+With ``--rate R`` the tables are paced to R records/s all together (each sends a batch every
+``batch x tables / R`` seconds, starting at random points of the first interval) instead of as fast
+as the floor takes them: the pit's answer time at a given load, rather than under a floor saturated
+by 500 backends on the same cores.
+
+Meanwhile the pit's page runs in a process of its own (controller/floor/pit_page.py, LISTENing and re-reading the
 floor's view at each notice, as in the pit) and this process asks it every 50 ms:
 ``GET /api/floor`` (what a pit's screen asks) timed to the last byte, and, on a connection of
 its own, ``floor_view`` (the read the page makes at each notice) timed too. Target: p99 under
@@ -30,6 +35,7 @@ import argparse
 import json
 import multiprocessing as mp
 import os
+import random
 import secrets
 import sys
 import tempfile
@@ -37,6 +43,7 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -55,15 +62,21 @@ from controller.store.pins import PinStore  # noqa: E402
 Job = tuple[str, str, str, str, str, bytes]      # dsn, table id, role, password, journal path, journal key
 
 
-def send_all(conn: psycopg.Connection, rows: list[tuple], batch: int, out: list[int]) -> None:
-    for i in range(0, len(rows), batch):
+def send_all(conn: psycopg.Connection, rows: list[tuple], batch: int, out: list[int],
+             every: float = 0.0, phase: float = 0.0) -> None:
+    """This table's rows, ``batch`` at a time; with ``every`` (seconds) one batch each ``every``
+    seconds from ``phase`` on, as a live forwarder sends what its table journals."""
+    start = time.monotonic() + phase
+    for n, i in enumerate(range(0, len(rows), batch)):
+        if every:
+            time.sleep(max(0.0, start + n * every - time.monotonic()))
         part = rows[i:i + batch]
-        with conn.transaction(), conn.cursor() as cur:
+        with conn.cursor() as cur:          # autocommit: the statement is the transaction, as the forwarder sends it
             cur.execute(insert_batch(len(part)), [v for row in part for v in row])
         out.append(len(part))
 
 
-def worker(jobs: list[Job], batch: int, start_at: float, out: mp.Queue) -> None:
+def worker(jobs: list[Job], batch: int, start_at: float, out: mp.Queue, every: float = 0.0) -> None:
     """This process's tables: their signed rows made from their journals, a connection each as its
     role, then at ``start_at`` every table sends at once, a thread each."""
     tables = []
@@ -75,7 +88,9 @@ def worker(jobs: list[Job], batch: int, start_at: float, out: mp.Queue) -> None:
             journal.close()
         tables.append((psycopg.connect(dsn, user=role, password=password, autocommit=True), rows))
     sent: list[int] = []
-    threads = [threading.Thread(target=send_all, args=(conn, rows, batch, sent)) for conn, rows in tables]
+    phases = random.Random(start_at)         # paced tables start spread over one interval, not in lockstep
+    threads = [threading.Thread(target=send_all, args=(conn, rows, batch, sent, every, phases.uniform(0, every)))
+               for conn, rows in tables]
     time.sleep(max(0.0, start_at - time.time()))
     for t in threads:
         t.start()
@@ -87,14 +102,22 @@ def worker(jobs: list[Job], batch: int, start_at: float, out: mp.Queue) -> None:
     out.put((sum(sent), len(sent), done))
 
 
-def watch_pit(page: PitPage, admin_dsn: str, stop: threading.Event) -> dict[str, list[float]]:
+def serve_pit(dsn: str, pins: str, urls: mp.Queue, stop: Any) -> None:
+    """The pit's page in a process of its own, as ``table-floor pit`` runs beside the floor."""
+    page = PitPage(dsn, PinStore(Path(pins)), port=0)
+    urls.put(page.start())
+    stop.wait()
+    page.stop()
+
+
+def watch_pit(url: str, admin_dsn: str, stop: threading.Event) -> dict[str, list[float]]:
     """Every 50 ms until ``stop``: the page's answer (GET /api/floor) and the view's read, in ms."""
     answers: list[float] = []
     reads: list[float] = []
     with psycopg.connect(admin_dsn, autocommit=True) as conn:
         while not stop.is_set():
             started = time.perf_counter()
-            with urllib.request.urlopen(page.url + "api/floor", timeout=10) as answer:
+            with urllib.request.urlopen(url + "api/floor", timeout=10) as answer:
                 answer.read()
             answers.append((time.perf_counter() - started) * 1000)
             started = time.perf_counter()
@@ -119,6 +142,8 @@ def main() -> int:
     ap.add_argument("--batch", type=int, default=5, help="rows per transaction")
     ap.add_argument("--processes", type=int, default=min(4, os.cpu_count() or 1))
     ap.add_argument("--standby", action="store_true", help="a synchronous standby beside the floor")
+    ap.add_argument("--rate", type=float, default=0.0,
+                    help="records/s of all tables together, paced (default: as fast as the floor takes them)")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench-floor-load-"))
     with Cluster(max_connections=args.tables + 30) as cluster:
@@ -152,26 +177,31 @@ def run(cluster: Cluster, work: Path, args: argparse.Namespace) -> dict:
             jobs.append((dsn, table_id, role, password, str(journal.path), journal.key))
             journal.close()
     setup = time.perf_counter() - made
-    page = PitPage(cluster.dsn(), PinStore(work / "pins.json"), port=0)
-    page.start()
     ctx = mp.get_context("spawn")
+    urls: mp.Queue = ctx.Queue()
+    page_stop = ctx.Event()
+    page = ctx.Process(target=serve_pit, args=(cluster.dsn(), str(work / "pins.json"), urls, page_stop))
+    page.start()
+    page_url = urls.get(timeout=60)
     out: mp.Queue = ctx.Queue()
     start_at = time.time() + 10.0 + args.tables / 50       # every process has made its rows and connected
-    procs = [ctx.Process(target=worker, args=(jobs[p::args.processes], args.batch, start_at, out))
+    every = args.batch * args.tables / args.rate if args.rate > 0 else 0.0     # seconds between a table's batches
+    procs = [ctx.Process(target=worker, args=(jobs[p::args.processes], args.batch, start_at, out, every))
              for p in range(args.processes)]
     for p in procs:
         p.start()
     time.sleep(max(0.0, start_at - time.time()))
     stop = threading.Event()
     seen: dict[str, list[float]] = {}
-    watcher = threading.Thread(target=lambda: seen.update(watch_pit(page, cluster.dsn(), stop)))
+    watcher = threading.Thread(target=lambda: seen.update(watch_pit(page_url, cluster.dsn(), stop)))
     watcher.start()
     results = [out.get(timeout=1800) for _ in procs]
     stop.set()
     watcher.join()
     for p in procs:
         p.join()
-    page.stop()
+    page_stop.set()
+    page.join(30)
     elapsed = max(done for _, _, done in results) - start_at
     sent = sum(n for n, _, _ in results)
     with psycopg.connect(cluster.dsn(), autocommit=True) as admin:
@@ -180,7 +210,7 @@ def run(cluster: Cluster, work: Path, args: argparse.Namespace) -> dict:
                                  (args.records,)).fetchone()
         settings = {k: admin.execute(f"SHOW {k}").fetchone()[0]       # type: ignore[index]
                     for k in ("fsync", "synchronous_commit", "synchronous_standby_names")}
-    return {"tables": args.tables, "records_per_table": args.records, "batch": args.batch,
+    return {"tables": args.tables, "records_per_table": args.records, "batch": args.batch, "paced_rate": args.rate,
             "processes": args.processes, **settings, "setup_seconds": round(setup, 1),
             "records_sent": sent, "transactions": sum(n for _, n, _ in results),
             "records_on_floor": held[0] if held else 0, "tables_on_floor": held[1] if held else 0,

@@ -4,8 +4,8 @@
 Owns the floor's fact source for controller/page/feed.py's streams: each stream its own PostgreSQL
 connection, reading ``floor.records`` of one table in the order of its chain. A fact's number on the
 floor is its number in the table's journal (the record's ``seq``), so a reader may move between the
-table's own feed and the floor's and resume with the same ``Last-Event-ID``. The stream is woken by
-the floor's ``floor_changes`` notices (the pit page's listener) and looks again every second besides.
+table's own feed and the floor's and resume with the same ``Last-Event-ID``. The stream is woken when
+the pit page's listener sees new records (controller/floor/pit_page.py) and looks again every second besides.
 """
 
 from __future__ import annotations

@@ -10,9 +10,8 @@ MEGA / MAJOR / MINOR values and whether each is pending; every claim of a pendin
 order and part of the split, and the tables a split not yet final waits for (a floor supervisor
 may close its claims); and every linked hit the floor's split does not pay: referred at its
 table (owed by the floor's decision), disputed, or not claimed yet (``floor.linked_hits``). The
-page (controller/floor/pit_page.py) serves it live: it LISTENs on ``floor_changes`` (each
-statement that adds records, controller/floor/schema.sql) and ``floor_jackpot`` (claims and
-postings).
+page (controller/floor/pit_page.py) serves it live: it looks at ``records_marker`` twice a second
+(records arrived) and LISTENs on ``floor_jackpot`` (claims and postings).
 """
 
 from __future__ import annotations
@@ -55,6 +54,16 @@ SELECT group_id, level, generation, table_id, round_id, position, bet, state, re
        hit_at
 FROM floor.linked_hits WHERE state <> 'claimed' ORDER BY hit_at, table_id
 """
+
+
+# whether records arrived since the last look: the tables' last records summed (each only grows). The
+# ingest notifies no one (schema version 5: a NOTIFY per ingest made the tables' commits queue)
+CHANGED = "SELECT coalesce(sum(last_seq), 0)::bigint FROM floor.table_status"
+
+
+def records_marker(conn: psycopg.Connection) -> int:
+    found = conn.execute(CHANGED).fetchone()
+    return int(found[0]) if found else 0
 
 
 STALE_AFTER = 60.0          # seconds without a record before a table is shown stale

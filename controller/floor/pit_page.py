@@ -1,12 +1,13 @@
 """The pit's page: every table of the floor live on one page, and the linked jackpot's postings.
 
 Owns ``table-floor pit``'s HTTP side. aiohttp runs on its own thread and loop (as the dealer's
-page does); a second thread holds a PostgreSQL connection that LISTENs on ``floor_changes``
-and ``floor_jackpot`` and, at each notice (several at once read as one), reads the floor's
-view afresh (controller/floor/pit.py; at most every ``QUIET`` seconds under a steady ingest, and
-every ``REFRESH`` seconds without a notice, so a table that went quiet is marked stale and a link
-that dropped is shown down) and hands it to the page, which pushes it to every open page as a
-server-sent event. Lost, the connection is made again and the page says the floor
+page does); a second thread holds a PostgreSQL connection that LISTENs on ``floor_jackpot``
+(claims and postings: read at once) and every ``QUIET`` seconds asks whether records arrived
+(controller/floor/pit.py ``CHANGED``, one number from the tables' status rows: the ingest no longer
+notifies, schema version 5). At a notice or a change it reads the floor's view afresh
+(controller/floor/pit.py), and every ``REFRESH`` seconds anyway, so a table that went quiet is
+marked stale and a link that dropped is shown down; it hands the view to the page, which pushes it
+to every open page as a server-sent event. Lost, the connection is made again and the page says the floor
 is out of reach meanwhile. The fences are the dealer page's (controller/page/fence.py):
 addresses in ``allow`` only, a Host naming the page, same-origin JSON for anything that
 changes something, a one-time challenge with each supervisor PIN (PINs from a PinStore file,
@@ -34,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import ipaddress
+import json
 import threading
 import time
 from collections.abc import Callable
@@ -46,7 +48,7 @@ from aiohttp import web
 
 from controller.floor.feed import FloorFacts, known_table
 from controller.floor.jackpot import CHANNEL, close_claims, post_values, tables_without_ack
-from controller.floor.pit import STALE_AFTER, floor_view
+from controller.floor.pit import STALE_AFTER, floor_view, records_marker
 from controller.floor.replay import NotEnded, floor_round
 from controller.floor.schema import FloorError
 from controller.page.feed import Feed, FeedRefused
@@ -57,8 +59,8 @@ from controller.store.pins import MIN_PIN, PinRefused, PinStore
 from controller.store.readers import FeedReaders
 
 STATIC = Path(__file__).with_name("static")
-QUIET = 0.5                 # seconds between two reads of the floor while notices keep coming
-REFRESH = 5.0               # seconds between reads without a notice (stale tables, links down)
+QUIET = 0.5                 # seconds between two looks for new records (and two reads under a steady ingest)
+REFRESH = 5.0               # seconds between reads when nothing changed (stale tables, links down)
 
 
 def _answer(status: int, ok: bool, message: str) -> web.Response:
@@ -79,6 +81,7 @@ class PitPage:
         self.challenges = Challenges(120.0, 32)
         self.latest: dict[str, Any] = {"tables": [], "groups": {}, "pending": [], "holding": [], "unpaid": [],
                                        "floor": "connecting"}
+        self._encoded: tuple[dict[str, Any] | None, bytes] = (None, b"")
         self.loop: asyncio.AbstractEventLoop | None = None
         self._stopping: asyncio.Event | None = None
         self._ready = threading.Event()
@@ -109,19 +112,20 @@ class PitPage:
     def _listen(self) -> None:
         conn: psycopg.Connection | None = None
         read_at = 0.0
+        marker: object = None
         while not self._stop.is_set():
             try:
                 if conn is None:
                     conn = psycopg.connect(self.dsn, autocommit=True, connect_timeout=5)
-                    conn.execute("LISTEN floor_changes")
                     conn.execute(f"LISTEN {CHANNEL}")
+                    marker = records_marker(conn)
                     self._publish(dict(floor_view(conn, self.stale_after), floor="up"))
                     read_at = time.monotonic()
-                if list(conn.notifies(timeout=0.5, stop_after=1)):
-                    # a burst is one change; a steady ingest is read every QUIET seconds
-                    list(conn.notifies(timeout=max(0.02, read_at + QUIET - time.monotonic())))
-                elif time.monotonic() - read_at < REFRESH:
+                noticed = list(conn.notifies(timeout=QUIET, stop_after=1))
+                now_marker = records_marker(conn)
+                if not noticed and now_marker == marker and time.monotonic() - read_at < REFRESH:
                     continue
+                marker = now_marker
                 self._publish(dict(floor_view(conn, self.stale_after), floor="up"))
                 read_at = time.monotonic()
             except psycopg.Error as err:
@@ -176,7 +180,10 @@ class PitPage:
         return web.FileResponse(STATIC / "pit.html")
 
     async def _floor(self, request: web.Request) -> web.Response:
-        return web.json_response(self.latest)
+        view = self.latest      # encoded once per view, not per request: 500 tables are a few ms of JSON
+        if self._encoded[0] is not view:
+            self._encoded = (view, json.dumps(view).encode())
+        return web.Response(body=self._encoded[1], content_type="application/json")
 
     async def _events(self, request: web.Request) -> web.StreamResponse:
         assert self._stopping is not None       # set before the server takes requests

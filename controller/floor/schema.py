@@ -1,6 +1,6 @@
 """The floor database's schema and its enrolment of tables (the administrator's side).
 
-Owns ``schema.sql`` (version 4: tables, their keys, every table's records, the role per table
+Owns ``schema.sql`` (version 5: tables, their keys, every table's records, the role per table
 with row-level security, the check on arrival) and the two things only the floor's
 administrator does: apply the schema to an empty database, and enroll a table (its own login
 role in the ``floor_table`` group, its row, its floor key) or give its role a new password, sent
@@ -20,7 +20,7 @@ from controller.errors import InputError
 from controller.floor.scram import scram_verifier
 from controller.floor.settings import default_role
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 # what a floor of an older version needs to read this one: the tables, functions and views added or
 # changed, taken from schema.sql itself (one text, never a second copy), in the order they depend on
 # each other. 1 -> 2: ack_lock NOTIFYs a split made final; a floor supervisor may close a
@@ -29,7 +29,10 @@ SCHEMA_VERSION = 4
 # is recorded once (final_splits, what was final then recorded by the upgrade), a claim after it
 # refused (23J04), the group's tables frozen while a level is pending; each table's status row kept
 # by the ingest (table_status, made from the records by the upgrade). "STATEMENT x": the statement
-# of schema.sql that starts a line with x (a grant, a trigger, the upgrade's own INSERT)
+# of schema.sql that starts a line with x (a grant, a trigger, the upgrade's own INSERT). 4 -> 5: no
+# NOTIFY from the ingest (it made 500 tables' commits wait on each other), the status row's last record
+# read by the index, every status row made again from the records (the new fold_status must exist
+# before an upgrade from 3 or older runs it). "DROP x": what this release no longer has, removed as written
 UPGRADES: dict[int, tuple[str, ...]] = {
     1: ("TABLE floor.claim_windows_closed", "floor.split_final", "floor.claim_jackpot", "floor.ack_lock"),
     2: ("floor.claim_jackpot", "VIEW floor.linked_hits"),
@@ -40,6 +43,8 @@ UPGRADES: dict[int, tuple[str, ...]] = {
         "STATEMENT INSERT INTO floor.device_words", "TABLE floor.table_status", "floor.alerts_without",
         "floor.fold_status", "STATEMENT REVOKE EXECUTE ON FUNCTION floor.fold_status", "floor.keep_status",
         "STATEMENT CREATE TRIGGER keep_status", "STATEMENT SELECT floor.fold_status"),
+    4: ("DROP TRIGGER notify_records ON floor.records", "DROP FUNCTION floor.notify_records()", "floor.fold_status",
+        "STATEMENT DELETE FROM floor.table_status", "STATEMENT SELECT floor.fold_status"),
 }
 # one init at a time: two administrators upgrading at once would both read the old version
 INIT_LOCK = "SELECT pg_advisory_xact_lock(hashtext('floor.schema'))"
@@ -80,7 +85,9 @@ def apply_schema(conn: psycopg.Connection) -> bool:
         # made once, at its last step (its text may need that step's tables)
         steps = [name for v in range(version, SCHEMA_VERSION) for name in UPGRADES[v]]
         for name in [n for i, n in enumerate(steps) if n not in steps[i + 1:]]:
-            if name.startswith("TABLE "):
+            if name.startswith("DROP "):
+                conn.execute(name)          # a constant of this module, not input
+            elif name.startswith("TABLE "):
                 conn.execute(_definition(rf"CREATE TABLE {re.escape(name[6:])} \(.*?^\);", name))
             elif name.startswith("STATEMENT "):
                 conn.execute(_definition(rf"{re.escape(name[10:])}\b.*?;$", name))

@@ -9,6 +9,7 @@ import secrets
 import time
 
 import psycopg
+import pytest
 
 from controller.floor.link import floor_key, record_row
 from controller.floor.pit import floor_view, plain_words
@@ -98,7 +99,10 @@ def test_the_pit_marks_stale_tables_and_links_down_and_says_alerts_in_plain_word
         t.journal.close()
 
 
-def test_an_upgrade_builds_every_tables_status_row_from_its_records(cluster, admin, tmp_path):
+@pytest.mark.parametrize("version", [3, 4])
+def test_an_upgrade_builds_every_tables_status_row_from_its_records(cluster, admin, tmp_path, version):
+    """From 3 (no status rows) they are made; from 4 (kept by the ingest) they are made again, each
+    alert once, with the same contents."""
     name = f"old_{secrets.token_hex(4)}"
     admin.execute(f"CREATE DATABASE {name}")
     try:
@@ -106,7 +110,7 @@ def test_an_upgrade_builds_every_tables_status_row_from_its_records(cluster, adm
         rid = journal_a_table(journal)
         with psycopg.connect(cluster.dsn(dbname=name), autocommit=True) as conn:
             with conn.transaction():
-                conn.execute(old_schema(3))
+                conn.execute(old_schema(version))
             conn.execute("INSERT INTO floor.tables (id, role) VALUES ('U1', 'table_u1')")
             key = floor_key(journal.key, "U1")
             conn.execute("INSERT INTO floor.table_keys VALUES ('U1', %s)", (key,))
@@ -115,8 +119,10 @@ def test_an_upgrade_builds_every_tables_status_row_from_its_records(cluster, adm
                 cur.executemany("INSERT INTO floor.records (table_id, seq, source, round_id, at, kind, body, "
                                 "prev_hash, chain_hash, mac) VALUES (%s, %s, %s, %s, %s, %s, %s::json, %s, %s, %s)",
                                 rows)
+            before = status(conn, "U1") if version >= 4 else None       # version 3 had no status rows
             assert apply_schema(conn)
             last_seq, state, round_id, devices, alerts = status(conn, "U1")
+            assert before in (None, (last_seq, state, round_id, devices, alerts))
         assert (last_seq, state, round_id, devices["sensors"]["online"]) == (len(rows), "betting", rid, False)
         assert len(alerts) == 3
         journal.close()
