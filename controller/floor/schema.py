@@ -1,6 +1,6 @@
 """The floor database's schema and its enrolment of tables (the administrator's side).
 
-Owns ``schema.sql`` (version 5: tables, their keys, every table's records, the role per table
+Owns ``schema.sql`` (version 6: tables, their keys, every table's records, the role per table
 with row-level security, the check on arrival) and the two things only the floor's
 administrator does: apply the schema to an empty database, and enroll a table (its own login
 role in the ``floor_table`` group, its row, its floor key) or give its role a new password, sent
@@ -20,7 +20,7 @@ from controller.errors import InputError
 from controller.floor.scram import scram_verifier
 from controller.floor.settings import default_role
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 # what a floor of an older version needs to read this one: the tables, functions and views added or
 # changed, taken from schema.sql itself (one text, never a second copy), in the order they depend on
 # each other. 1 -> 2: ack_lock NOTIFYs a split made final; a floor supervisor may close a
@@ -32,7 +32,10 @@ SCHEMA_VERSION = 5
 # of schema.sql that starts a line with x (a grant, a trigger, the upgrade's own INSERT). 4 -> 5: no
 # NOTIFY from the ingest (it made 500 tables' commits wait on each other), the status row's last record
 # read by the index, every status row made again from the records (the new fold_status must exist
-# before an upgrade from 3 or older runs it). "DROP x": what this release no longer has, removed as written
+# before an upgrade from 3 or older runs it). 5 -> 6: floor.records partitioned by hash of the table:
+# the rows copied into the new table before its indexes, triggers (the check on arrival would stamp
+# them received now) and policies are made, the old table dropped. "SQL x": a statement of this
+# module run as written (what this release no longer has, a table set aside to be copied)
 UPGRADES: dict[int, tuple[str, ...]] = {
     1: ("TABLE floor.claim_windows_closed", "floor.split_final", "floor.claim_jackpot", "floor.ack_lock"),
     2: ("floor.claim_jackpot", "VIEW floor.linked_hits"),
@@ -43,8 +46,20 @@ UPGRADES: dict[int, tuple[str, ...]] = {
         "STATEMENT INSERT INTO floor.device_words", "TABLE floor.table_status", "floor.alerts_without",
         "floor.fold_status", "STATEMENT REVOKE EXECUTE ON FUNCTION floor.fold_status", "floor.keep_status",
         "STATEMENT CREATE TRIGGER keep_status", "STATEMENT SELECT floor.fold_status"),
-    4: ("DROP TRIGGER notify_records ON floor.records", "DROP FUNCTION floor.notify_records()", "floor.fold_status",
-        "STATEMENT DELETE FROM floor.table_status", "STATEMENT SELECT floor.fold_status"),
+    4: ("SQL DROP TRIGGER notify_records ON floor.records", "SQL DROP FUNCTION floor.notify_records()",
+        "floor.fold_status", "STATEMENT DELETE FROM floor.table_status", "STATEMENT SELECT floor.fold_status"),
+    5: ("SQL DROP VIEW IF EXISTS floor.linked_hits", "SQL ALTER TABLE floor.records RENAME TO records_unpartitioned",
+        *(f"SQL ALTER INDEX floor.{name} RENAME TO {name}_unpartitioned"
+          for name in ("records_pkey", "records_rounds", "records_kinds")),
+        *(f"SQL ALTER TABLE floor.records_unpartitioned RENAME CONSTRAINT {name} TO {name}_unpartitioned"
+          for name in ("records_seq_check", "records_source_check", "records_table_id_fkey")),
+        "TABLE floor.records", *(f"STATEMENT CREATE TABLE floor.records_{i:02}" for i in range(16)),
+        "SQL INSERT INTO floor.records SELECT * FROM floor.records_unpartitioned ORDER BY table_id, seq",
+        "SQL DROP TABLE floor.records_unpartitioned",
+        "STATEMENT CREATE INDEX records_rounds", "STATEMENT CREATE INDEX records_kinds",
+        "STATEMENT GRANT SELECT, INSERT ON floor.records", "STATEMENT ALTER TABLE floor.records ENABLE",
+        "STATEMENT CREATE POLICY own_rows_read", "STATEMENT CREATE POLICY own_rows_write",
+        "STATEMENT CREATE TRIGGER check_record", "STATEMENT CREATE TRIGGER keep_status", "VIEW floor.linked_hits"),
 }
 # one init at a time: two administrators upgrading at once would both read the old version
 INIT_LOCK = "SELECT pg_advisory_xact_lock(hashtext('floor.schema'))"
@@ -85,12 +100,12 @@ def apply_schema(conn: psycopg.Connection) -> bool:
         # made once, at its last step (its text may need that step's tables)
         steps = [name for v in range(version, SCHEMA_VERSION) for name in UPGRADES[v]]
         for name in [n for i, n in enumerate(steps) if n not in steps[i + 1:]]:
-            if name.startswith("DROP "):
-                conn.execute(name)          # a constant of this module, not input
+            if name.startswith("SQL "):
+                conn.execute(name[4:])      # a constant of this module, not input
             elif name.startswith("TABLE "):
-                conn.execute(_definition(rf"CREATE TABLE {re.escape(name[6:])} \(.*?^\);", name))
+                conn.execute(_definition(rf"CREATE TABLE {re.escape(name[6:])} \(.*?^\)[^;\n]*;", name))
             elif name.startswith("STATEMENT "):
-                conn.execute(_definition(rf"{re.escape(name[10:])}\b.*?;$", name))
+                conn.execute(_definition(rf"{re.escape(name[10:])}\b.*?;(?=[ \t]*(?:--[^\n]*)?$)", name))
             elif name.startswith("VIEW "):
                 conn.execute(_definition(rf"CREATE VIEW {re.escape(name[5:])} AS.*?;$", name))
             else:

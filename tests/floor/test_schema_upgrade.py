@@ -23,15 +23,17 @@ SELECT 'function ' || p.proname, pg_get_functiondef(p.oid) || coalesce(p.proacl:
 UNION ALL
 SELECT 'relation ' || c.relname, c.relkind::text || ' ' || coalesce(c.relacl::text, '') || ' rls=' || c.relrowsecurity
        || coalesce(' view=' || pg_get_viewdef(c.oid), '')
+       || CASE WHEN c.relkind = 'p' THEN ' partitioned=' || pg_get_partkeydef(c.oid) ELSE '' END
+       || coalesce(' partition=' || pg_get_expr(c.relpartbound, c.oid), '')
   FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-  WHERE n.nspname = 'floor' AND c.relkind IN ('r', 'v', 'S')
+  WHERE n.nspname = 'floor' AND c.relkind IN ('r', 'p', 'v', 'S')
 UNION ALL
 SELECT 'column ' || c.relname || '.' || a.attname,
        format_type(a.atttypid, a.atttypmod) || ' notnull=' || a.attnotnull || ' default='
        || coalesce(pg_get_expr(d.adbin, d.adrelid), '') || ' at=' || a.attnum
   FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
   LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
-  WHERE n.nspname = 'floor' AND c.relkind IN ('r', 'v') AND a.attnum > 0 AND NOT a.attisdropped
+  WHERE n.nspname = 'floor' AND c.relkind IN ('r', 'p', 'v') AND a.attnum > 0 AND NOT a.attisdropped
 UNION ALL
 SELECT 'constraint ' || c.relname || '.' || k.conname, pg_get_constraintdef(k.oid)
   FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -39,7 +41,7 @@ SELECT 'constraint ' || c.relname || '.' || k.conname, pg_get_constraintdef(k.oi
 UNION ALL
 SELECT 'index ' || i.indexname, i.indexdef FROM pg_indexes i WHERE i.schemaname = 'floor'
 UNION ALL
-SELECT 'trigger ' || t.tgname, pg_get_triggerdef(t.oid)
+SELECT 'trigger ' || c.relname || '.' || t.tgname, pg_get_triggerdef(t.oid)
   FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
   WHERE n.nspname = 'floor' AND NOT t.tgisinternal
 UNION ALL
