@@ -37,15 +37,14 @@ from controller.engine_events import (
     TimerExpired,
     Verdict,
     bad_arguments,
-    cause,
 )
+from controller.engine_trail import EngineTrail, TrailWrite
 from controller.latency import Latencies
 from controller.round import machine as procedure
 from controller.round.ports import Command, Ports
 from controller.round.table import Table
 from controller.round.view import SettlementLines, build_snapshot
 from controller.rules.words import command_words, device_says
-from controller.store.anchors import ANCHOR_DIGITS
 from controller.store.journal import JournalError
 from controller.store.pins import PRIVILEGED_ROLES
 from drivers.events import (
@@ -72,14 +71,15 @@ PUBLISH_AT_LEAST_EVERY = 0.02   # seconds: a long burst of device events is stil
 SHOE_FACTS = (ShuffleDone, HandDealt, ShoeCount, ShoeJam, ShoeDoor, DeckChecked, ShuffleLate, ShoeMiscounted)
 
 class Engine:
-    def __init__(self, config, journal, ports: Ports, *, clock: Callable[[], float] = time.monotonic):
+    def __init__(self, config, journal, ports: Ports, *, clock: Callable[[], float] = time.monotonic,
+                 trail: TrailWrite | None = None, console_debug: Callable[[], bool] = lambda: False):
+        """``trail``: the audit trail's writer, for the anchors (controller/engine_trail.py)."""
         self.config = config
         self.journal = journal
         self.ports = ports
         self.clock = clock
         self.halted: str | None = None      # the journal cannot be written: nothing more is done
         self._verdict: Verdict | None = None    # the current action's, told once it is journaled
-        self._anchored = journal.chain_head     # the last fact the audit trail was told of
         self.queue: queue.Queue = queue.Queue()     # (posted, event): posted by ``post`` alone
         self.latency = Latencies()      # a device event's post to its snapshot's publication
         self._unpublished: list[float] = []     # when each device event handled since then was posted
@@ -88,9 +88,9 @@ class Engine:
         self.timers = Deadlines(clock)
         self._handling: Any = None              # the event being handled (a halt answers it)
         self.log = structlog.get_logger("engine").bind(table=config.table_id)
-        self._trail = structlog.get_logger("engine")    # anchors: one table's trail, its name said at start
+        self._trail = EngineTrail(journal, self.log, trail, console_debug=console_debug)
         self.table = Table(config, journal, schedule=self.timers.schedule, cancel=self.timers.cancel)
-        self._anchor("start")                   # the start-up's own facts (self-check, recovery)
+        self._trail.after("start", None, self.table)     # the start-up's own facts (self-check, recovery)
         self.observers: list[Callable[[dict], None]] = []
         self._snapshot: dict = {}
         self._lines = SettlementLines()
@@ -209,7 +209,7 @@ class Engine:
             self._verdict = None
             self._halt(f"the journal cannot be written ({err})", event)
             return
-        self._anchor(event)
+        self._trail.after(event, self._verdict, table)
         trail = self.journal.trail_trouble()
         if trail is not None:               # the facts are committed: they are acted on and drawn, then no more
             self.halted = self._halt_words(f"the audit trail cannot be written ({trail})")
@@ -226,23 +226,6 @@ class Engine:
             self._dirty = True
         if isinstance(event, DealerAction) and event.reply is not None:
             event.reply.put(verdict or Verdict(False, f"{event.action}: not handled"))
-
-    def _anchor(self, event: Any) -> None:
-        """The audit trail's one line for a committed event: the chain's new head (the anchor the
-        start-up check compares), what caused it and which facts it wrote. The facts themselves are
-        in the journal (``table-controller recall``), so the trail does not copy them; an action that
-        committed nothing, was refused or was a supervisor's gets a ``dealer.action`` line of its own."""
-        committed = self.journal.chain_head != self._anchored
-        if isinstance(event, DealerAction) and (not committed or event.action in procedure.SUPERVISOR_ACTIONS
-                                                or not (self._verdict and self._verdict.ok)):
-            self._log_action(event, self._verdict)
-        if not committed:
-            return
-        self._anchored = self.journal.chain_head
-        table = self.table
-        self._trail.info("journal.anchor", chain=self._anchored[0], digest=self._anchored[1][:ANCHOR_DIGITS],
-                         cause=cause(event), facts=self.journal.committed_kinds, state=table.state,
-                         round=table.round.id if table.round else None)
 
     def _halt(self, why: str, event: Any) -> None:
         """The journal cannot be written (a full or read-only disk, a failing drive): nothing may be
@@ -335,14 +318,6 @@ class Engine:
             self._verdict = Verdict(False, f"{event.action}: internal error: {err}")
             raise
         self._verdict = verdict
-
-    def _log_action(self, event: DealerAction, verdict: Verdict | None) -> None:
-        ok = verdict is not None and verdict.ok
-        self.log.info("dealer.action", action=event.action, role=event.role, by=event.by, ok=ok,
-                      refused=(verdict.message if verdict else "not handled") if not ok else None,
-                      state=self.table.state, round=self.table.round.id if self.table.round else None,
-                      position=event.args.get("position"), reason=event.args.get("reason"),
-                      privileged=event.action in procedure.SUPERVISOR_ACTIONS)
 
     def _try_action(self, event: DealerAction) -> Verdict:
         takes = procedure.ACTION_ARGUMENTS.get(event.action)
