@@ -4,9 +4,11 @@ Owns the view the dealer's page, the autoplay dealer and tests read, and the
 dealer's prompt in each state: the settlement's pay lines, the positions, the
 dealer's hand, the devices, holds, jackpots and alerts, each asked of the part
 of the table that owns it (controller/round/table.py). It is built on the
-engine's thread after every event and never shared mutable. Player hands stay hidden until the
-dealer's hand is revealed (the dealer must not see what the players hold
-while they decide).
+engine's thread when a reader asks for the moment (controller/publisher.py) and never changed once
+published: a position whose inputs did not change keeps the entry dict of the snapshot before
+(``PositionMemo``), so consecutive snapshots may share it; readers never change what they read.
+Player hands stay hidden until the dealer's hand is revealed (the dealer must not see what the
+players hold while they decide).
 """
 
 from __future__ import annotations
@@ -169,8 +171,28 @@ def seat_words(seat: dict, side_bets_stay: bool = True) -> dict[str, Any]:
             "to_pay": to_pay, "to_take": to_take, "collected": collected}
 
 
-def build_snapshot(table: Table, lines_of: SettlementLines) -> dict[str, Any]:
-    """``lines_of`` keeps each settlement's pay lines (one per engine)."""
+class PositionMemo:
+    """Each position's entry as last drawn and what it was drawn from. A snapshot is drawn about 35
+    times a round and most events change one position (a stack read, a hand, a decision) or none:
+    a position whose inputs are the same keeps its entry dict. The inputs are everything the entry
+    is made of: the state, the round's revision (``Round.apply`` is the round's one writer), the
+    clerk's alerts, and the position's readings, problems, pairing and set-aside cards. One per
+    engine (tests/round/test_view_memo.py draws every moment both ways and compares them)."""
+
+    def __init__(self) -> None:
+        self._entries: dict[int, tuple[tuple, dict[str, Any]]] = {}
+
+    def get(self, position: int, key: tuple) -> dict[str, Any] | None:
+        kept = self._entries.get(position)
+        return kept[1] if kept is not None and kept[0] == key else None
+
+    def put(self, position: int, key: tuple, entry: dict[str, Any]) -> None:
+        self._entries[position] = (key, entry)
+
+
+def build_snapshot(table: Table, lines_of: SettlementLines, memo: PositionMemo | None = None) -> dict[str, Any]:
+    """``lines_of`` keeps each settlement's pay lines, ``memo`` each position's entry (one per engine;
+    without it every entry is drawn anew)."""
     rnd = table.round
     state = table.state
     void = rnd is not None and rnd.void_reason is not None
@@ -182,8 +204,15 @@ def build_snapshot(table: Table, lines_of: SettlementLines) -> dict[str, Any]:
     aside = set_aside(table)
     stays = table.config.preset.side_bets_stay_after_fold
     to_return = returns(rnd)
+    inputs = (state, rnd.id if rnd else None, rnd.revision if rnd else None, table.clerk.alerts_revision)
     # a round recovered under a smaller layout still shows the positions it owes (its settlement)
     for p in sorted({*range(1, table.config.positions + 1), *(rnd.wagers if rnd else ())}):
+        key = (inputs, tuple(readings.get((p, s)) for s in SPOTS),
+               tuple((s, why) for (q, s), why in problems.items() if q == p), p in aside, table.pairs.partner(p))
+        kept = memo.get(p, key) if memo is not None else None
+        if kept is not None:
+            positions.append(kept)
+            continue
         entry = {
             "position": p,
             "felt": {s.value: readings[(p, s)] for s in SPOTS if (p, s) in readings},
@@ -222,6 +251,8 @@ def build_snapshot(table: Table, lines_of: SettlementLines) -> dict[str, Any]:
                                        **words, "paid": p in rnd.paid}
         entry.update(_hands(rnd, p, shown=bool(entry["cards"]) and not void))
         positions.append(entry)
+        if memo is not None:
+            memo.put(p, key, entry)
     return {
         "table": table.config.table_id,
         "preset": table.config.preset.name,
