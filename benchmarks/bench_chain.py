@@ -78,7 +78,10 @@ def compare(args: argparse.Namespace) -> int:
         rev = subprocess.run(["git", "-C", str(tree), "rev-parse", "--short", "HEAD"], capture_output=True,
                              text=True).stdout.strip()
         try:
-            os.symlink(ROOT / ".venv", tree / ".venv")
+            venv = tree / ".venv"
+            if venv.is_symlink():           # a revision that committed a link of its own
+                venv.unlink()
+            os.symlink(ROOT / ".venv", venv)
             runs: dict[str, list[dict]] = {f"this ({head}, working tree)": [], f"{args.compare} ({rev})": []}
             for _ in range(args.repeats):
                 for (name, results), where in zip(runs.items(), (ROOT, tree), strict=True):

@@ -59,7 +59,6 @@ class Clerk:
         self.refusal = ""
         self._commands: list[Command] = []
         self._alerts: deque[dict[str, Any]] = deque(maxlen=ALERTS_SHOWN)
-        self.alerts_revision = 0                    # alerts added: what a snapshot was drawn from
 
     # --- the round --------------------------------------------------------------------------
 
@@ -116,13 +115,11 @@ class Clerk:
             at, round_id = self.journal.table_event("alert", entry), None
             self.log.warning("table.alert", round=rnd.id if rnd else None, state=self.state, **entry)
         self._alerts.append({**entry, "round": round_id, "at": at})
-        self.alerts_revision += 1
 
     def show(self, kind: str, message: str, at: str) -> None:
         """Show the dealer what is journaled otherwise (a table event of its own, journaled ``at``),
         between rounds."""
         self._alerts.append({"kind": kind, "position": None, "message": message, "round": None, "at": at})
-        self.alerts_revision += 1
 
     def standing_alerts(self) -> list[dict[str, Any]]:
         """The alerts that concern the table now: the open round's, and the table's own since the

@@ -82,7 +82,6 @@ class Round:
     void_reason: str | None = None
     complete: bool = False
     times: dict[str, str] = field(default_factory=dict)
-    revision: int = field(default=0, compare=False)     # facts applied: what a snapshot was drawn from
 
     # --- derived --------------------------------------------------------------------
 
@@ -148,7 +147,6 @@ class Round:
         if handler is None:
             raise ValueError(f"journal record kind {kind!r} unknown")
         handler(data)
-        self.revision += 1
         if at:
             self.times.setdefault(kind, at)
             self.times[f"last_{kind}"] = at

@@ -175,8 +175,8 @@ class PositionMemo:
     """Each position's entry as last drawn and what it was drawn from. A snapshot is drawn about 35
     times a round and most events change one position (a stack read, a hand, a decision) or none:
     a position whose inputs are the same keeps its entry dict. The inputs are everything the entry
-    is made of: the state, the round's revision (``Round.apply`` is the round's one writer), the
-    clerk's alerts, and the position's readings, problems, pairing and set-aside cards. One per
+    is made of: the state, the round, its settlement and the dealer's hand, and the position's own
+    readings, problems, alerts, returns, pairing, wagers, cards, decision and payment. One per
     engine (tests/round/test_view_memo.py draws every moment both ways and compares them)."""
 
     def __init__(self) -> None:
@@ -204,11 +204,22 @@ def build_snapshot(table: Table, lines_of: SettlementLines, memo: PositionMemo |
     aside = set_aside(table)
     stays = table.config.preset.side_bets_stay_after_fold
     to_return = returns(rnd)
-    inputs = (state, rnd.id if rnd else None, rnd.revision if rnd else None, table.clerk.alerts_revision)
+    # what a position's entry is made of besides its own data: one look each, not one per position
+    inputs = (state, rnd.id if rnd else None, rnd.void_reason if rnd else None,
+              rnd.settlement if rnd else None, rnd.hands.get(DEALER) if rnd else None)
+    waiting = rnd.floor_waiting if rnd else set()
+    alerts_at: dict[int, list[str]] = {}
+    for a in standing:
+        if a.get("position") is not None and _standing(a, rnd):
+            alerts_at.setdefault(a["position"], []).append(a["message"])
     # a round recovered under a smaller layout still shows the positions it owes (its settlement)
     for p in sorted({*range(1, table.config.positions + 1), *(rnd.wagers if rnd else ())}):
         key = (inputs, tuple(readings.get((p, s)) for s in SPOTS),
-               tuple((s, why) for (q, s), why in problems.items() if q == p), p in aside, table.pairs.partner(p))
+               tuple((s, why) for (q, s), why in problems.items() if q == p), p in aside, table.pairs.partner(p),
+               alerts_at.get(p), to_return.get(p), p in waiting,
+               (rnd.wagers.get(p), rnd.hands.get(p), rnd.decisions.get(p), rnd.paid.get(p),
+                tuple((s, a) for (q, s), a in rnd.overrides.items() if q == p) if state == "betting" else ())
+               if rnd else None)
         kept = memo.get(p, key) if memo is not None else None
         if kept is not None:
             positions.append(kept)
@@ -227,7 +238,7 @@ def build_snapshot(table: Table, lines_of: SettlementLines, memo: PositionMemo |
             and (void or rnd.decisions.get(p) is not False or (p in rnd.folds and _side_bets(rnd, p) and stays))
             else None,
             "set_aside": p in aside,
-            "problems": [a["message"] for a in standing if a.get("position") == p and _standing(a, rnd)],
+            "problems": list(alerts_at.get(p, ())),
             "returns": to_return.get(p, []),
             "decision": None if not rnd or p not in rnd.decisions else
             ("play" if rnd.decisions[p] else "fold"),
@@ -237,7 +248,7 @@ def build_snapshot(table: Table, lines_of: SettlementLines, memo: PositionMemo |
             seat = next((s for s in rnd.settlement["seats"] if s["seat"] == p), None)
             if seat:
                 words, net = lines_of(rnd.settlement, seat, stays), seat["net"]
-                if p in rnd.floor_waiting:
+                if p in waiting:
                     # the table's own arithmetic for a linked hit is not what will be paid: the floor's
                     # final amount is (a split may be smaller); the rest of the position stands
                     results = {k: v for k, v in seat["results"].items() if k != Spot.SUPER6.value}
