@@ -14,6 +14,16 @@ is the round's time, and the rounds per second are bounded by it, not by any one
 
     .venv/bin/python benchmarks/bench_chain.py --rounds 400               # devices in this process
     .venv/bin/python benchmarks/bench_chain.py --rounds 400 --sim-apart   # devices in their own
+    .venv/bin/python benchmarks/bench_chain.py --rounds 300 --compare main --repeats 3
+    .venv/bin/python benchmarks/bench_chain.py --rounds 300 --profile /tmp/engine.prof
+
+The engine's CPU per round is read two ways: inside ``Engine.handle`` (the events' own work, the
+figure recorded since session 11) and the engine thread's whole CPU (``Engine.step``: also what it
+does between events, such as drawing the snapshot a burst left unpublished). ``--compare REV`` runs
+git revision REV (checked out in a temporary worktree, this checkout's .venv) and this tree
+alternately, each in a fresh process, ``--repeats`` times each, so both are measured on the same
+machine at the same time; it prints each run and the medians. ``--profile FILE`` writes cProfile
+statistics of the engine thread alone (``Engine.step``), for ``python -m pstats FILE``.
 """
 
 from __future__ import annotations
@@ -21,14 +31,18 @@ from __future__ import annotations
 import argparse
 import collections
 import contextlib
+import cProfile
 import io
+import json
+import os
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 
 def main() -> int:
@@ -36,8 +50,55 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=400)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--sim-apart", action="store_true", help="the simulated devices in a process of their own")
+    parser.add_argument("--compare", metavar="REV", help="also measure this git revision, alternating, in one run")
+    parser.add_argument("--repeats", type=int, default=3, help="with --compare: runs of each tree")
+    parser.add_argument("--tree", type=Path, default=ROOT, help=argparse.SUPPRESS)   # the code measured
+    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)       # one line, for --compare
+    parser.add_argument("--profile", metavar="FILE", help="cProfile statistics of the engine's thread")
     args = parser.parse_args()
+    if args.compare:
+        return compare(args)
+    sys.path.insert(0, str(args.tree))
+    return chain(args)
 
+
+def compare(args: argparse.Namespace) -> int:
+    """This tree and ``args.compare``, alternately, each run a fresh process of this script."""
+    def run(tree: Path) -> dict:
+        out = subprocess.run([sys.executable, __file__, "--rounds", str(args.rounds), "--seed", str(args.seed),
+                              "--tree", str(tree), "--json", *(["--sim-apart"] if args.sim_apart else [])],
+                             cwd=tree, check=True, capture_output=True, text=True).stdout
+        return json.loads(out.strip().splitlines()[-1])
+    with tempfile.TemporaryDirectory(prefix="bench-chain-rev-") as tmp:
+        tree = Path(tmp) / "tree"
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), args.compare],
+                       check=True, capture_output=True)
+        head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True).stdout.strip()
+        rev = subprocess.run(["git", "-C", str(tree), "rev-parse", "--short", "HEAD"], capture_output=True,
+                             text=True).stdout.strip()
+        try:
+            venv = tree / ".venv"
+            if venv.is_symlink():           # a revision that committed a link of its own
+                venv.unlink()
+            os.symlink(ROOT / ".venv", venv)
+            runs: dict[str, list[dict]] = {f"this ({head}, working tree)": [], f"{args.compare} ({rev})": []}
+            for _ in range(args.repeats):
+                for (name, results), where in zip(runs.items(), (ROOT, tree), strict=True):
+                    results.append(run(where))
+                    print(f"{name}: " + json.dumps(results[-1]), flush=True)
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], capture_output=True)
+    keys = ("engine_cpu_ms", "thread_cpu_ms", "handle_ms", "rounds_per_second")
+    print(f"\nmedians of {args.repeats} runs each, {args.rounds} rounds, seed {args.seed}, alternating:\n")
+    print("| figure | " + " | ".join(runs) + " | ratio |\n| --- |" + " --- |" * (len(runs) + 1))
+    for key in keys:
+        this, other = (statistics.median(r[key] for r in results) for results in runs.values())
+        print(f"| {key} | {this:.2f} | {other:.2f} | {this / other:.2f} |")
+    return 0
+
+
+def chain(args: argparse.Namespace) -> int:
     from controller.cli import main as controller
     from controller.engine import Engine
     from controller.engine_events import DealerAction
@@ -54,12 +115,30 @@ def main() -> int:
                         event.action if isinstance(event, DealerAction) else type(event).__name__))
     Engine.handle = timed   # type: ignore[method-assign]
 
+    thread_cpu: list[tuple[float, float]] = []     # (when, the engine thread's CPU) of each step
+    step = Engine.step
+    profile = cProfile.Profile() if args.profile else None
+
+    def stepped(self: Engine, timeout: float | None = 0.0) -> bool:
+        start, on_cpu = time.perf_counter(), time.thread_time()
+        if profile is not None:
+            profile.enable()
+        try:
+            return step(self, timeout)
+        finally:
+            if profile is not None:
+                profile.disable()
+            thread_cpu.append((start, time.thread_time() - on_cpu))
+    Engine.step = stepped   # type: ignore[method-assign]
+
     with tempfile.TemporaryDirectory(prefix="bench-chain-") as tmp, contextlib.redirect_stdout(io.StringIO()):
         started = time.perf_counter()
         controller(["run", "--autoplay", "--rounds", str(args.rounds), "--seed", str(args.seed), "--data-dir",
                     f"{tmp}/data", "--port", "0", "--log-format", "json", "--log-level", "warning",
                     *(["--sim-apart"] if args.sim_apart else [])])
         elapsed = time.perf_counter() - started
+    if profile is not None:
+        profile.dump_stats(args.profile)
     steady = handled[len(handled) // 10:]          # start-up and the first rounds left out
     wait: collections.Counter[str] = collections.Counter()
     own: collections.Counter[str] = collections.Counter()
@@ -69,6 +148,17 @@ def main() -> int:
         own[name] += end - start
         count[name] += 1
     rounds = count["open_betting"] or 1
+    engine_cpu = sum(cpu[len(handled) // 10 + 1:]) / rounds * 1e3
+    # the thread's steps over the same part of the run (a step's wait for its event costs no CPU)
+    whole_cpu = sum(c for when, c in thread_cpu if when > steady[0][1]) / rounds * 1e3
+    total_wait, total_own = sum(wait.values()) / rounds * 1e3, sum(own.values()) / rounds * 1e3
+    if args.json:
+        import controller
+        print(json.dumps({"code": str(Path(controller.__file__).parent.parent), "rounds": args.rounds,
+                          "seconds": round(elapsed, 2), "rounds_per_second": round(args.rounds / elapsed, 2),
+                          "engine_cpu_ms": round(engine_cpu, 3), "thread_cpu_ms": round(whole_cpu, 3),
+                          "handle_ms": round(total_own, 3), "idle_ms": round(total_wait, 3)}))
+        return 0
     print(f"{args.rounds} rounds in {elapsed:.1f} s ({args.rounds / elapsed:.1f} a second, start-up included); "
           f"the table below: {rounds} rounds of the steady state, "
           f"{'devices apart' if args.sim_apart else 'one process'}")
@@ -78,11 +168,10 @@ def main() -> int:
         print(f"| {name} | {count[name] / rounds:.2f} "
               f"| {wait[name] / rounds * 1e3:.2f} ({wait[name] / count[name] * 1e6:.0f}) "
               f"| {own[name] / rounds * 1e3:.2f} ({own[name] / count[name] * 1e6:.0f}) |")
-    total_wait, total_own = sum(wait.values()) / rounds * 1e3, sum(own.values()) / rounds * 1e3
     print(f"| **a round** | {sum(count.values()) / rounds:.1f} | {total_wait:.1f} | {total_own:.1f} |")
-    engine_cpu = sum(cpu[len(handled) // 10 + 1:]) / rounds * 1e3
     print(f"\nthe engine thread's CPU in Engine.handle: {engine_cpu:.2f} ms a round (of its {total_own:.1f} ms there; "
           "the rest is waiting: fsync, the interpreter lock)")
+    print(f"the engine thread's whole CPU (Engine.step): {whole_cpu:.2f} ms a round")
     return 0
 
 

@@ -3,8 +3,9 @@
 Owns the order in which things happen. Device reader threads, the dealer's
 page and the timers only ``post`` events here; one thread takes them one at
 a time, hands each to the table (controller/round/table.py), lets the round move
-on by itself where it can (``machine.AUTOMATIC``), then publishes an
-immutable snapshot for readers (``snapshot``/``wait_snapshot``). Timers are
+on by itself where it can (``machine.AUTOMATIC``), then publishes the moment
+for readers (``snapshot``/``wait_snapshot``, observers and watchers:
+controller/publisher.py, which draws a moment's snapshot when it is read). Timers are
 deadlines kept by this thread; an expired timer is one more event.
 
 Dealer actions carry a reply slot: ``act`` posts the action and waits for
@@ -31,21 +32,21 @@ from controller.deadlines import Deadlines
 from controller.engine_events import (
     FLOOR_EVENTS,
     DealerAction,
+    Draw,
     PageAlert,
     Probe,
     Stop,
     TimerExpired,
     Verdict,
     bad_arguments,
-    cause,
 )
-from controller.latency import Latencies
+from controller.engine_trail import EngineTrail, TrailWrite
+from controller.publisher import Publisher
 from controller.round import machine as procedure
 from controller.round.ports import Command, Ports
 from controller.round.table import Table
-from controller.round.view import SettlementLines, build_snapshot
+from controller.round.view import PositionMemo, SettlementLines, build_snapshot
 from controller.rules.words import command_words, device_says
-from controller.store.anchors import ANCHOR_DIGITS
 from controller.store.journal import JournalError
 from controller.store.pins import PRIVILEGED_ROLES
 from drivers.events import (
@@ -72,30 +73,27 @@ PUBLISH_AT_LEAST_EVERY = 0.02   # seconds: a long burst of device events is stil
 SHOE_FACTS = (ShuffleDone, HandDealt, ShoeCount, ShoeJam, ShoeDoor, DeckChecked, ShuffleLate, ShoeMiscounted)
 
 class Engine:
-    def __init__(self, config, journal, ports: Ports, *, clock: Callable[[], float] = time.monotonic):
+    def __init__(self, config, journal, ports: Ports, *, clock: Callable[[], float] = time.monotonic,
+                 trail: TrailWrite | None = None, console_debug: Callable[[], bool] = lambda: False):
+        """``trail``: the audit trail's writer, for the anchors (controller/engine_trail.py)."""
         self.config = config
         self.journal = journal
         self.ports = ports
         self.clock = clock
         self.halted: str | None = None      # the journal cannot be written: nothing more is done
         self._verdict: Verdict | None = None    # the current action's, told once it is journaled
-        self._anchored = journal.chain_head     # the last fact the audit trail was told of
         self.queue: queue.Queue = queue.Queue()     # (posted, event): posted by ``post`` alone
-        self.latency = Latencies()      # a device event's post to its snapshot's publication
-        self._unpublished: list[float] = []     # when each device event handled since then was posted
-        self._published_at = 0.0
-        self._dirty = False                     # handled since the last snapshot was drawn
+        self._dirty = False                     # handled since the last moment was published
         self.timers = Deadlines(clock)
         self._handling: Any = None              # the event being handled (a halt answers it)
         self.log = structlog.get_logger("engine").bind(table=config.table_id)
-        self._trail = structlog.get_logger("engine")    # anchors: one table's trail, its name said at start
+        self._trail = EngineTrail(journal, self.log, trail, console_debug=console_debug)
         self.table = Table(config, journal, schedule=self.timers.schedule, cancel=self.timers.cancel)
-        self._anchor("start")                   # the start-up's own facts (self-check, recovery)
-        self.observers: list[Callable[[dict], None]] = []
-        self._snapshot: dict = {}
-        self._lines = SettlementLines()
-        self._version = 0
-        self._published = threading.Condition()
+        self._trail.after("start", None, self.table)     # the start-up's own facts (self-check, recovery)
+        self._lines, self._memo = SettlementLines(), PositionMemo()
+        self.publisher = Publisher(self._draw, self._ask_to_draw)
+        self.observers: list[Callable[[dict], None]] = self.publisher.observers    # each moment's snapshot
+        self.latency = self.publisher.latency   # a device event's post to its moment's publication
         self._thread: threading.Thread | None = None
         self._publish()
 
@@ -127,18 +125,16 @@ class Engine:
 
     @property
     def snapshot(self) -> dict:
-        return self._snapshot
+        return self.publisher.current()
 
     def wait_snapshot(self, after_version: int, timeout: float) -> dict:
         """The first snapshot newer than ``after_version`` (or the current one after ``timeout``)."""
-        with self._published:
-            self._published.wait_for(lambda: self._version > after_version, timeout)
-            return self._snapshot
+        return self.publisher.wait(after_version, timeout)
 
     # --- the owner thread -----------------------------------------------------------
 
     def start(self) -> None:
-        self._thread = threading.Thread(target=self.run, name="table-engine", daemon=True)
+        self._thread = self.publisher.owner = threading.Thread(target=self.run, name="table-engine", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
@@ -173,8 +169,13 @@ class Engine:
             if self.halted is None:         # a halted table must not look alive to the watchdog
                 event.done.set()
             return True
+        if isinstance(event, Draw):         # a reader on another thread asks for the newest moment
+            if self.halted is None:         # (a halt's moment is drawn: the table is not read again)
+                self._publish() if self._dirty else self.publisher.draw()
+            event.done.set()
+            return True
         if posted is not None and hasattr(event, "device"):      # a device's event: frame to snapshot
-            self._unpublished.append(posted)
+            self.publisher.measure(posted)
         self._handling = event
         self.handle(event)
         return True
@@ -192,6 +193,7 @@ class Engine:
             if isinstance(event, DealerAction) and event.reply is not None:
                 event.reply.put(Verdict(False, f"The table has stopped: {self.halted}"))
             return
+        self.publisher.draw()               # the last moment, unread yet, before the table changes
         try:
             with self.journal.event():
                 try:
@@ -209,7 +211,7 @@ class Engine:
             self._verdict = None
             self._halt(f"the journal cannot be written ({err})", event)
             return
-        self._anchor(event)
+        self._trail.after(event, self._verdict, table)
         trail = self.journal.trail_trouble()
         if trail is not None:               # the facts are committed: they are acted on and drawn, then no more
             self.halted = self._halt_words(f"the audit trail cannot be written ({trail})")
@@ -220,29 +222,12 @@ class Engine:
         # once it has been handled: readers want the newest moment, not each one on the way. A person's
         # action is always drawn at once, before its verdict (its page looks at the table right after).
         if isinstance(event, DealerAction) or self.queue.empty() or \
-                time.monotonic() - self._published_at >= PUBLISH_AT_LEAST_EVERY:
+                time.monotonic() - self.publisher.published_at >= PUBLISH_AT_LEAST_EVERY:
             self._publish()
         else:
             self._dirty = True
         if isinstance(event, DealerAction) and event.reply is not None:
             event.reply.put(verdict or Verdict(False, f"{event.action}: not handled"))
-
-    def _anchor(self, event: Any) -> None:
-        """The audit trail's one line for a committed event: the chain's new head (the anchor the
-        start-up check compares), what caused it and which facts it wrote. The facts themselves are
-        in the journal (``table-controller recall``), so the trail does not copy them; an action that
-        committed nothing, was refused or was a supervisor's gets a ``dealer.action`` line of its own."""
-        committed = self.journal.chain_head != self._anchored
-        if isinstance(event, DealerAction) and (not committed or event.action in procedure.SUPERVISOR_ACTIONS
-                                                or not (self._verdict and self._verdict.ok)):
-            self._log_action(event, self._verdict)
-        if not committed:
-            return
-        self._anchored = self.journal.chain_head
-        table = self.table
-        self._trail.info("journal.anchor", chain=self._anchored[0], digest=self._anchored[1][:ANCHOR_DIGITS],
-                         cause=cause(event), facts=self.journal.committed_kinds, state=table.state,
-                         round=table.round.id if table.round else None)
 
     def _halt(self, why: str, event: Any) -> None:
         """The journal cannot be written (a full or read-only disk, a failing drive): nothing may be
@@ -256,7 +241,7 @@ class Engine:
         # the last snapshot published is the last committed truth: the table's memory may hold facts
         # of the event that was rolled back, so it is not drawn again
         try:
-            self._publish(dict(self._snapshot, halted=self.halted))
+            self._publish(dict(self.publisher.last_drawn(), halted=self.halted))
         except Exception:                   # an observer's failure: the snapshot is published first
             pass
 
@@ -336,14 +321,6 @@ class Engine:
             raise
         self._verdict = verdict
 
-    def _log_action(self, event: DealerAction, verdict: Verdict | None) -> None:
-        ok = verdict is not None and verdict.ok
-        self.log.info("dealer.action", action=event.action, role=event.role, by=event.by, ok=ok,
-                      refused=(verdict.message if verdict else "not handled") if not ok else None,
-                      state=self.table.state, round=self.table.round.id if self.table.round else None,
-                      position=event.args.get("position"), reason=event.args.get("reason"),
-                      privileged=event.action in procedure.SUPERVISOR_ACTIONS)
-
     def _try_action(self, event: DealerAction) -> Verdict:
         takes = procedure.ACTION_ARGUMENTS.get(event.action)
         if takes is None:
@@ -377,18 +354,15 @@ class Engine:
     # --- publishing -------------------------------------------------------------------
 
     def _publish(self, snap: dict | None = None) -> None:
-        self._published_at = now = time.monotonic()
         self._dirty = False
-        for posted in self._unpublished:
-            self.latency.add(now - posted)
-        self._unpublished.clear()
-        if snap is None:
-            snap = build_snapshot(self.table, self._lines)
-            snap["halted"] = self.halted
-        with self._published:
-            self._version += 1
-            snap["version"] = self._version
-            self._snapshot = snap
-            self._published.notify_all()
-        for observer in self.observers:
-            observer(snap)
+        self.publisher.publish(snap)
+
+    def _draw(self) -> dict:
+        snap = build_snapshot(self.table, self._lines, self._memo)
+        snap["halted"] = self.halted
+        return snap
+
+    def _ask_to_draw(self, timeout: float) -> bool:
+        draw = Draw()
+        self.post(draw)
+        return draw.done.wait(timeout)

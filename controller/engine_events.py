@@ -128,6 +128,13 @@ class Probe:
     done: threading.Event = field(default_factory=threading.Event)
 
 
+@dataclass
+class Draw:
+    """Handled at once by the engine's thread: the newest moment's snapshot drawn for a reader on
+    another thread (controller/publisher.py)."""
+    done: threading.Event = field(default_factory=threading.Event)
+
+
 def bad_arguments(args: dict[str, Any], takes: tuple[str, ...]) -> str | None:
     for name, value in sorted(args.items()):
         if name not in takes:

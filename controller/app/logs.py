@@ -42,6 +42,8 @@ def configure(fmt: str = "json", level: str = "info", stream: TextIO | None = No
                 else structlog.dev.ConsoleRenderer(colors=stream.isatty()))
     if journald.under_journald(sys.stderr if isinstance(stream, _CurrentStderr) else stream):
         renderer = journald.prefixed(renderer)      # journalctl -p warning finds warnings and errors
+    global _console_level
+    _console_level = LEVELS[level]
     if audit is not None:
         global _settings
         _settings = (fmt, level, stream)
@@ -76,6 +78,12 @@ def _below(console_level: int) -> Processor:
 
 
 _settings: tuple[str, str, TextIO] | None = None
+_console_level = logging.INFO
+
+
+def console_debug() -> bool:
+    """Whether the console shows debug entries (the trail's own lines among them)."""
+    return _console_level <= logging.DEBUG
 
 
 def detach_audit() -> None:

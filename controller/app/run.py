@@ -179,7 +179,9 @@ class TableRun:
         except KeyFileError as err:             # a device's pairing key that cannot be used
             self.journal.close()
             raise SystemExit(f"table-controller: {err}") from None
-        self.engine = Engine(config, self.journal, self.devices)
+        # the anchors go straight to the trail (controller/engine_trail.py)
+        self.engine = Engine(config, self.journal, self.devices, trail=self.audit.write,
+                             console_debug=logs.console_debug)
         self.pins = PinStore(self.data_dir / PIN_FILE, attempts=config.pin_attempts,
                              lockout=config.pin_lockout)
         self.page = None

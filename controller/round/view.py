@@ -4,9 +4,11 @@ Owns the view the dealer's page, the autoplay dealer and tests read, and the
 dealer's prompt in each state: the settlement's pay lines, the positions, the
 dealer's hand, the devices, holds, jackpots and alerts, each asked of the part
 of the table that owns it (controller/round/table.py). It is built on the
-engine's thread after every event and never shared mutable. Player hands stay hidden until the
-dealer's hand is revealed (the dealer must not see what the players hold
-while they decide).
+engine's thread when a reader asks for the moment (controller/publisher.py) and never changed once
+published: a position whose inputs did not change keeps the entry dict of the snapshot before
+(``PositionMemo``), so consecutive snapshots may share it; readers never change what they read.
+Player hands stay hidden until the dealer's hand is revealed (the dealer must not see what the
+players hold while they decide).
 """
 
 from __future__ import annotations
@@ -169,8 +171,28 @@ def seat_words(seat: dict, side_bets_stay: bool = True) -> dict[str, Any]:
             "to_pay": to_pay, "to_take": to_take, "collected": collected}
 
 
-def build_snapshot(table: Table, lines_of: SettlementLines) -> dict[str, Any]:
-    """``lines_of`` keeps each settlement's pay lines (one per engine)."""
+class PositionMemo:
+    """Each position's entry as last drawn and what it was drawn from. A snapshot is drawn about 35
+    times a round and most events change one position (a stack read, a hand, a decision) or none:
+    a position whose inputs are the same keeps its entry dict. The inputs are everything the entry
+    is made of: the state, the round, its settlement and the dealer's hand, and the position's own
+    readings, problems, alerts, returns, pairing, wagers, cards, decision and payment. One per
+    engine (tests/round/test_view_memo.py draws every moment both ways and compares them)."""
+
+    def __init__(self) -> None:
+        self._entries: dict[int, tuple[tuple, dict[str, Any]]] = {}
+
+    def get(self, position: int, key: tuple) -> dict[str, Any] | None:
+        kept = self._entries.get(position)
+        return kept[1] if kept is not None and kept[0] == key else None
+
+    def put(self, position: int, key: tuple, entry: dict[str, Any]) -> None:
+        self._entries[position] = (key, entry)
+
+
+def build_snapshot(table: Table, lines_of: SettlementLines, memo: PositionMemo | None = None) -> dict[str, Any]:
+    """``lines_of`` keeps each settlement's pay lines, ``memo`` each position's entry (one per engine;
+    without it every entry is drawn anew)."""
     rnd = table.round
     state = table.state
     void = rnd is not None and rnd.void_reason is not None
@@ -182,8 +204,26 @@ def build_snapshot(table: Table, lines_of: SettlementLines) -> dict[str, Any]:
     aside = set_aside(table)
     stays = table.config.preset.side_bets_stay_after_fold
     to_return = returns(rnd)
+    # what a position's entry is made of besides its own data: one look each, not one per position
+    inputs = (state, rnd.id if rnd else None, rnd.void_reason if rnd else None,
+              rnd.settlement if rnd else None, rnd.hands.get(DEALER) if rnd else None)
+    waiting = rnd.floor_waiting if rnd else set()
+    alerts_at: dict[int, list[str]] = {}
+    for a in standing:
+        if a.get("position") is not None and _standing(a, rnd):
+            alerts_at.setdefault(a["position"], []).append(a["message"])
     # a round recovered under a smaller layout still shows the positions it owes (its settlement)
     for p in sorted({*range(1, table.config.positions + 1), *(rnd.wagers if rnd else ())}):
+        key = (inputs, tuple(readings.get((p, s)) for s in SPOTS),
+               tuple((s, why) for (q, s), why in problems.items() if q == p), p in aside, table.pairs.partner(p),
+               alerts_at.get(p), to_return.get(p), p in waiting,
+               (rnd.wagers.get(p), rnd.hands.get(p), rnd.decisions.get(p), rnd.paid.get(p),
+                tuple((s, a) for (q, s), a in rnd.overrides.items() if q == p) if state == "betting" else ())
+               if rnd else None)
+        kept = memo.get(p, key) if memo is not None else None
+        if kept is not None:
+            positions.append(kept)
+            continue
         entry = {
             "position": p,
             "felt": {s.value: readings[(p, s)] for s in SPOTS if (p, s) in readings},
@@ -198,7 +238,7 @@ def build_snapshot(table: Table, lines_of: SettlementLines) -> dict[str, Any]:
             and (void or rnd.decisions.get(p) is not False or (p in rnd.folds and _side_bets(rnd, p) and stays))
             else None,
             "set_aside": p in aside,
-            "problems": [a["message"] for a in standing if a.get("position") == p and _standing(a, rnd)],
+            "problems": list(alerts_at.get(p, ())),
             "returns": to_return.get(p, []),
             "decision": None if not rnd or p not in rnd.decisions else
             ("play" if rnd.decisions[p] else "fold"),
@@ -208,7 +248,7 @@ def build_snapshot(table: Table, lines_of: SettlementLines) -> dict[str, Any]:
             seat = next((s for s in rnd.settlement["seats"] if s["seat"] == p), None)
             if seat:
                 words, net = lines_of(rnd.settlement, seat, stays), seat["net"]
-                if p in rnd.floor_waiting:
+                if p in waiting:
                     # the table's own arithmetic for a linked hit is not what will be paid: the floor's
                     # final amount is (a split may be smaller); the rest of the position stands
                     results = {k: v for k, v in seat["results"].items() if k != Spot.SUPER6.value}
@@ -222,6 +262,8 @@ def build_snapshot(table: Table, lines_of: SettlementLines) -> dict[str, Any]:
                                        **words, "paid": p in rnd.paid}
         entry.update(_hands(rnd, p, shown=bool(entry["cards"]) and not void))
         positions.append(entry)
+        if memo is not None:
+            memo.put(p, key, entry)
     return {
         "table": table.config.table_id,
         "preset": table.config.preset.name,

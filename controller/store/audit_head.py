@@ -52,18 +52,20 @@ def bind(journal: Journal, head: str | None, at: str | None) -> None:
     """Inside the journal's open transaction, after its facts: the trail's ``head`` and ``at`` (None:
     keep the ones the journal holds, for a writer without the trail, ``table-controller pin set``)
     under the key, bound to the chain's head now."""
-    boundary = journal.meta("keyed_boundary")
-    if boundary is not None and keyed_from(boundary) is None:       # a journal of the release before
-        marked = boundary_with_marker(boundary, journal.chain_head[0] + 1)
-        journal.set_meta("keyed_boundary", marked)
-        journal.set_meta("keyed_boundary_mac", boundary_mac(journal.key, marked))
+    if not journal.heads_keyed:         # looked up until marked (then once per connection's commit by another)
+        boundary = journal.meta("keyed_boundary")
+        if boundary is not None and keyed_from(boundary) is None:   # a journal of the release before
+            marked = boundary_with_marker(boundary, journal.chain_head[0] + 1)
+            journal.set_meta("keyed_boundary", marked)
+            journal.set_meta("keyed_boundary_mac", boundary_mac(journal.key, marked))
+        journal.heads_keyed = boundary is not None
     if head is None:
         head = journal.meta("audit_head") or GENESIS
     if at is None:
         at = (journal.meta("audit_head_mac") or AT_COMMIT).partition(":")[0]
     chain, digest = journal.chain_head
-    journal.set_meta("audit_head", head)
-    journal.set_meta("audit_head_mac", f"{at}:{head_mac(journal.key, chain, digest, head, at)}")
+    mac = head_mac(journal.key, chain, digest, head, at)
+    journal.set_metas(("audit_head", head), ("audit_head_mac", f"{at}:{mac}"))
 
 
 def held(journal: Journal) -> tuple[str | None, str]:

@@ -104,6 +104,7 @@ class Journal:
         self.commits = 0
         self.audit_head: Callable[[], str] | None = None   # the audit trail's last line (anchors.py)
         self.verified: tuple[tuple[int, str], int] | None = None  # (chain head, facts) walked at start
+        self.heads_keyed = False        # meta keyed_boundary carries its marker (audit_head.py), as read
 
     @classmethod
     def read_only(cls, path: str | Path, key_file: Path | None = None, *, keyed: bool = True) -> Journal:
@@ -117,6 +118,7 @@ class Journal:
         may have added a fact since; read inside the write transaction, so nobody else can, and only
         when SQLite's ``data_version`` says another connection committed (the table's own commits
         keep the head in memory)."""
+        self.heads_keyed = False            # and what it may have written is read again
         last = 0
         for table in ("records", "table_events"):
             last = max(last, self.db.execute(f"SELECT COALESCE(MAX(chain), 0) FROM {table}").fetchone()[0])
@@ -156,6 +158,12 @@ class Journal:
         self._writing()
         self.db.execute("INSERT INTO meta(key, value) VALUES (?, ?) "
                         "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
+
+    def set_metas(self, *pairs: tuple[str, str]) -> None:
+        """Several meta values in one statement (each commit keeps two: the audit trail's head)."""
+        self._writing()
+        self.db.execute("INSERT INTO meta(key, value) VALUES " + ", ".join(["(?, ?)"] * len(pairs)) +
+                        " ON CONFLICT(key) DO UPDATE SET value = excluded.value", [v for pair in pairs for v in pair])
 
     # --- rounds ----------------------------------------------------------------------
 

@@ -118,7 +118,7 @@ def test_an_error_outside_any_handler_halts_the_engine_instead_of_ending_its_thr
     import threading
     bench = Bench(tmp_path)
     bench.devices_up()
-    bench.engine._anchor = lambda event: (_ for _ in ()).throw(OSError(errno.ENOSPC, "No space left"))
+    bench.engine._trail.after = lambda *args: (_ for _ in ()).throw(OSError(errno.ENOSPC, "No space left"))
     thread = threading.Thread(target=bench.engine.run, daemon=True)
     thread.start()
     verdict = bench.engine.act("open_betting", timeout=5)

@@ -1,0 +1,65 @@
+"""A snapshot drawn with the positions it kept (controller/round/view.py ``PositionMemo``) is the one drawn
+anew: every moment of whole rounds (betting, overrides, refused stacks, alerts, folds, settlement, a
+misdeal and a void) is drawn both ways on the engine's thread and compared; and an unread moment is
+drawn before the next event changes the table (controller/publisher.py)."""
+
+from __future__ import annotations
+
+from controller.round.view import SettlementLines, build_snapshot
+from drivers.events import SpotFault
+from tests.round.bench import Bench
+
+BETS = {1: {"ante": 1000, "pair_plus": 500, "six_card_bonus": 500}, 3: {"ante": 500, "six_card_bonus": 500},
+        5: {"ante": 1000, "pair_plus": 1000}}
+HANDS = ("As Ad 3c", "2h 7d 9s", "Kh Qh Jh", "Ks 9c 4d")
+
+
+def checked(tmp_path, preset: str = "sheet-004") -> tuple[Bench, list[int]]:
+    bench = Bench(tmp_path, preset)
+    compared: list[int] = []
+
+    def same_as_anew(snap: dict) -> None:
+        anew = build_snapshot(bench.engine.table, SettlementLines())
+        anew["halted"], anew["version"] = bench.engine.halted, snap["version"]
+        assert snap == anew, f"moment {snap['version']} ({snap['state']}) differs from the one drawn anew"
+        compared.append(snap["version"])
+    bench.engine.observers.append(same_as_anew)
+    bench.devices_up()
+    return bench, compared
+
+
+def test_every_moment_of_rounds_is_the_one_drawn_anew(tmp_path):
+    bench, compared = checked(tmp_path)
+    bench.open_and_bet(BETS)
+    bench.place(2, "ante", 7)                                   # a stack the table cannot accept: flagged
+    bench.remove(2, "ante")
+    bench.act("override_wager", role="supervisor", who="Sam", position=4, spot="ante", amount=500,
+              reason="sensor unread")
+    bench.act("call_supervisor", reason="a question")
+    bench.deal(*HANDS[:2], "5c 5d 9h", *HANDS[2:])
+    bench.decide({1: True, 3: False, 4: True, 5: True})
+    bench.settle()
+    assert bench.state == "complete"
+    for position, spot in list(bench.table.felt.sensed()):     # the felt cleared between rounds
+        bench.remove(position, spot)
+    bench.open_and_bet({2: {"ante": 500}, 6: {"ante": 500}})
+    bench.done("no_more_bets")
+    bench.done("deal")
+    bench.deliver("As Ad 3c")
+    bench.deliver("As Kd 2c")                                   # the ace of spades twice: a misdeal
+    assert bench.state == "void"
+    bench.post(SpotFault("sensors", 2, "ante", "blocked"))      # a position's alert between rounds
+    assert any("Position 2" in m for m in bench.snap["positions"][1]["problems"])
+    assert len(compared) > 40 and compared == sorted(set(compared))
+
+
+def test_a_moment_nobody_read_is_drawn_before_the_table_changes(tmp_path):
+    bench = Bench(tmp_path)                                     # no observer: nothing reads the moments
+    bench.devices_up()
+    publisher = bench.engine.publisher
+    ready = publisher.version
+    assert publisher.last_drawn()["version"] < ready            # published, not drawn: nobody read it
+    bench.done("open_betting")
+    assert publisher.last_drawn()["version"] == ready and publisher.last_drawn()["state"] == "ready"
+    assert publisher.version > ready
+    assert bench.snap["version"] == publisher.version and bench.snap["state"] == "betting"   # read: drawn now
