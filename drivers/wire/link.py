@@ -176,6 +176,10 @@ class Link:
         """Nothing queued, parked or awaiting acknowledgement."""
         return self._in_flight is None and not self._queue and not self._parked
 
+    def sending(self, message_type: int) -> bool:
+        """A message of ``message_type`` is in flight or queued (not yet acknowledged)."""
+        return message_type in [m[0] for m in self._queue] + ([self._in_flight[1]] if self._in_flight else [])
+
     @property
     def pending(self) -> int:
         """Messages not yet acknowledged by the peer: in flight, queued and parked."""
