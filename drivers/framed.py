@@ -37,6 +37,7 @@ from drivers.wire.messages import (
 
 MAX_BEFORE_SESSION = 256        # messages kept while a device is offline, until its HelloReply
 HOST_CAPABILITIES = CAP_TIMESTAMPS | CAP_KEEPS_EVENTS | CAP_AUTHENTICATION   # what we use when offered
+# authentication is the pairing's: used only on a link we hold a key for (a plain link never says it used it)
 CLOCK_EVERY = 3600.0            # seconds between two settings of a device's clock
 # A message stamped this long before it reached us was held back (through a link loss, a busy
 # line): worth an info line. A routine message is a few milliseconds late and its meaning is in
@@ -252,7 +253,8 @@ class FramedDriver(DeviceDriver):
                 self.fault("Identity before a HelloReply: ignored")
             return
         reply, self._reply = self._reply, None
-        self.capabilities = identity.capabilities & HOST_CAPABILITIES
+        usable = HOST_CAPABILITIES if self.link.auth is not None else HOST_CAPABILITIES & ~CAP_AUTHENTICATION
+        self.capabilities = identity.capabilities & usable
         self.identity = identity.record()
         self._write(self.queue(UseCapabilities(self.capabilities), now))
         self._set_clock(now)
