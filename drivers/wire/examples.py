@@ -113,7 +113,7 @@ def whole_session() -> list[tuple[str, int, str, str, str, bytes]]:
     def say(link: Link, message: Any, stamp: int | None = None) -> bytes:
         return link.send(*shoe.catalog.encode(message), clock[0], time_ms=stamp)
 
-    def react(side: str, events: list) -> bytes:      # what each side's program sends on what it heard
+    def react(side: str, events: list[Any]) -> bytes:      # what each side's program sends on what it heard
         out = b""
         for message in [getattr(e, "message", None) for e in events]:
             if side == "device" and isinstance(message, shoe.Hello):
