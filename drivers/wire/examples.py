@@ -52,15 +52,18 @@ SENSOR_REFUSALS = [
      bytes((1, 2)) + bytes(2 * sp.ROW)),
 ]
 SIGN_ADDRESS = "01"
+SIGN_WIDTH = 20                 # the sign driver's default width (drivers/registry.py)
 SIGN_PACKETS = [
     ("ACK/NAK responses on (special function `s`)", alpha.set_responses(True)),
-    ("memory configuration: TEXT A 256 bytes unlocked, STRING M 16 bytes locked",
-     alpha.memory_config([alpha.FileEntry("A", "A", 0x100), alpha.FileEntry("M", "B", 16)])),
+    (f"memory configuration: TEXT A 256 bytes unlocked, STRING M {SIGN_WIDTH} bytes locked",
+     alpha.memory_config([alpha.FileEntry("A", "A", 0x100), alpha.FileEntry("M", "B", SIGN_WIDTH)])),
     ("TEXT A: a page (middle line, hold) calling STRING M, then a page (rotate) calling STRING W",
      alpha.write_pages("A", [alpha.page(alpha.call_string("M")),
                              alpha.page(alpha.call_string("W"), mode=alpha.ROTATE)])),
-    ("STRING M = `MEGA $250,000.00`", alpha.write_string("M", "MEGA $250,000.00")),
-    ("STRING M = `MEGA WON` (won, until the new value is posted)", alpha.write_string("M", "MEGA WON".ljust(16))),
+    ("STRING M = `MEGA $250,000.00`, padded to the width",
+     alpha.write_string("M", "MEGA $250,000.00".ljust(SIGN_WIDTH))),
+    ("STRING M = `MEGA WON` (won, until the new value is posted)",
+     alpha.write_string("M", "MEGA WON".ljust(SIGN_WIDTH))),
 ]
 SIGN_ANSWERS = [
     ("sign response ACK", alpha.response(True)),
@@ -193,7 +196,7 @@ def render() -> str:
         lines.append(f"| {label} | `{hexs(encode_frame(SEQ, cls.TYPE, payload))}` | "
                      f"`{hexs(encode_frame(SEQ, NAK, bytes((SEQ, NAK_BAD_MESSAGE))))}` |")
     lines += ["", "## Alpha sign packets", "",
-              f"To the sign at address {SIGN_ADDRESS}, a one-line sign 16 characters wide, in the order the "
+              f"To the sign at address {SIGN_ADDRESS}, a one-line sign {SIGN_WIDTH} characters wide, in the order the "
               "controller sends them after every (re)connection (`alpha-sign.md`).", "",
               "| command | bytes on the wire |", "| --- | --- |"]
     for label, command in SIGN_PACKETS:
