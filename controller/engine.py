@@ -33,6 +33,7 @@ from controller.engine_events import (
     FLOOR_EVENTS,
     DealerAction,
     Draw,
+    JournalBehindFloor,
     PageAlert,
     Probe,
     Stop,
@@ -215,6 +216,9 @@ class Engine:
         trail = self.journal.trail_trouble()
         if trail is not None:               # the facts are committed: they are acted on and drawn, then no more
             self.halted = self._halt_words(f"the audit trail cannot be written ({trail})")
+            self._say_halted()
+        elif isinstance(event, JournalBehindFloor):     # its alert is committed: the table plays no more
+            self.halted = self._halt_words(event.words)
             self._say_halted()
         verdict, self._verdict = self._verdict, None
         self._send(table.take_commands())

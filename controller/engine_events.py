@@ -2,7 +2,7 @@
 
 Owns the engine's own event types: a dealer's action (with its reply slot and
 its author), the verdict it gets, an alert from the page, the floor's (its link,
-a linked jackpot's levels and claims), a timer's expiry, the stop and the
+a linked jackpot's levels and claims, a journal found behind the floor's), a timer's expiry, the stop and the
 watchdog's probe; and the checks of an action's arguments against the one declaration in ``machine.ACTION_ARGUMENTS``.
 """
 
@@ -109,7 +109,20 @@ class FinalClaimDiffers:
                     f"winner(s), final): it now {now}. Call the floor's administrator")
 
 
-FLOOR_EVENTS = (FloorLink, FloorJackpots, JackpotClaimed, FinalClaimDiffers)   # the forwarder's: each delivers itself
+@dataclass(frozen=True)
+class JournalBehindFloor:
+    """The floor holds more of this table's chain than its journal, or another record at its last one
+    (controller/floor/head.py; posted once by the forwarder's thread): journaled as an alert, then the
+    engine halts with these words (the table refuses to play on a journal rolled back or replaced)."""
+    words: str
+
+    def deliver(self, table: Any, log: Any) -> None:
+        log.critical("floor.journal_behind", words=self.words, state=table.state)
+        table.alert("journal_behind_floor", self.words)
+
+
+# the forwarder's: each delivers itself
+FLOOR_EVENTS = (FloorLink, FloorJackpots, JackpotClaimed, FinalClaimDiffers, JournalBehindFloor)
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ from drivers.wire.messages import (
 
 MAX_BEFORE_SESSION = 256        # messages kept while a device is offline, until its HelloReply
 HOST_CAPABILITIES = CAP_TIMESTAMPS | CAP_KEEPS_EVENTS | CAP_AUTHENTICATION   # what we use when offered
+# authentication is the pairing's: used only on a link we hold a key for (a plain link never says it used it)
 CLOCK_EVERY = 3600.0            # seconds between two settings of a device's clock
 # A message stamped this long before it reached us was held back (through a link loss, a busy
 # line): worth an info line. A routine message is a few milliseconds late and its meaning is in
@@ -67,6 +68,7 @@ class FramedDriver(DeviceDriver):
                          heartbeat_every=heartbeat_every, silence_after=silence_after, auth=auth)
         self.message_time: int | None = None    # the device's stamp on the message being handled
         self._hello_at = 0.0            # when we last said Hello (said again while unanswered)
+        self._hello_failed = False      # that Hello went unacknowledged after all its sends
         self._before_session: list[Any] = []    # messages heard while offline, acted on once online
         self._reply: Any = None         # this session's HelloReply, until its Identity follows
         self._clock_at = 0.0            # when we last set the device's clock
@@ -107,7 +109,19 @@ class FramedDriver(DeviceDriver):
         device is heard again, and every ``silence_after`` seconds while a Hello goes unanswered (a
         device that ACKed a Hello but never answered it, or one that says nothing until asked)."""
         self._hello_at = now
+        self._hello_failed = False
         return self.queue(self.hello, now)
+
+    def _hello_awaited(self, now: float) -> bool:
+        """A Hello of ours is still being sent, or was acknowledged less than ``silence_after`` ago and
+        its HelloReply may be on its way: another now would restart the session it is starting. A
+        shoe rebooted on a paired link answers our Hello with its challenge, the first frame heard
+        from it after its silence: taken for the device back (PeerAlive), it drew a second Hello 0
+        to 3 ms after the first, against stop and wait (one message unacknowledged, a resend after
+        ``retransmit_after``) and the 3 s between unanswered Hellos (docs/protocols/framing.md)."""
+        if self.link.sending(self.hello.TYPE):
+            return True
+        return not self._hello_failed and now - self._hello_at < self.link.silence_after
 
     def queue(self, message: Message, now: float) -> bytes:
         """Hand a message to the link, which queues it; returns the bytes to write now: its frame when
@@ -167,6 +181,8 @@ class FramedDriver(DeviceDriver):
         elif isinstance(event, Refused):
             self.post(CommandFailed(self.name, self._command_name(event.message_type), event.reason))
         elif isinstance(event, SendFailed):
+            if event.message_type == self.hello.TYPE:
+                self._hello_failed = True       # a device heard from again is asked at once
             if event.message_type == self.hello.TYPE and not self.online:
                 self.log.info("device.hello_unanswered", attempts=event.attempts)   # said again later
                 return
@@ -174,7 +190,7 @@ class FramedDriver(DeviceDriver):
                                     f"no acknowledgement after {event.attempts} attempts"))
         elif isinstance(event, PeerSilent):
             self.went_offline(f"silent for {event.seconds:.1f} s (heartbeat timeout)")
-        elif isinstance(event, PeerAlive):
+        elif isinstance(event, PeerAlive) and not self._hello_awaited(now):
             self._write(self.say_hello(now))                       # handshake again
 
     def _refused(self, event: LinkFault, now: float) -> None:
@@ -237,7 +253,8 @@ class FramedDriver(DeviceDriver):
                 self.fault("Identity before a HelloReply: ignored")
             return
         reply, self._reply = self._reply, None
-        self.capabilities = identity.capabilities & HOST_CAPABILITIES
+        usable = HOST_CAPABILITIES if self.link.auth is not None else HOST_CAPABILITIES & ~CAP_AUTHENTICATION
+        self.capabilities = identity.capabilities & usable
         self.identity = identity.record()
         self._write(self.queue(UseCapabilities(self.capabilities), now))
         self._set_clock(now)

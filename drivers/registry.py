@@ -180,7 +180,7 @@ DRIVERS = {
         "ack_timeout": Setting(SECONDS, 0.01, 10, meaning="seconds to wait for the sign's ACK", default=0.5),
         "max_attempts": Setting(int, 1, 20, meaning="tries of one packet"),
         "heartbeat_every": Setting(SECONDS, 0.05, 600, meaning="seconds between rewrites"),
-        "width": Setting(int, 12, 125, meaning="characters the sign shows on a line", default=16),
+        "width": Setting(int, 12, 125, meaning="characters the sign shows on a line", default=20),
         "lines": Setting(int, 1, 8, meaning="lines the sign shows at once", default=1),
     }, relations=_sign_relations, serial=ALPHA_SERIAL),
 }

@@ -74,8 +74,11 @@ class SensorDriver(FramedDriver):
         if isinstance(message, proto.SpotReading):
             self._reading(message)
         elif isinstance(message, proto.Snapshot):
+            # a spot whose sensor reported a fault is not read by a Snapshot's row (it says empty for
+            # a spot it cannot read): only a SpotReading of the spot clears the fault (sensors.md)
             for reading in message.readings():
-                self._reading(reading)
+                if (reading.position, reading.spot) not in self.faulted:
+                    self._reading(reading)
         elif isinstance(message, proto.SensorFault):              # spot checked when decoded
             self.faulted.add((message.position, message.spot))
             self.post(SpotFault(self.name, message.position, proto.SPOTS[message.spot], message.problem))

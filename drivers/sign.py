@@ -70,7 +70,7 @@ def layout(lines: int) -> bytes:
 class SignDriver(DeviceDriver):
     def __init__(self, name, transport, post, *, address: str = alpha.BROADCAST, acks: bool = True,
                  ack_timeout: float = 0.5, max_attempts: int = 3, heartbeat_every: float = 5.0,
-                 width: int = 16, lines: int = 1, **kwargs):
+                 width: int = 20, lines: int = 1, **kwargs):
         # Refused here, where they are given, not in the I/O thread at the first packet.
         try:
             address = alpha.check_address(address)

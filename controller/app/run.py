@@ -30,7 +30,14 @@ from controller.app.devices import Devices
 from controller.app.manifest import Verdict, check_at_start
 from controller.app.systemd import Notifier
 from controller.engine import Engine
-from controller.engine_events import FinalClaimDiffers, FloorJackpots, FloorLink, JackpotClaimed, PageAlert
+from controller.engine_events import (
+    FinalClaimDiffers,
+    FloorJackpots,
+    FloorLink,
+    JackpotClaimed,
+    JournalBehindFloor,
+    PageAlert,
+)
 from controller.rules.words import money
 from controller.store.anchors import check_journal_against_audit, check_trail
 from controller.store.audit import AuditError, AuditTrail
@@ -208,7 +215,8 @@ class TableRun:
                                        on_claim=lambda rnd, level, answer, refused, for_good: engine.post(
                                            JackpotClaimed(rnd, level, answer, refused, for_good)),
                                        on_differs=lambda rnd, level, paid, answer, refused: engine.post(
-                                           FinalClaimDiffers(rnd, level, paid, answer, refused)))
+                                           FinalClaimDiffers(rnd, level, paid, answer, refused)),
+                                       on_behind=lambda words: engine.post(JournalBehindFloor(words)))
         self.first_round = (self.journal.last_round() or (0, ""))[0] + 1
         self.notifier = Notifier()
         self.clock = ClockWatch(self.engine.post, PageAlert)     # an alert, never a stop

@@ -14,7 +14,11 @@ retries after a pause drawn with full jitter under a doubling ceiling (controlle
 a batch whose commit was lost with the link is neither lost nor sent twice. A refusal by the
 floor (a resent record that differs, a gap, a broken chain, a bad MAC) is an integrity
 alarm: it is logged naming the table and seq, kept in ``status()``, and retried slowly (a
-table never edits its journal to please the floor).
+table never edits its journal to please the floor). At each connect the journal is held against
+the floor's head of the table's chain (controller/floor/head.py): a journal behind it, or
+different at it (rolled back with its audit trail, or another journal), is reported to the floor
+(an alarm on the pit), ``on_behind`` is told once (the run halts the engine: the table refuses to
+play on it) and nothing is sent.
 
 A quiet link is checked every ``heartbeat`` seconds, and ``on_link`` is told each time the
 link comes up or goes down: the run posts it to the engine, where a table on a linked
@@ -35,11 +39,12 @@ import psycopg
 import structlog
 
 from controller.floor.backoff import Backoff
+from controller.floor.head import compare, floor_head, report
 from controller.floor.link import floor_key, insert_batch, record_row
 from controller.floor.settings import FloorSettings
 from controller.floor.table_jackpot import TableJackpot
 from controller.store.journal import Journal, JournalError
-from controller.store.outbox import chain_end, facts_after
+from controller.store.outbox import facts_after
 
 REFUSED_RETRY = 10.0
 
@@ -50,11 +55,13 @@ class Forwarder:
                  on_levels: Callable[[dict[str, dict[str, Any]]], None] | None = None,
                  on_claim: Callable[[int, str, dict | None, str | None, bool], None] | None = None,
                  on_differs: Callable[[int, str, dict, dict | None, str | None], None] | None = None,
-                 backoff: Backoff | None = None):
+                 backoff: Backoff | None = None, on_behind: Callable[[str], None] | None = None):
         self.settings = settings
         self.journal_path = Path(journal_path)
         self.key = floor_key(journal_key, settings.table_id)
         self.on_link = on_link          # told each time the link comes up or goes down (run.py: the engine)
+        self.on_behind = on_behind      # told once that the journal is behind the floor's (run.py: the engine)
+        self.behind: str | None = None  # the words of that, once found
         self._link_up: bool | None = None
         self.backoff = backoff or Backoff()     # the pause after a failed link (full jitter)
         self.pauses: list[float] = []           # the last pauses taken (the status' and a test's)
@@ -112,12 +119,12 @@ class Forwarder:
     def status(self) -> dict[str, Any]:
         return {"table": self.settings.table_id, "connected": self.connected, "confirmed": self.confirmed,
                 "sent": self.sent, "forwarded": self.inserted, "duplicates": self.sent - self.inserted,
-                "refused": self.refused, "last_error": self.last_error,
+                "refused": self.refused, "last_error": self.last_error, "behind": self.behind,
                 "link_failures": self.link_failures}
 
     # --- the thread ------------------------------------------------------------------------
 
-    def _connect(self) -> psycopg.Connection:
+    def _connect(self) -> tuple[psycopg.Connection, tuple[int, str | None]]:
         s = self.settings
         extra: dict[str, Any] = {"user": s.user, "connect_timeout": s.connect_timeout,
                                  "application_name": f"table {s.table_id} forwarder",
@@ -128,10 +135,25 @@ class Forwarder:
         if password is not None:
             extra["password"] = password
         conn = psycopg.connect(s.dsn, autocommit=True, **extra)     # each batch is its own transaction
-        row = conn.execute("SELECT coalesce(max(seq), 0) FROM floor.records WHERE table_id = %s",
-                           (s.table_id,)).fetchone()
-        self._confirm(int(row[0]) if row else 0)
-        return conn
+        head = floor_head(conn, s.table_id)
+        self._confirm(head[0])
+        return conn, head
+
+    def _check_head(self, conn: psycopg.Connection, journal: Journal, head: tuple[int, str | None]) -> None:
+        """Refuse a journal behind the floor's head of it, or different there: reported to the floor
+        (each connect: the floor keeps one alarm per finding), told to ``on_behind`` once, nothing sent."""
+        behind = compare(journal, self.settings.table_id, *head)
+        if behind is None:
+            return
+        words = behind.words()
+        agreed = report(conn, behind)
+        if self.behind is None:
+            self.log.critical("floor.journal_behind", floor_seq=behind.floor_seq, journal_end=behind.journal_end,
+                              digest=behind.digest, floor_agrees=agreed)
+            self._changed(behind=words)
+            if self.on_behind is not None:
+                self.on_behind(words)
+        raise JournalError(words)
 
     def _link(self, up: bool, reason: str = "") -> None:
         """Tell ``on_link`` when the link changes (not at every retry)."""
@@ -152,16 +174,13 @@ class Forwarder:
                 if journal is None:
                     journal = Journal.read_only(self.journal_path, keyed=False)
                 if conn is None:
-                    conn = self._connect()
+                    conn, head = self._connect()
                     self._changed(connected=True, last_error=None)
                     self._link(True)
                     self.backoff.reset()
                     quiet_since = time.monotonic()
                     self.log.info("floor.connected", confirmed=self.confirmed)
-                    end = chain_end(journal)
-                    if self.confirmed > end:
-                        raise JournalError(f"table {self.settings.table_id}: the floor holds records up to "
-                                           f"{self.confirmed} but this journal ends at {end} (another journal?)")
+                    self._check_head(conn, journal, head)
                     if self.jackpot is not None:
                         self.jackpot.connected(conn, journal)
                         self.jackpot.work(conn)

@@ -2,7 +2,8 @@
 
 Owns the pit's view (``floor_view``): per table, read from its one status row that the ingest
 keeps (schema.sql ``floor.table_status``: no scan of the records), its last state and round,
-when the floor last heard from it and whether that is too long ago (stale), whether its
+when the floor last heard from it and whether that is too long ago (stale), whether it came
+back behind the floor's head of its chain (``floor.chain_alarms``, first of its alerts), whether its
 forwarder has a session on the floor now (link up or down), its open alerts in plain words (the
 floor link's raw libpq error left out), each device as last reported (online from its last
 connect, offline from a later ``device_offline`` alert), its jackpot group; per group the posted
@@ -25,13 +26,17 @@ import psycopg
 # has a session on the floor now (its forwarder's link)
 TABLES = """
 SELECT t.id, gt.group_id, s.state, s.round_id, s.last_seq, s.last_received, s.devices, s.alerts,
-       a.usename IS NOT NULL, extract(epoch FROM now() - s.last_received)::float8
+       a.usename IS NOT NULL, extract(epoch FROM now() - s.last_received)::float8, ca.message, ca.raised_at
 FROM floor.tables t
 LEFT JOIN floor.group_tables gt ON gt.table_id = t.id
 LEFT JOIN floor.table_status s ON s.table_id = t.id
 LEFT JOIN (SELECT DISTINCT usename FROM pg_stat_activity WHERE usename IS NOT NULL) a ON a.usename = t.role
+LEFT JOIN LATERAL (SELECT c.message, c.raised_at FROM floor.chain_alarms c WHERE c.table_id = t.id
+                   AND c.floor_seq >= coalesce(s.last_seq, 0) ORDER BY c.raised_at DESC LIMIT 1) ca ON true
 ORDER BY t.id
 """
+# a table's open chain alarm (schema version 7): it came back behind the floor's head of its chain, and no
+# record past that head has arrived since (the last one reported shown)
 LEVELS = "SELECT group_id, level, value, generation, state FROM floor.jackpot_levels ORDER BY group_id, level"
 PENDING = """
 SELECT c.group_id, c.level, c.claim_order, c.table_id, c.round_id, c.position, c.winners, c.amount,
@@ -56,9 +61,11 @@ FROM floor.linked_hits WHERE state <> 'claimed' ORDER BY hit_at, table_id
 """
 
 
-# whether records arrived since the last look: the tables' last records summed (each only grows). The
-# ingest notifies no one (schema version 5: a NOTIFY per ingest made the tables' commits queue)
-CHANGED = "SELECT coalesce(sum(last_seq), 0)::bigint FROM floor.table_status"
+# whether records arrived since the last look: the tables' last records summed (each only grows), and
+# the chain alarms raised (only grow too). The ingest notifies no one (schema version 5: a NOTIFY per
+# ingest made the tables' commits queue)
+CHANGED = ("SELECT (coalesce(sum(last_seq), 0) + (SELECT count(*) FROM floor.chain_alarms))::bigint "
+           "FROM floor.table_status")
 
 
 def records_marker(conn: psycopg.Connection) -> int:
@@ -91,7 +98,10 @@ def floor_view(conn: psycopg.Connection, stale_after: float = STALE_AFTER) -> di
               for g, lv, gen, t, r, p, bet, state, by, why, refused, at in conn.execute(UNPAID).fetchall()]
     tables = []
     for (table_id, group_id, state, round_id, last_seq, last_received, devices, alerts, link_up,
-         quiet) in conn.execute(TABLES).fetchall():
+         quiet, behind, behind_at) in conn.execute(TABLES).fetchall():
+        if behind is not None:          # first: the table refuses to play until it is resolved
+            alerts = [{"at": behind_at.isoformat(timespec="seconds"), "kind": "journal_behind", "message": behind,
+                       "round": None, "device": None}, *(alerts or [])]
         locked = sorted(lv for lv, v in groups.get(group_id, {}).items() if v["state"] == "pending")
         tables.append({"id": table_id, "group": group_id, "state": state, "round": round_id,
                        "records": last_seq or 0,

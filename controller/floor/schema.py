@@ -1,6 +1,6 @@
 """The floor database's schema and its enrolment of tables (the administrator's side).
 
-Owns ``schema.sql`` (version 6: tables, their keys, every table's records, the role per table
+Owns ``schema.sql`` (version 7: tables, their keys, every table's records, the role per table
 with row-level security, the check on arrival) and the two things only the floor's
 administrator does: apply the schema to an empty database, and enroll a table (its own login
 role in the ``floor_table`` group, its row, its floor key) or give its role a new password, sent
@@ -20,7 +20,7 @@ from controller.errors import InputError
 from controller.floor.scram import scram_verifier
 from controller.floor.settings import default_role
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 # what a floor of an older version needs to read this one: the tables, functions and views added or
 # changed, taken from schema.sql itself (one text, never a second copy), in the order they depend on
 # each other. 1 -> 2: ack_lock NOTIFYs a split made final; a floor supervisor may close a
@@ -35,7 +35,9 @@ SCHEMA_VERSION = 6
 # before an upgrade from 3 or older runs it). 5 -> 6: floor.records partitioned by hash of the table:
 # the rows copied into the new table before its indexes, triggers (the check on arrival would stamp
 # them received now) and policies are made, the old table dropped. "SQL x": a statement of this
-# module run as written (what this release no longer has, a table set aside to be copied)
+# module run as written (what this release no longer has, a table set aside to be copied). 6 -> 7:
+# a table that comes back behind the floor's head of its chain is reported (report_behind, chain_alarms,
+# the pit's alert until a record past that head arrives)
 UPGRADES: dict[int, tuple[str, ...]] = {
     1: ("TABLE floor.claim_windows_closed", "floor.split_final", "floor.claim_jackpot", "floor.ack_lock"),
     2: ("floor.claim_jackpot", "VIEW floor.linked_hits"),
@@ -60,6 +62,8 @@ UPGRADES: dict[int, tuple[str, ...]] = {
         "STATEMENT GRANT SELECT, INSERT ON floor.records", "STATEMENT ALTER TABLE floor.records ENABLE",
         "STATEMENT CREATE POLICY own_rows_read", "STATEMENT CREATE POLICY own_rows_write",
         "STATEMENT CREATE TRIGGER check_record", "STATEMENT CREATE TRIGGER keep_status", "VIEW floor.linked_hits"),
+    6: ("TABLE floor.chain_alarms", "floor.report_behind", "STATEMENT REVOKE EXECUTE ON FUNCTION floor.report_behind",
+        "STATEMENT GRANT EXECUTE ON FUNCTION floor.report_behind"),
 }
 # one init at a time: two administrators upgrading at once would both read the old version
 INIT_LOCK = "SELECT pg_advisory_xact_lock(hashtext('floor.schema'))"

@@ -1,11 +1,11 @@
--- The floor's database, schema version 6 (controller/floor/schema.py applies it; docs/floor.md explains it).
+-- The floor's database, schema version 7 (controller/floor/schema.py applies it; docs/floor.md explains it).
 -- Applied once by the floor's administrator (a superuser: pgcrypto is an extension), in one transaction.
 
 CREATE EXTENSION IF NOT EXISTS pgcrypto;        -- hmac(): the floor checks each record's MAC itself
 CREATE SCHEMA floor;
 
 CREATE TABLE floor.meta (key text PRIMARY KEY, value text NOT NULL);
-INSERT INTO floor.meta VALUES ('schema_version', '6');
+INSERT INTO floor.meta VALUES ('schema_version', '7');
 
 -- Every table of the floor, and the database role it logs in as (one role per table).
 CREATE TABLE floor.tables (
@@ -583,3 +583,61 @@ CREATE TRIGGER keep_status AFTER INSERT ON floor.records REFERENCING NEW TABLE A
 -- a floor made before version 5: every table's row made again from its records (a fresh floor has none)
 DELETE FROM floor.table_status;
 SELECT floor.fold_status(id, 0) FROM floor.tables ORDER BY id;
+
+-- ---------------------------------------------------------------------------------------------
+-- A table that came back behind the floor (schema version 7): the floor holds each table's chain
+-- head, so a journal and audit trail rolled back together to an older copy (or another table's
+-- journal put in its place), which nothing inside the table can see, is seen at the forwarder's next
+-- connect (controller/floor/head.py). The table refuses to play on it and reports it here; the floor
+-- judges the report against what it holds, in its own words, and alerts the pit.
+
+-- every such report the floor found true, once per (table, the floor's head, the journal's end and
+-- digest): the administrator's, read by nobody else
+CREATE TABLE floor.chain_alarms (
+    table_id       text NOT NULL REFERENCES floor.tables(id),
+    floor_seq      bigint NOT NULL,                 -- the floor's last record of the table
+    floor_hash     char(64) NOT NULL,               -- its chain digest
+    journal_end    bigint NOT NULL,                 -- where the table's journal ends now
+    journal_digest text NOT NULL,                   -- the journal's digest at floor_seq ('' when it ends before)
+    message        text NOT NULL,
+    raised_at      timestamptz NOT NULL DEFAULT clock_timestamp(),
+    PRIMARY KEY (table_id, floor_seq, journal_end, journal_digest)
+);
+
+-- A table reports where its journal ends (p_end) and its digest at the floor's last record of it
+-- (p_digest; NULL when the journal ends before). True when the floor finds the journal behind or
+-- different (recorded in chain_alarms: the pit shows it until a record past that head arrives,
+-- controller/floor/pit.py); false when it is the floor's chain. A table reports for itself only.
+CREATE FUNCTION floor.report_behind(p_end bigint, p_digest text) RETURNS boolean
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, floor
+AS $$
+DECLARE
+    t     text := floor.caller_table();
+    head  floor.records%ROWTYPE;
+    said  text;
+BEGIN
+    IF t IS NULL THEN
+        RAISE EXCEPTION 'only a table''s own role reports its journal' USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    SELECT * INTO head FROM floor.records r WHERE r.table_id = t ORDER BY r.seq DESC LIMIT 1;
+    IF NOT FOUND THEN
+        RETURN false;                               -- the floor holds nothing of it: nothing to be behind
+    END IF;
+    IF p_end < head.seq THEN
+        said := format('Table %s came back behind the floor: its journal ends at record %s, the floor holds its '
+                       'records up to %s. Its journal and audit trail were rolled back or restored from an older '
+                       'copy; the table refuses to play on it. Find out why before it opens again', t, p_end, head.seq);
+    ELSIF p_digest IS DISTINCT FROM head.chain_hash THEN
+        said := format('Table %s came back with a journal that is not the floor''s copy: its record %s is not the '
+                       'one the floor holds (a journal rolled back and played on, or another journal). The table '
+                       'refuses to play on it. Find out why before it opens again', t, head.seq);
+    ELSE
+        RETURN false;
+    END IF;
+    INSERT INTO floor.chain_alarms (table_id, floor_seq, floor_hash, journal_end, journal_digest, message)
+        VALUES (t, head.seq, head.chain_hash, p_end, coalesce(p_digest, ''), said) ON CONFLICT DO NOTHING;
+    RETURN true;
+END
+$$;
+REVOKE EXECUTE ON FUNCTION floor.report_behind(bigint, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION floor.report_behind(bigint, text) TO floor_table;

@@ -187,14 +187,13 @@ class Felt:
     def sensors_back(self) -> None:
         """A Hello clears the sensors' locks and lamps (docs/protocols/sensors.md): all told again."""
         self._locks = None
-        if self._clerk.round is not None:
-            state = self._clerk.state
-            if state == "betting":
-                self.lock_for_betting()
-            elif state in ("dealing", "decisions", "held"):
-                self.lock_for_decisions()
-            else:
-                self.lock_all()
+        state = self._clerk.state if self._clerk.round is not None else None
+        if state == "betting":
+            self.lock_for_betting()
+        elif state in ("dealing", "decisions", "held"):
+            self.lock_for_decisions()
+        else:           # no betting open (between rounds, before the first): every spot shows closed
+            self.lock_all()
         for (position, spot), lamp in sorted(self._lamps.items()):
             self._clerk.emit(SetLamp(position, Spot(spot), lamp))
 

@@ -8,13 +8,15 @@ the code.
 
 from __future__ import annotations
 
+from typing import Any
+
 from drivers.wire import alpha
 from drivers.wire import messages as session
 from drivers.wire import sensor_protocol as sp
 from drivers.wire import shoe_protocol as shoe
 from drivers.wire.auth import DEVICE, HOST, Authenticator, session_keys
 from drivers.wire.framing import Frame, FrameDecoder, encode_frame
-from drivers.wire.link import ACK, HEARTBEAT, NAK, NAK_BAD_MESSAGE, NAK_UNREADABLE
+from drivers.wire.link import ACK, HEARTBEAT, NAK, NAK_BAD_MESSAGE, NAK_UNREADABLE, Link
 
 SEQ = 5
 EXAMPLES = {
@@ -50,15 +52,18 @@ SENSOR_REFUSALS = [
      bytes((1, 2)) + bytes(2 * sp.ROW)),
 ]
 SIGN_ADDRESS = "01"
+SIGN_WIDTH = 20                 # the sign driver's default width (drivers/registry.py)
 SIGN_PACKETS = [
     ("ACK/NAK responses on (special function `s`)", alpha.set_responses(True)),
-    ("memory configuration: TEXT A 256 bytes unlocked, STRING M 16 bytes locked",
-     alpha.memory_config([alpha.FileEntry("A", "A", 0x100), alpha.FileEntry("M", "B", 16)])),
+    (f"memory configuration: TEXT A 256 bytes unlocked, STRING M {SIGN_WIDTH} bytes locked",
+     alpha.memory_config([alpha.FileEntry("A", "A", 0x100), alpha.FileEntry("M", "B", SIGN_WIDTH)])),
     ("TEXT A: a page (middle line, hold) calling STRING M, then a page (rotate) calling STRING W",
      alpha.write_pages("A", [alpha.page(alpha.call_string("M")),
                              alpha.page(alpha.call_string("W"), mode=alpha.ROTATE)])),
-    ("STRING M = `MEGA $250,000.00`", alpha.write_string("M", "MEGA $250,000.00")),
-    ("STRING M = `MEGA WON` (won, until the new value is posted)", alpha.write_string("M", "MEGA WON".ljust(16))),
+    ("STRING M = `MEGA $250,000.00`, padded to the width",
+     alpha.write_string("M", "MEGA $250,000.00".ljust(SIGN_WIDTH))),
+    ("STRING M = `MEGA WON` (won, until the new value is posted)",
+     alpha.write_string("M", "MEGA WON".ljust(SIGN_WIDTH))),
 ]
 SIGN_ANSWERS = [
     ("sign response ACK", alpha.response(True)),
@@ -77,42 +82,89 @@ STAMP = 1_795_000_000_123                           # 2026-11-18 11:06:40.123 UT
 
 
 def stamped_and_sealed() -> list[str]:
-    """A stamped frame and an authenticated session's first frames, from fixed key and nonces."""
+    """A stamped frame, and a whole authenticated session as the real links make it (fixed key and nonces)."""
     door = shoe.catalog.encode(shoe.Door(1))
-    host = Authenticator(EXAMPLE_KEY, HOST, nonce=lambda: EXAMPLE_NONCES[0])
-    device = Authenticator(EXAMPLE_KEY, DEVICE, nonce=lambda: EXAMPLE_NONCES[1])
-    hello = encode_frame(0, *shoe.catalog.encode(shoe.Hello(1)), seal=host.seal_hello)
-    (frame,) = FrameDecoder().feed(hello)
-    assert isinstance(frame, Frame) and device.check_hello(frame) is None
-    ack = encode_frame(0, ACK, b"\x00", seal=lambda body: device.seal_hello_ack(body, EXAMPLE_NONCES[1]))
-    (frame,) = FrameDecoder().feed(ack)
-    assert isinstance(frame, Frame) and host.check_hello_ack(frame)
-    answer = encode_frame(0, HEARTBEAT, seal=lambda body: host.seal(body) or b"")
-    (frame,) = FrameDecoder().feed(answer)
-    assert isinstance(frame, Frame) and device.confirm(frame)
-    reply = encode_frame(0, *shoe.catalog.encode(shoe.HelloReply(1, 2, "TCS-1.4", "SN42")),
-                         seal=lambda body: device.seal(body) or b"")
-    hand = shoe.catalog.encode(shoe.HandDelivered(1, ((48, 1), (45, 1), (42, 1))))
-    device.sent = 8                                 # later in the session: its ninth sealed frame
-    sealed_hand = encode_frame(SEQ, *hand, time_ms=STAMP, seal=lambda body: device.seal(body) or b"")
-    rows = [
-        ("`Door(open=1)` at SEQ 05, stamped 1,795,000,000,123 ms (VER 0x41)",
-         encode_frame(SEQ, *door, time_ms=STAMP)),
-        ("the host's Hello, SEQ 00, N_h = 11 22 33 44 as COUNTER, sealed with the pairing key (VER 0x82)", hello),
-        ("the device's ACK of it, its challenge: N_d = 55 66 77 88 as COUNTER, sealed with K_dh", ack),
-        ("the host's answer: a HEARTBEAT, COUNTER 1, sealed with K_hd (the device's session starts here)",
-         answer),
-        ("the device's `HelloReply(1, 2, TCS-1.4, SN42)`, SEQ 00, COUNTER 1, sealed with K_dh", reply),
-        ("the device's `HandDelivered(1, Ac Kd Qh)` later in the session: SEQ 05, stamped, COUNTER 9, "
-         "K_dh (VER 0xC2)", sealed_hand),
-    ]
+    rows = [f"| `Door(open=1)` at SEQ 05, stamped 1,795,000,000,123 ms (VER 0x41), plain | "
+            f"`{hexs(encode_frame(SEQ, *door, time_ms=STAMP))}` |"]
     to_device, to_host = session_keys(EXAMPLE_KEY, *EXAMPLE_NONCES)
     return (["", "## Stamped and authenticated frames (framing.md, Time and Authentication)", "",
-             f"Pairing key `{hexs(EXAMPLE_KEY)}`. Session keys: K_hd = HMAC-SHA256(pairing key, "
-             f"\"TCP2 host to device\" 11 22 33 44 55 66 77 88) = `{hexs(to_device)}`; K_dh = "
-             f"HMAC-SHA256(pairing key, \"TCP2 device to host\" 11 22 33 44 55 66 77 88) = `{hexs(to_host)}`.",
-             "", "| frame | bytes on the wire |", "| --- | --- |"]
-            + [f"| {label} | `{hexs(data)}` |" for label, data in rows])
+             "| frame | bytes on the wire |", "| --- | --- |", *rows, "",
+             "### A whole session of a paired shoe", "",
+             f"Pairing key `{hexs(EXAMPLE_KEY)}`; N_h = 11 22 33 44, N_d = 55 66 77 88. Session keys: "
+             "K_hd = HMAC-SHA256(pairing key, \"TCP2 host to device\" 11 22 33 44 55 66 77 88) = "
+             f"`{hexs(to_device)}`; K_dh = HMAC-SHA256(pairing key, \"TCP2 device to host\" 11 22 33 44 55 66 "
+             f"77 88) = `{hexs(to_host)}`.", "",
+             "Every frame of the session in the order it is sent, made by the host's and the device's own "
+             "links (drivers/wire/link.py) with these nonces: the Hello and its ACK carry the nonces as "
+             "COUNTER and count for nothing; each side's first frame under the session's keys is COUNTER 1, "
+             "and every frame it sends after (a message, an ACK, a heartbeat) one more. SEQ numbers "
+             "messages only: the device's HelloReply is SEQ 0 and its Identity SEQ 1 in every session.", "",
+             "| # | from | SEQ | frame | COUNTER | key | bytes on the wire |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+            + [f"| {n} | {who} | {seq:02X} | {what} | {counter} | {key} | `{hexs(data)}` |"
+               for n, (who, seq, what, counter, key, data) in enumerate(whole_session(), start=1)])
+
+
+def whole_session() -> list[tuple[str, int, str, str, str, bytes]]:
+    """A paired shoe's session from Hello to its first hand, through the real links: each frame with
+    its sender, SEQ, what it is, its COUNTER (and what that is) and the key that seals it."""
+    host = Link(shoe.host_decode, auth=Authenticator(EXAMPLE_KEY, HOST, nonce=lambda: EXAMPLE_NONCES[0]))
+    device = Link(shoe.device_decode, auth=Authenticator(EXAMPLE_KEY, DEVICE, nonce=lambda: EXAMPLE_NONCES[1]))
+    identity = session.Identity("Acme Gaming", "HFS-3", "SN42", "1.4.2", tuple(bytes.fromhex("1c291ca3")), 7)
+    clock = [0.0]
+
+    def say(link: Link, message: Any, stamp: int | None = None) -> bytes:
+        return link.send(*shoe.catalog.encode(message), clock[0], time_ms=stamp)
+
+    def react(side: str, events: list[Any]) -> bytes:      # what each side's program sends on what it heard
+        out = b""
+        for message in [getattr(e, "message", None) for e in events]:
+            if side == "device" and isinstance(message, shoe.Hello):
+                out += say(device, shoe.HelloReply(1, 2, "TCS-1.4", "SN42")) + say(device, identity)
+            elif side == "device" and isinstance(message, shoe.Shuffle):
+                out += say(device, shoe.ShuffleComplete(1, 52))
+            elif side == "device" and isinstance(message, shoe.DeliverHand):
+                out += say(device, shoe.HandDelivered(1, ((48, 1), (45, 1), (42, 1))), STAMP)
+            elif isinstance(message, session.Identity):
+                out += say(host, session.UseCapabilities(7)) + say(host, session.SetClock(1_795_000_000_000))
+                out += say(host, shoe.Shuffle(1))
+            elif isinstance(message, shoe.ShuffleComplete):
+                out += say(host, shoe.DeliverHand(1))
+        return out
+
+    frames: list[tuple[str, int, str, str, str, bytes]] = []
+    wire = [("host", say(host, shoe.Hello(1)))]
+    while wire:
+        sender, data = wire.pop(0)
+        for chunk in [c for c in data.split(b"\0") if c]:
+            (frame,) = FrameDecoder().feed(b"\0" + chunk + b"\0")
+            assert isinstance(frame, Frame)
+            frames.append((sender, frame.seq, _what(frame), *_sealing(sender, frame), b"\0" + chunk + b"\0"))
+        clock[0] += 0.001
+        receiver, other = (device, "device") if sender == "host" else (host, "host")
+        events, out = receiver.receive(data, clock[0])
+        answer = out + react(other, events)
+        if answer:
+            wire.append((other, answer))
+    return frames
+
+
+def _what(frame: Frame) -> str:
+    if frame.type == ACK:
+        return f"ACK of SEQ {frame.payload[0]:02X}"
+    if frame.type == HEARTBEAT:
+        return "HEARTBEAT"
+    name = shoe.catalog.types()[frame.type].__name__
+    return f"`{name}`" + (" stamped (TIME)" if frame.time_ms is not None else "")
+
+
+def _sealing(sender: str, frame: Frame) -> tuple[str, str]:
+    """The COUNTER as the table shows it, and the key: the Hello's and its ACK's are nonces."""
+    if frame.type == 0x10:
+        return "N_h", "pairing key"
+    if frame.type == ACK and sender == "device" and frame.counter == EXAMPLE_NONCES[1]:
+        return "N_d (the challenge)", "K_dh"
+    return str(frame.counter), "K_hd" if sender == "host" else "K_dh"
 
 
 def render() -> str:
@@ -144,7 +196,7 @@ def render() -> str:
         lines.append(f"| {label} | `{hexs(encode_frame(SEQ, cls.TYPE, payload))}` | "
                      f"`{hexs(encode_frame(SEQ, NAK, bytes((SEQ, NAK_BAD_MESSAGE))))}` |")
     lines += ["", "## Alpha sign packets", "",
-              f"To the sign at address {SIGN_ADDRESS}, a one-line sign 16 characters wide, in the order the "
+              f"To the sign at address {SIGN_ADDRESS}, a one-line sign {SIGN_WIDTH} characters wide, in the order the "
               "controller sends them after every (re)connection (`alpha-sign.md`).", "",
               "| command | bytes on the wire |", "| --- | --- |"]
     for label, command in SIGN_PACKETS:

@@ -32,8 +32,8 @@ Rules (docs/protocols/framing.md):
   message after either is SEQ 1.
 - A received Hello never loses what we had not delivered: the message in
   flight and those queued are parked, and sent again (under new SEQs, in
-  order) right after our HelloReply. A shoe's hand formed while the host was
-  away still reaches it, and is never formed twice.
+  order) right after our HelloReply, never the old session's Identity. A shoe's
+  hand formed while the host was away still reaches it, never formed twice.
 - ``keep_undelivered`` (devices): a message not acknowledged after
   ``max_attempts`` sends is not dropped but sent again every
   ``heartbeat_every`` seconds until the host acknowledges it or says Hello; a
@@ -58,7 +58,7 @@ from drivers.wire.framing import BadFrame, Frame, FrameDecoder, encode_frame
 
 ACK, NAK, HEARTBEAT = 0x00, 0x01, 0x02
 FIRST_MESSAGE_TYPE = 0x10
-HELLO, HELLO_REPLY = 0x10, 0x90        # the session messages of both framed protocols
+HELLO, HELLO_REPLY, IDENTITY = 0x10, 0x90, 0xF0     # the session messages of both framed protocols
 NAK_UNREADABLE, NAK_BAD_MESSAGE, NAK_UNKNOWN_TYPE = 1, 2, 3
 NAK_REASONS = {NAK_UNREADABLE: "unreadable frame", NAK_BAD_MESSAGE: "bad message",
                NAK_UNKNOWN_TYPE: "unknown message type"}
@@ -175,6 +175,10 @@ class Link:
     def idle(self) -> bool:
         """Nothing queued, parked or awaiting acknowledgement."""
         return self._in_flight is None and not self._queue and not self._parked
+
+    def sending(self, message_type: int) -> bool:
+        """A message of ``message_type`` is in flight or queued (not yet acknowledged)."""
+        return message_type in [m[0] for m in self._queue] + ([self._in_flight[1]] if self._in_flight else [])
 
     @property
     def pending(self) -> int:
@@ -338,7 +342,7 @@ class Link:
         not delivered waits (parked) to go right after it, never before and never lost."""
         undelivered: list[Pending] = [] if self._in_flight is None else [self._in_flight[1:]]
         undelivered += self._queue if self._parked is None else [*self._parked, *self._queue]
-        self._parked = [m for m in undelivered if m[0] not in self._session_types]
+        self._parked = [m for m in undelivered if m[0] not in (*self._session_types, IDENTITY)]   # one per session
         self._queue.clear()
         self._in_flight = None
         self._next_seq = 0

@@ -29,6 +29,8 @@ class SimulatedSensors(FramedDevice):
         self.spots: dict[tuple[int, int], int] = {}
         self.locked: set[tuple[int, int]] = set()
         self.lamps: dict[tuple[int, int], int] = {}
+        self.faults: dict[tuple[int, int], int] = {}      # spots that cannot read now: their fault code
+
     def decode_message(self, type_code: int, payload: bytes) -> Message:
         """Narrowed to these sensors' positions (as the host's decoder is to the table's)."""
         message = proto.device_decode(type_code, payload)
@@ -46,6 +48,8 @@ class SimulatedSensors(FramedDevice):
         elif isinstance(message, proto.SnapshotRequest):
             self.emit(proto.Snapshot.pack({k: (proto.CHIPS, self._wire_value(v))
                                            for k, v in self.spots.items()}, self.positions))
+            for (position, spot), code in sorted(self.faults.items()):     # still unread: said again
+                self.emit(proto.SensorFault(position, spot, code))
         elif isinstance(message, proto.Lock):
             positions = range(1, self.positions + 1) if message.position == 0 else [message.position]
             for position in positions:
@@ -64,12 +68,14 @@ class SimulatedSensors(FramedDevice):
         key = (position, proto.SPOTS.index(spot))
         with self.lock:
             self.spots[key] = value
+            self.faults.pop(key, None)
         self.emit(proto.SpotReading(position, key[1], proto.CHIPS, self._wire_value(value)))
 
     def remove(self, position: int, spot: str) -> None:
         key = (position, proto.SPOTS.index(spot))
         with self.lock:
             self.spots.pop(key, None)
+            self.faults.pop(key, None)
         self.emit(proto.SpotReading(position, key[1], proto.EMPTY, 0))
 
     def flicker(self, position: int, spot: str) -> None:
@@ -81,8 +87,20 @@ class SimulatedSensors(FramedDevice):
 
     def fault(self, position: int, spot: str, code: int = 1) -> None:
         """The spot's sensor cannot read it (1 blocked, 2 no reading, 3 hardware fault): reported
-        once; the next reading of the spot (``place``, ``remove``) says it reads again."""
-        self.emit(proto.SensorFault(position, proto.SPOTS.index(spot), code))
+        once, and again after the Snapshot of each new session while it lasts; the next reading of
+        the spot (``place``, ``remove``, ``reads_again``) says it reads again."""
+        key = (position, proto.SPOTS.index(spot))
+        with self.lock:
+            self.faults[key] = code
+        self.emit(proto.SensorFault(position, key[1], code))
+
+    def reads_again(self, position: int, spot: str) -> None:
+        """The fault is over: a SpotReading of what lies there, unchanged or not (sensors.md)."""
+        value = self.spots.get((position, proto.SPOTS.index(spot)))
+        if value is None:
+            self.remove(position, spot)
+        else:
+            self.place(position, spot, value)
 
     def clear_table(self) -> None:
         for position, spot in list(self.spots):

@@ -180,8 +180,9 @@ def test_sign_shows_values_flicker_free_and_rewrites_after_nak(transport):
         drv.show_values(25_000_000, 5_000_000, 1_000_000)
         # (the connection's first layout may report first under load: wait for these values)
         events.of(SignShowing, values={"mega": 25_000_000, "major": 5_000_000, "minor": 1_000_000})
-        # one value a page on a one-line sign of 16 characters (the defaults), then the message page
-        assert sign.pages() == [["MEGA $250,000.00"], ["MAJOR $50,000.00"], ["MINOR $10,000.00"], [""]]
+        # one value a page on a one-line sign of 20 characters (the defaults), then the message page
+        assert sign.pages() == [["MEGA $250,000.00".ljust(20)], ["MAJOR $50,000.00".ljust(20)],
+                                ["MINOR $10,000.00".ljust(20)], [""]]
         assert set(sign.memory) == {"A", "M", "J", "N", "W"}
         assert sign.errors == []
         sign.nak_next = 1

@@ -134,3 +134,31 @@ def test_table_sim_makes_a_spot_report_a_fault():
         assert len(sent) == 2
     finally:
         sim.stop()
+
+
+def test_a_snapshot_does_not_clear_a_fault_and_the_sensors_say_it_again_in_a_new_session(tmp_path):
+    """sensors.md: a SensorFault is cleared only by a SpotReading. A Snapshot's row for a spot its
+    sensor cannot read says empty: taken as a reading, it cleared the fault and a held round went on
+    with a spot no one could read (issue 33 item 16). After the Snapshot of a new session the sensors
+    report the fault again, so a host that restarted knows it too."""
+    from drivers.events import DeviceOffline
+    from tests.support.wire_bench import WireBench
+    b = WireBench(tmp_path, lambda w, p, **kw: SensorDriver("sensors", w, p, positions=6, **kw),
+                  lambda port, **kw: SimulatedSensors(port, **kw))
+    b.run(1)
+    b.device.place(2, "ante", 500)
+    b.device.fault(2, "ante", 2)
+    b.run(0.5)
+    b.plugged = False                                   # the link drops; a new session follows
+    b.run(4)
+    b.plugged = True
+    b.run(2)
+    kinds = [type(e).__name__ for e in b.events]
+    assert kinds.count("DeviceOnline") == 2 and DeviceOffline in map(type, b.events)
+    faults = [e for e in b.events if isinstance(e, SpotFault)]
+    assert [(f.position, f.spot, f.problem) for f in faults] == [(2, "ante", "no reading")] * 2
+    after = b.events[b.events.index(faults[0]):]
+    assert not [e for e in after if isinstance(e, SpotChanged)]         # the Snapshot's row is not a reading
+    b.device.reads_again(2, "ante")
+    b.run(0.1)
+    assert b.events[-1] == SpotChanged("sensors", 2, "ante", "changed", 500, 500)

@@ -185,10 +185,10 @@ def test_a_won_jackpot_shows_won_until_its_new_value_is_posted():
         drv.show_values(25_000_000, 5_000_000, 1_000_000, won=("major",))
         # (a SignShowing from the connection's first layout may come first under load: wait for this one)
         events.of(SignShowing, values={"mega": 25_000_000, "minor": 1_000_000})   # MAJOR not shown at a value
-        assert sign.pages()[1] == ["MAJOR WON".ljust(16)] and "$50,000.00" not in sign.display()
+        assert sign.pages()[1] == ["MAJOR WON".ljust(20)] and "$50,000.00" not in sign.display()
         drv.show_values(25_000_000, 2_000_000, 1_000_000)
         events.of(SignShowing, values={"mega": 25_000_000, "major": 2_000_000, "minor": 1_000_000})
-        assert sign.pages()[1] == ["MAJOR $20,000.00"]
+        assert sign.pages()[1] == ["MAJOR $20,000.00".ljust(20)]
 
 
 def test_a_pending_level_is_not_reported_as_shown_until_its_new_value_is():
@@ -197,10 +197,10 @@ def test_a_pending_level_is_not_reported_as_shown_until_its_new_value_is():
         events.of(DeviceOnline)
         drv.show_values(25_000_000, 5_000_000, 1_000_000, pending=("minor",))
         events.of(SignShowing, values={"mega": 25_000_000, "major": 5_000_000})   # MINOR at no value
-        assert sign.pages()[2] == ["MINOR PENDING".ljust(16)] and "$10,000.00" not in sign.display()
+        assert sign.pages()[2] == ["MINOR PENDING".ljust(20)] and "$10,000.00" not in sign.display()
         drv.show_values(25_000_000, 5_000_000, 800_000)
         events.of(SignShowing, values={"mega": 25_000_000, "major": 5_000_000, "minor": 800_000})
-        assert sign.pages()[2] == ["MINOR $8,000.00".ljust(16)]
+        assert sign.pages()[2] == ["MINOR $8,000.00".ljust(20)]
 
 
 def test_a_value_too_wide_for_the_sign_is_reported_and_never_shown_cut():
@@ -213,3 +213,18 @@ def test_a_value_too_wide_for_the_sign_is_reported_and_never_shown_cut():
         shown = events.of(SignShowing)
         assert "mega" not in shown.values
         assert sign.pages()[0] == ["MEGA".ljust(12)]
+
+
+def test_the_default_width_shows_a_seven_figure_mega_with_its_cents():
+    """Issue 33 item 18: at the old default width 16, "MEGA $1,234,567.89" could not be shown whole, so
+    a table with the default sign closed Super 6 once its MEGA passed $99,999.99 with cents. The
+    default (20) shows every level up to $99,999,999.99 with its cents; a wider value still closes it."""
+    import inspect
+
+    from drivers.registry import DRIVERS
+    from drivers.sign import SignDriver, value_row
+    width = DRIVERS["sign-alpha"].settings["width"].default
+    assert width == inspect.signature(SignDriver.__init__).parameters["width"].default == 20
+    assert value_row("mega", 123_456_789, width) == "MEGA $1,234,567.89  "
+    assert value_row("major", 9_999_999_999, width) == "MAJOR $99,999,999.99"
+    assert value_row("mega", 123_456_789, 16) is None              # the old default could not

@@ -118,15 +118,29 @@ def test_a_forged_record_a_gap_and_a_reordering_are_refused_on_arrival(admin, ta
 
 def test_a_forwarder_refused_by_the_floor_says_so_and_sends_nothing_past_it(admin, table):
     play(table.journal, 1)
+    # a forwarder with the wrong key: the floor refuses record 1 on arrival (its MAC) and keeps nothing
+    fwd = Forwarder(table.settings, table.journal.path, b"k" * 32).start()
+    try:
+        assert fwd.wait_until(lambda: fwd.refused is not None, 10)
+        assert f"table {table.table_id}: record 1 is forged or damaged" in fwd.status()["refused"]
+        assert fwd.status()["confirmed"] == 0 and fwd.status()["behind"] is None
+    finally:
+        fwd.stop()
+    assert floor_rows(admin, table.table_id) == []
+
+
+def test_a_floor_holding_another_record_at_its_head_is_met_at_connect(admin, table):
+    play(table.journal, 1)
     facts = facts_after(table.journal, 0, 1)
     other = facts[0].__class__(**{**facts[0].__dict__, "text": '{"n":"other"}', "digest": "f" * 64})
     send(table, rows_of(table, [other]))                   # the floor holds a different record 1
     fwd = Forwarder(table.settings, table.journal.path, table.journal.key).start()
     try:
-        # the floor says it holds 1, so the forwarder goes on at 2, whose link to 1 fails
+        # the floor's head (1) is not this journal's record 1: refused before anything is sent
+        # (tests/floor/test_rollback.py has the whole of it)
         assert fwd.wait_until(lambda: fwd.refused is not None, 10)
-        assert f"table {table.table_id}: record 2 does not follow record 1" in fwd.status()["refused"]
-        assert fwd.status()["confirmed"] == 1
+        assert "its record 1 is not the one the floor holds" in fwd.status()["refused"]
+        assert fwd.status()["sent"] == 0
     finally:
         fwd.stop()
     assert [r[0] for r in floor_rows(admin, table.table_id)] == [1]
@@ -145,11 +159,11 @@ def test_each_table_writes_and_reads_only_its_own_rows(cluster, admin, table, tm
         assert conn.execute("SELECT count(*) FROM floor.records").fetchone()[0] == 0
         assert conn.execute("SELECT id FROM floor.tables").fetchall() == [(table.table_id,)]
         # a partition (schema version 6) is no way round: no right on it, its rows only through floor.records
-        for statement in ("SELECT * FROM floor.table_keys",
+        for statement in ("SELECT * FROM floor.table_keys", "SELECT * FROM floor.chain_alarms",
                           "UPDATE floor.records SET kind = 'x'", "DELETE FROM floor.records",
                           *(f"SELECT count(*) FROM floor.records_{i:02}" for i in range(16)),
-                          "INSERT INTO floor.records_00 (table_id, seq, source, at, kind, body, prev_hash, "
-                          f"chain_hash, mac) VALUES ('{table.table_id}', 1, 'records', 'x', 'x', '{{}}', 'x', 'x', 'x')"):
+                          "INSERT INTO floor.records_00 (table_id, seq, source, at, kind, body, prev_hash, chain_hash, "
+                          f"mac) VALUES ('{table.table_id}', 1, 'records', 'x', 'x', '{{}}', 'x', 'x', 'x')"):
             with pytest.raises(psycopg.errors.InsufficientPrivilege):
                 conn.execute(statement)
             conn.rollback()

@@ -10,7 +10,7 @@ from typing import Any
 
 from controller.app.config import parse_config
 from controller.engine import Engine
-from controller.engine_events import FloorJackpots, FloorLink, JackpotClaimed
+from controller.engine_events import FloorJackpots, FloorLink, JackpotClaimed, JournalBehindFloor
 from controller.store.journal import Journal
 from drivers.events import SignShowing
 from tests.round.bench import Bench, FakeClock, FakePorts
@@ -204,3 +204,15 @@ def test_refer_jackpot_is_refused_when_no_claim_was_refused(tmp_path):
     bench.decide({1: True})
     refused = bench.act("refer_jackpot", role="supervisor", reason="x")
     assert not refused.ok and refused.message == "no linked jackpot claim of this round was refused by the floor"
+
+
+def test_a_journal_found_behind_the_floor_halts_the_table_in_words(tmp_path):
+    """The forwarder found the journal behind the floor's head of it (tests/floor/test_rollback.py):
+    the engine journals the alert, then refuses every action with the words (issue 33 item 9)."""
+    bench = on_the_floor(tmp_path)
+    words = "This table's journal is behind the floor: it ends at record 9, the floor holds ... up to 15"
+    bench.post(JournalBehindFloor(words))
+    assert bench.snap["halted"] == f"{words}. Nothing more is recorded or paid; call a technician"
+    assert [a["message"] for a in bench.table_events("alert") if a["kind"] == "journal_behind_floor"] == [words]
+    verdict = bench.act("open_betting")
+    assert not verdict.ok and verdict.message == f"The table has stopped: {bench.snap['halted']}"

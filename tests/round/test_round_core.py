@@ -71,12 +71,15 @@ def test_payments_equal_an_independent_settlement_from_the_sheets_words(tmp_path
 
 def test_opening_betting_unlocks_the_felt_and_shuffles_the_rounds_deck(tmp_path):
     bench = ready(tmp_path)
+    locks = [(args, kwargs) for m, args, kwargs, _ in bench.ports.sensors.calls if m == "lock"]
+    # the sensors came online with no betting open: the whole felt locked (every spot shows closed)
+    assert locks == [((True,), {"position": None, "spots": None})]
     bench.table.take_commands()
     bench.done("open_betting")
     locks = [(args, kwargs) for m, args, kwargs, _ in bench.ports.sensors.calls if m == "lock"]
     # every spot unlocked, but Super 6 stays locked: the sign has not yet shown the posted values
-    assert locks[-2:] == [((False,), {"position": None, "spots": None}),
-                          ((True,), {"position": None, "spots": (Spot.SUPER6,)})]
+    assert locks[1:] == [((False,), {"position": None, "spots": (Spot.ANTE, Spot.PLAY, Spot.PAIR_PLUS,
+                                                                  Spot.SIX_CARD_BONUS)})]
     bench.post(SignShowing("sign", {"mega": 10000000, "major": 2500000, "minor": 250000}, ""))
     assert bench.ports.sensors.calls[-1][:3] == ("lock", (False,), {"position": None, "spots": (Spot.SUPER6,)})
     deck = bench.table.open_round.deck
@@ -92,7 +95,8 @@ def test_the_core_returns_commands_and_sends_nothing_itself(tmp_path):
     assert table.trigger("open_betting", by="dealer")
     commands = table.take_commands()
     assert len(bench.ports.sensors.calls) + len(bench.ports.shoe.calls) == before   # nothing went out
-    assert LockSpots(False) in commands and Shuffle(table.open_round.deck) in commands
+    assert LockSpots(False, None, (Spot.ANTE, Spot.PLAY, Spot.PAIR_PLUS, Spot.SIX_CARD_BONUS)) in commands
+    assert Shuffle(table.open_round.deck) in commands
 
 
 def test_a_stack_over_the_limit_flashes_its_lamp_and_refuses_no_more_bets(tmp_path):
@@ -269,9 +273,8 @@ def test_each_lock_is_sent_once_and_all_of_them_again_after_the_sensors_reconnec
     for name, step, expected in steps:
         step()
         sent = locks_sent()
-        if name == "open and bet":      # what the sensors hold is not known yet: a whole-table Lock first
-            assert sent[0] == (False, None, None)
-            sensors.apply(*sent.pop(0))
+        if name == "open and bet":      # the sensors came online between rounds: the whole table locked first
+            assert sent[0] == (True, None, None)
         for command in sent:
             assert sensors.apply(*command), f"{name}: {command} changed nothing on the sensors"
         assert held() == expected, name
@@ -312,3 +315,22 @@ def test_a_persons_action_is_drawn_before_its_verdict_is_answered(tmp_path):
     verdict = bench.act("open_betting")
     assert verdict.ok and seen and seen[-1] == "betting" and bench.snap["state"] == "betting"
 
+
+
+def test_sensors_that_reconnect_between_rounds_are_locked_whole_until_betting_opens(tmp_path):
+    """sensors.md, Locks: a Hello unlocks every spot on the sensors, and between rounds no bet is
+    open, so the host locks the whole table again at once (every spot shows closed), as it is after
+    a round's settlement; it used to send nothing until betting opened (issue 33 item 16)."""
+    from drivers.events import DeviceOffline, DeviceOnline
+    bench = ready(tmp_path)                  # before the first round
+    for settled in (False, True):
+        if settled:                         # and after one (the table waits in complete)
+            bench.open_and_bet(BETS)
+            bench.deal(*HANDS)
+            bench.decide({1: True, 3: False, 5: True})
+            bench.settle()
+        bench.post(DeviceOffline("sensors", "fake://sensors", "unplugged"))
+        calls = len(bench.ports.sensors.calls)
+        bench.post(DeviceOnline("sensors", "fake://sensors"))
+        locks = [(args, kwargs) for m, args, kwargs, _ in bench.ports.sensors.calls[calls:] if m == "lock"]
+        assert locks == [((True,), {"position": None, "spots": None})], bench.state

@@ -147,7 +147,9 @@ def test_a_device_stamps_its_events_and_the_stamp_survives_a_link_loss():
 
 
 def test_the_documented_authenticated_frames_check_out_with_plain_hmac():
-    """What a vendor does with examples.md: COBS-decode a frame, HMAC-SHA256 it, compare."""
+    """What a vendor does with examples.md's whole session: COBS-decode each frame, HMAC-SHA256 it
+    under the key its row names, and follow each side's COUNTER: the nonces count for nothing, then
+    1, 2, 3... per side, every frame (a message, an ACK, a heartbeat) one more (issue 33 item 15)."""
     import hashlib
     import hmac
     import re
@@ -156,17 +158,25 @@ def test_the_documented_authenticated_frames_check_out_with_plain_hmac():
     from tests.support import ROOT
     text = (ROOT / "docs" / "protocols" / "examples.md").read_text()
     key = bytes(range(32))
-    names = r"the host's Hello|the device's ACK of it|the host's answer|the device's `HelloReply|the device's `HandDel"
-    rows = re.findall(rf"\| ({names})[^|]*\| `([0-9A-F ]+)` \|", text)
-    assert [name for name, _ in rows] == ["the host's Hello", "the device's ACK of it", "the host's answer",
-                                          "the device's `HelloReply", "the device's `HandDel"]
-    hello, ack, answer, reply, hand = [cobs_decode(bytes.fromhex(wire)[1:-1]) for _, wire in rows]
-    signed = hello[:-10]                                            # VER..COUNTER: all but MAC and CRC
-    assert hello[-10:-2] == hmac.new(key, signed, hashlib.sha256).digest()[:8]
+    row = r"^\| \d+ \| (host|device) \| ([0-9A-F]{2}) \| ([^|]+) \| ([^|]+) \| ([^|]+) \| `([0-9A-F ]+)` \|$"
+    rows = re.findall(row, text, re.M)
+    assert len(rows) >= 19
+    bodies = [cobs_decode(bytes.fromhex(wire)[1:-1]) for *_, wire in rows]
+    hello, ack = bodies[0], bodies[1]
+    assert [r[2] for r in rows[:3]] == ["`Hello`", "ACK of SEQ 00", "HEARTBEAT"]
+    assert hello[-10:-2] == hmac.new(key, hello[:-10], hashlib.sha256).digest()[:8]
     n_h, n_d = hello[-14:-10], ack[-14:-10]
-    to_device = hmac.new(key, b"TCP2 host to device" + n_h + n_d, hashlib.sha256).digest()
-    to_host = hmac.new(key, b"TCP2 device to host" + n_h + n_d, hashlib.sha256).digest()
-    for body, session in ((ack, to_host), (answer, to_device), (reply, to_host), (hand, to_host)):
-        assert body[-10:-2] == hmac.new(session, body[:-10], hashlib.sha256).digest()[:8]
-    assert hello[0] == 0x82 and hand[0] == 0xC2
-    assert answer[-14:-10] == reply[-14:-10] == b"\0\0\0\1" and hand[-14:-10] == b"\0\0\0\x09"
+    keys = {"K_hd": hmac.new(key, b"TCP2 host to device" + n_h + n_d, hashlib.sha256).digest(),
+            "K_dh": hmac.new(key, b"TCP2 device to host" + n_h + n_d, hashlib.sha256).digest()}
+    counters: dict[str, list[int]] = {"host": [], "device": []}
+    for (sender, seq, _what, counter, sealed_with, _), body in zip(rows[1:], bodies[1:], strict=True):
+        assert body[-10:-2] == hmac.new(keys[sealed_with.strip()], body[:-10], hashlib.sha256).digest()[:8]
+        assert body[1] == int(seq, 16) and body[0] & 0x3F == 2
+        if not counter.startswith("N_d"):
+            counters[sender].append(int.from_bytes(body[-14:-10], "big"))
+            assert counter.strip() == str(counters[sender][-1])
+    for sent in counters.values():
+        assert sent == list(range(1, len(sent) + 1))
+    said = {r[2]: (r[0], int(r[1], 16)) for r in rows}
+    assert said["`HelloReply`"] == ("device", 0) and said["`Identity`"] == ("device", 1)
+    assert bodies[[r[2] for r in rows].index("`HandDelivered` stamped (TIME)")][0] == 0xC2

@@ -280,3 +280,30 @@ def test_a_host_gives_up_where_a_device_keeps_trying():
     send(host, shoe.DeckCheck(), 0.0)
     failed = [e for t in (0.3, 0.6, 0.9, 1.2) for e in host.poll(t)[0] if isinstance(e, SendFailed)]
     assert failed == [SendFailed(shoe.DeckCheck.TYPE, 4)] and host.idle
+
+
+def test_a_hello_repeated_before_the_identity_went_out_draws_one_identity_not_two():
+    """A device answers each Hello with HelloReply then Identity; a Hello repeated because its ACK
+    was lost comes while the first HelloReply awaits its ACK and the first Identity is queued. The
+    old session's Identity is dropped with its HelloReply: one Identity per session (issue 33)."""
+    from drivers.wire import messages as session
+    identity = session.Identity("Acme Gaming", "HFS-3", "SN42", "1.4.2", (1, 2, 3, 4), 3)
+    host, device = pair()
+    hello = send(host, shoe.Hello(1), 0.0)
+    events, _ack_lost = device.receive(hello, 0.01)
+    assert delivered(events) == [shoe.Hello(1)]
+    reply = send(device, shoe.HelloReply(1, 1, "F", "S"), 0.01)         # its ACK is lost too
+    device.send(*session.SESSION.encode(identity), 0.01)                # queued behind it
+    _, again = host.poll(0.3)                                           # the Hello, resent
+    events, _ = device.receive(again, 0.31)
+    assert delivered(events) == [shoe.Hello(1)]
+    out = send(device, shoe.HelloReply(1, 1, "F", "S"), 0.31)
+    device.send(*session.SESSION.encode(identity), 0.31)
+    heard = []
+    now = 0.32
+    for _ in range(10):                                                 # the line works from now on
+        events, acks = host.receive(out, now)
+        heard += [e.message for e in events if isinstance(e, Delivered)]
+        _, out = device.receive(acks, now)
+        now += 0.01
+    assert reply and [type(m).__name__ for m in heard] == ["HelloReply", "Identity"]
