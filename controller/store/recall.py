@@ -4,7 +4,7 @@ Owns two read-only views of the journal:
 
 - ``recall``: each round as the JSON ``table-controller settle`` reads (id,
   preset, dealer, jackpots, seats with cards, play and wagers), plus a
-  ``table`` object with what the table recorded and did: status, times, the
+  ``table`` object with what the table recorded and did: status, who dealt it, times, the
   wagers accepted, hands, decisions, the results it paid per position, the
   positions confirmed paid, void reason and alerts. Piping a recalled round
   into ``settle`` settles it again independently; ``table.results`` is what
@@ -63,6 +63,7 @@ def recall_round(journal: Journal, round_id: int) -> dict:
     doc["table"] = {
         **meta,
         "state": rnd.state,
+        "dealt_by": rnd.dealer,         # the dealer signed in when it opened (None: not recorded)
         "deck": rnd.deck,
         "void_reason": rnd.void_reason,
         "announcement": settlement.get("announcement"),

@@ -196,6 +196,7 @@ function render(s) {
   $("round").textContent = s.round ?? "—";
   $("state").textContent = (STATES[s.state] || [s.state])[0];
   $("state").className = "state " + s.state;
+  renderShift(s);                                       // who is dealing (shift.js)
 
   const [first, ...more] = promptLines(s);
   $("prompt").innerHTML = (first ? `<div class="first">${esc(first)}</div>` : "") +

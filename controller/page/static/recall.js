@@ -55,13 +55,19 @@ function recallRoundHtml(rnd) {
     : `<button type="button" class="replay" data-round="${rnd.id}">${esc(t("Replay"))}</button>`;
   return `<section class="recall-round" id="recall-${rnd.id}" data-round="${rnd.id}">
     <h3>${esc(t("Round {round}", { round: rnd.id }))} <span class="status ${esc(tb.status)}">${esc(status)}</span>
-      <time datetime="${esc(tb.opened_at)}">${localTime(tb.opened_at)}</time>${replay}</h3>
+      <time datetime="${esc(tb.opened_at)}">${localTime(tb.opened_at)}</time>${dealtBy(tb)}${replay}</h3>
     <div class="recall-dealer">${esc(t("Dealer"))} ${dealer} <b>${esc(tb.announcement || "")}</b></div>
     <table><thead><tr><th>${esc(t("Position"))}</th><th>${esc(t("Cards"))}</th><th>${esc(t("Wagers"))}</th><th>${
       esc(t("Decision"))}</th><th>${esc(t("Results"))}</th><th>${esc(t("Net"))}</th></tr></thead>
       <tbody>${rnd.seats.map((seat) => recallSeatHtml(rnd, seat)).join("") ||
         `<tr><td colspan="6" class="dim">${esc(t("no wagers"))}</td></tr>`}</tbody></table>
     ${notes.map((n) => `<div class="note">${n}</div>`).join("")}</section>`;
+}
+
+// who dealt the round: the dealer signed in when it opened (a journal from before dealers signed in,
+// or a table whose dealers have no PINs, has no name to show)
+function dealtBy(tb) {
+  return tb.dealt_by ? ` <span class="dealt-by">${esc(t("dealt by {name}", { name: tb.dealt_by }))}</span>` : "";
 }
 
 // the dealer's cards high to low, as the live page lays them out ("Qd 8c 5d"; a ten is "10h")
