@@ -124,3 +124,52 @@ def test_the_configuration_takes_only_true_or_false():
         assert "page.dealer_sign_in" in str(err) and "must be true" in str(err)
     else:
         raise AssertionError("a text for dealer_sign_in was accepted")
+
+
+def _round(bench: Bench) -> None:
+    bench.open_and_bet(BETS)
+    bench.deal(*HANDS)
+    bench.decide({1: True, 3: False})
+    bench.settle()
+    for position, spot in list(bench.table.felt.sensed()):     # the chips go back before the next round
+        bench.remove(position, spot)
+
+
+def test_the_report_says_who_dealt_which_rounds_and_every_sign_in(tmp_path):
+    from controller.page.report_page import dealer_lines, fragment
+    from controller.store.report import build_report
+
+    bench = ready(tmp_path)
+    bench.done("sign_in_dealer", who="dealer Ana")
+    _round(bench)
+    _round(bench)
+    bench.done("sign_in_dealer", who="dealer Bo")
+    bench.open_and_bet(BETS)
+    bench.done("void_round", role="supervisor", who="supervisor Sam", reason="player dispute")
+    clock = bench.config.gaming_day
+    report = build_report(bench.journal, clock, clock.day_of(bench.snap["shift"]["since"]))
+    runs = [{k: d[k] for k in ("dealer", "first_round", "last_round", "rounds", "complete", "void")}
+            for d in report["dealers"]]
+    assert runs == [{"dealer": "Ana", "first_round": 1, "last_round": 2, "rounds": 2, "complete": 2, "void": 0},
+                    {"dealer": "Bo", "first_round": 3, "last_round": 3, "rounds": 1, "complete": 0, "void": 1}]
+    assert [(s["dealer"], s["action"], s["replaces"]) for s in report["dealer_sign_ins"]] == \
+        [("Ana", "signed in", None), ("Bo", "signed in", "Ana")]
+    lines = dealer_lines(report)
+    assert lines[0].endswith("rounds 1 to 2 · Ana · 2 complete, 0 void")
+    assert lines[1].endswith("round 3 · Bo · 0 complete, 1 void")
+    assert lines[-1].endswith("Bo signed in, relieving Ana")
+    assert "Dealers (4)" in fragment(report, [])
+
+
+def test_a_round_journaled_before_dealers_signed_in_reads_as_before(tmp_path):
+    """An opened record without ``dealer`` (journals before issue 31): no name, nothing refused."""
+    bench = Bench(tmp_path)
+    bench.devices_up()
+    with bench.journal.event():
+        round_id = bench.journal.open_round("sheet-004")
+        bench.journal.append(round_id, "opened", {"preset": "sheet-004", "deck": 1, "config_digest": "x",
+                                                  "jackpots": {}})
+        bench.journal.append(round_id, "void", {"reason": "old", "by": "supervisor"})
+    assert recall_round(bench.journal, round_id)["table"]["dealt_by"] is None
+    story = replay(bench.journal, round_id)
+    assert story["dealt_by"] is None and story["steps"][0]["words"] == "Round opened: sheet-004, deck 1"
