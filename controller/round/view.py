@@ -244,6 +244,7 @@ def build_snapshot(table: Table, lines_of: SettlementLines) -> dict[str, Any]:
             if rnd and DEALER in rnd.hands and revealed else None,
             "hand": _hand(rnd.hands[DEALER]) if rnd and DEALER in rnd.hands and revealed and not void else None,
             "announcement": rnd.settlement["announcement"] if rnd and rnd.settlement else None,
+            "qualifies": rnd.settlement.get("dealer_qualifies") if rnd and rnd.settlement else None,
         },
         "settlement_order": rnd.settlement_order if rnd else [],
         "next_to_pay": rnd.next_to_pay if rnd and state == "settling" else None,

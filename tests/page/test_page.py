@@ -75,8 +75,17 @@ def test_the_dealers_walk_through_a_whole_round_with_a_fold(tmp_path, page):
         dealer_hand = rig.records("hand")[-1].data
         assert dealer_hand["target"] == 0
         announcement = snap["dealer"]["announcement"]
-        expect(page.locator("#announcement")).to_have_text(announcement)
+        # a hand that does not qualify is named after "Dealer doesn't play" (issue 31, item 2)
+        expect(page.locator("#announcement")).to_have_text(
+            announcement if snap["dealer"]["qualifies"] else f"{announcement} · {snap['dealer']['hand']}")
         expect(page.locator("#dealer-cards .card")).to_have_count(3)
+        # each shown hand is named as the dealer announces it, and the pay lines are read from a metre
+        # away: at 1280x800 with room to spare, no smaller than the page's body text (issue 31)
+        for entry in snap["positions"]:
+            if entry["hand"]:
+                expect(page.locator(f"#pos-{entry['position']} .hands .hand")).to_have_text(entry["hand"])
+        assert page.evaluate("() => parseFloat(getComputedStyle(document.querySelector('.settle li')).fontSize) >="
+                             " parseFloat(getComputedStyle(document.body).fontSize)")
         settlement = rig.records("settlement")[0].data
         score = score3([c for c, _ in dealer_hand["cards"]])
         assert announcement == settlement["announcement"] == dealer_announcement(score, qualifies(score))
