@@ -3,7 +3,8 @@
 Runs the real controller on simulated devices with the simulated players, works a round
 through the page in Debian's chromium, and saves the main screens at 1280x800 (one at
 1920x1080): betting, no more bets (closed), decisions, settling, a position's problem (past
-posting during settlement), a supervisor's wrong PIN, a misdeal. Run: .venv/bin/python scripts/screenshots.py
+posting during settlement), a supervisor's wrong PIN, a misdeal, the dealer's sign-in.
+Run: .venv/bin/python scripts/screenshots.py
 """
 
 from __future__ import annotations
@@ -28,10 +29,20 @@ def main() -> None:
     with sync_playwright() as playwright, tempfile.TemporaryDirectory() as tmp:
         browser = launch(playwright)
         page = browser.new_page(viewport=VIEWPORTS["tablet"])
-        with table(Path(tmp), "sheet-004", page=True, players=True, seed=11) as rig:
+        with table(Path(tmp), "sheet-004", page=True, players=True, seed=11, dealer_sign_in=True) as rig:
             rig.run.pins.set_pin("supervisor", "Ana", "2468")
+            rig.run.pins.set_pin("dealer", "Bo", "1357")
             page.goto(rig.run.page.url)
             wait_state(page, "ready")
+            # the dealer signs in at the start of the shift: the header's touch, then the PIN's keypad
+            tap(page, "#on-duty")
+            for digit in "1357":
+                page.locator("#shift-keypad button", has_text=digit).first.click()
+            page.wait_for_timeout(200)
+            page.screenshot(path=OUT / "dealer-sign-in.png")
+            page.locator("#shift-submit").click()
+            page.wait_for_function("() => window.tableSnapshot.shift.dealer === 'Bo'")
+            page.wait_for_selector("#toast", state="hidden")        # its toast must not cover the round
             tap(page, "button[data-action=open_betting]")
             wait_state(page, "betting")
             rig.eventually(lambda: rig.sim.players.betting_done)

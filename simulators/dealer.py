@@ -17,6 +17,9 @@ from collections.abc import Callable
 from typing import Any
 
 Submit = Callable[..., None]        # submit(action, role="dealer", who="", **arguments)
+# who the simulated dealer signs in as where the engine is called directly (a page client's PIN names
+# its holder instead: simulators/page_client.py)
+SIMULATED_DEALER = "dealer Sim (simulated)"
 
 
 class ScriptedDealer:
@@ -65,6 +68,12 @@ class ScriptedDealer:
         self.submit(action, **args)
 
     def _between_rounds(self, snap: dict) -> None:
+        shift = snap.get("shift") or {}
+        if shift.get("sign_in") and shift.get("dealer") is None:
+            # a dealer signs in before betting opens (once per visible situation: a refusal, such as
+            # a locked PIN entry, is asked again only when something changes)
+            self._once(snap, "sign_in_dealer", role="dealer", who=SIMULATED_DEALER)
+            return
         if any(p["felt"] for p in snap["positions"]):
             if ("collect", snap["round"]) not in self._tried:
                 self._tried.add(("collect", snap["round"]))

@@ -4,8 +4,8 @@ Owns the soak's side of the page: one thread reads the server-sent event
 stream (``GET /api/events``) and hands each snapshot to a ScriptedDealer
 (simulators/dealer.py); the dealer's actions are queued and posted by a second
 thread (``POST /api/action``, a supervisor's with its PIN and a fresh
-``GET /api/challenge``), so reading the stream never waits on an answer. Both
-threads outlive the controller: a killed controller is reconnected to when it
+``GET /api/challenge``, the dealer's sign-in with the dealer's PIN), so reading the stream
+never waits on an answer. Both threads outlive the controller: a killed controller is reconnected to when it
 is back. The requests obey the page's fence (docs/page-api.md): the table's
 Host, JSON bodies, no Origin.
 """
@@ -24,8 +24,10 @@ RECONNECT = 0.2                 # seconds between two attempts to reach a contro
 
 
 class PageClient:
-    def __init__(self, host: str, port: int, *, pin: str, on_snapshot: Callable[[dict], None]):
+    def __init__(self, host: str, port: int, *, pin: str, on_snapshot: Callable[[dict], None],
+                 dealer_pin: str = ""):
         self.host, self.port, self.pin = host, port, pin
+        self.dealer_pin = dealer_pin        # the dealer's own, to sign in with
         self.on_snapshot = on_snapshot
         self.actions: queue.Queue = queue.Queue()
         self.sent = 0
@@ -89,9 +91,10 @@ class PageClient:
             action, role, args = item
             body: dict[str, Any] = {"action": action, **args}
             try:
-                if role != "dealer":
+                if role != "dealer" or action == "sign_in_dealer":
                     status, answer = self._request("GET", "/api/challenge")
-                    body.update(role=role, pin=self.pin, challenge=answer["challenge"])
+                    body.update(role=role, pin=self.pin if role != "dealer" else self.dealer_pin,
+                                challenge=answer["challenge"])
                 status, answer = self._request("POST", "/api/action", body)
             except (OSError, http.client.HTTPException, ValueError, KeyError, TypeError):
                 self._drop()

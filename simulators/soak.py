@@ -38,6 +38,7 @@ from simulators.soak_progress import FILE, Progress, ProgressError, stop_orphan
 from simulators.table import SimOptions, SimulatedTable
 
 PIN = "735911"                  # the simulated supervisor's (verifies jackpot hits)
+DEALER_PIN = "246813"           # the simulated dealer's (signs in before betting opens)
 SAMPLE_EVERY = 2.0              # seconds between two samples
 STUCK_AFTER = 90.0              # default seconds without a finished round before the soak looks into it
 VOIDABLE = ("betting", "closed", "dealing", "decisions", "collecting", "held")   # void_round's sources
@@ -122,7 +123,8 @@ class Soak:
                                                     log_format="json", heartbeat_every=0.5))
         self.port = _free_port()
         self.dealer = ScriptedDealer(self._submit, self.sim.players, rounds=None)
-        self.client = PageClient("127.0.0.1", self.port, pin=PIN, on_snapshot=self._snapshot)
+        self.client = PageClient("127.0.0.1", self.port, pin=PIN, on_snapshot=self._snapshot,
+                                 dealer_pin=DEALER_PIN)
         self.proc: subprocess.Popen | None = None
         self.last: dict[str, Any] = {}
         self._state: str | None = None
@@ -273,9 +275,10 @@ class Soak:
     # --- the campaign ----------------------------------------------------------------------
 
     def run(self) -> dict[str, Any]:
-        answer = self._command("pin", "set", "supervisor", "soak", stdin=PIN + "\n")
-        if answer.returncode != 0:
-            raise RuntimeError(f"pin set failed: {answer.stderr.strip()}")
+        for role, pin in (("supervisor", PIN), ("dealer", DEALER_PIN)):
+            answer = self._command("pin", "set", role, "soak", stdin=pin + "\n")
+            if answer.returncode != 0:
+                raise RuntimeError(f"pin set failed: {answer.stderr.strip()}")
         self.sim.start()
         self.began = time.monotonic()
         self._start_controller()

@@ -19,7 +19,8 @@ Sections (deploy/table.example.toml explains every key):
              audit_rotate_mb, audit_keep_files, audit_keep_days (rotation and retention)
   [page]     host, port, allow (address ranges that may use the page),
              pin_attempts, pin_lockout (wrong PINs before a role is locked, for how long),
-             language (the dealer page's words: "en" or "es")
+             dealer_sign_in (dealers sign in with their own PINs before betting opens; false:
+             this table's dealers have no PINs), language (the dealer page's words: "en" or "es")
   [gaming_day] time_zone (IANA), cutoff ("06:00"), shifts (name = "HH:MM"): controller/rules/gaming.py
   [devices.shoe | devices.sensors | devices.sign]
              driver, url, serial line settings, driver timings
@@ -113,6 +114,7 @@ class TableConfig:
     audit_retention: Retention = field(default_factory=Retention)
     gaming_day: GamingClock = field(default_factory=GamingClock)
     language: str = "en"
+    dealer_sign_in: bool = True          # a dealer signs in (own PIN) before betting opens
 
     def has_position(self, position: int) -> bool:
         """Position numbers run from 1 (the dealer's left) to ``positions``."""
@@ -216,7 +218,8 @@ def parse_config(text: str, source: str, base: Path | None = None) -> TableConfi
     if log_level not in ("debug", "info", "warning", "error"):
         c.problem("log.level", f"must be debug, info, warning or error, not {log_level!r}")
 
-    page = c.section(doc, "page", {"host", "port", "allow", "pin_attempts", "pin_lockout", "language"},
+    page = c.section(doc, "page", {"host", "port", "allow", "pin_attempts", "pin_lockout", "language",
+                                   "dealer_sign_in"},
                      required=False) or {}
     host = "127.0.0.1"
     with c.part():
@@ -248,6 +251,11 @@ def parse_config(text: str, source: str, base: Path | None = None) -> TableConfi
     lockout = 300.0
     with c.part():
         lockout = _seconds(c, page.get("pin_lockout", 300.0), "page.pin_lockout")
+    sign_in = page.get("dealer_sign_in", True)
+    if not isinstance(sign_in, bool):
+        c.problem("page.dealer_sign_in", f"must be true (dealers sign in with their own PINs) or false (this "
+                  f"table's dealers have no PINs), not {sign_in!r}")
+        sign_in = True
     language = page.get("language", "en")
     if language not in LANGUAGES:
         c.problem("page.language", f"must be one of {', '.join(LANGUAGES)}, not {language!r}")
@@ -270,7 +278,7 @@ def parse_config(text: str, source: str, base: Path | None = None) -> TableConfi
     return TableConfig(table_id, preset, positions, two == "allowed", hand_timeout, jackpots, data_dir,
                        log_format, log_level, host, port, tuple(allow), devices, source, doc,
                        attempts, lockout, audit_dir, key_file, floor,
-                       Retention(retention[0] * 1_000_000, retention[1], retention[2]), clock, language)
+                       Retention(retention[0] * 1_000_000, retention[1], retention[2]), clock, language, sign_in)
 
 
 def _preset(c: _Checker, table: dict[str, Any], base: Path | None) -> Preset:

@@ -64,7 +64,8 @@ def cmd_recall(args: argparse.Namespace) -> int:
         t = doc["table"]
         print(f"round {doc['id']}  {t['status']}  {local_time(config, t['opened_at'])} .. "
               f"{local_time(config, t['closed_at'])}  "
-              f"preset {doc['preset']}  state {t['state']}")
+              f"preset {doc['preset']}  state {t['state']}"
+              + (f"  dealt by {t['dealt_by']}" if t.get("dealt_by") else ""))
         if t["void_reason"]:
             print(f"  void: {t['void_reason']}")
         if "dealer" in doc:

@@ -139,6 +139,13 @@ def print_text(r: dict[str, Any]) -> None:
     if ante_bonus:
         print(f"Ante Bonus paid (in the Ante's paid): {money(ante_bonus)}")
     print("theory: the par sheet's hold for the wagers made; ±2σ: how far chance alone may carry the hold %")
+    print(f"dealers: {len(r['dealers']) or 'none'}")
+    for d in r["dealers"]:
+        rounds = f"round {d['first_round']}" if d["rounds"] == 1 else f"rounds {d['first_round']}-{d['last_round']}"
+        print(f"  {d['from']} to {d['to']}  {rounds}  {d['dealer'] or 'no dealer recorded'}  "
+              f"({d['complete']} complete, {d['void']} void)")
+    for s in r["dealer_sign_ins"]:
+        print(f"  {s['at']}  {s['dealer']} {s['action']}" + (f", relieving {s['replaces']}" if s["replaces"] else ""))
     print(f"jackpot hits: {len(r['jackpot_hits']) or 'none'}")
     for h in r["jackpot_hits"]:
         print(f"  {h['at']}  round {h['round']}  position {h['seat']}  {h['jackpot'].upper()}  {money(h['amount'])}")

@@ -185,6 +185,8 @@ class Words:
         table = doc["table"]
         out = dict(doc, table=dict(table, void_reason=t(table.get("void_reason")),
                                    announcement=t(table.get("announcement")),
+                                   hands={p: t(h) for p, h in (table.get("hands") or {}).items()},
+                                   six_card_hands={p: t(h) for p, h in (table.get("six_card_hands") or {}).items()},
                                    alerts=[dict(a, message=t(a["message"])) for a in table.get("alerts") or []]))
         if "hidden" in doc:
             out["hidden"] = t(doc["hidden"])

@@ -32,7 +32,7 @@ NAMES = (
     N_("Tens"), N_("Jacks"), N_("Queens"), N_("Kings"), N_("Aces"),
     N_("Straight"), N_("Flush"), N_("Straight Flush"),
     N_("supervisor"), N_("technician"), N_("dealer"), N_("controller"),
-    N_("supervisor {name}"), N_("technician {name}"),
+    N_("supervisor {name}"), N_("technician {name}"), N_("dealer {name}"),
     N_("shoe"), N_("sensors"), N_("sign"), N_("shoe and sensors"),
     N_("online"), N_("offline"), N_("jammed"), N_("door open"), N_("not connected yet"),
     N_("starting"), N_("ready"), N_("betting"), N_("closed"), N_("dealing"), N_("decisions"),
@@ -40,6 +40,7 @@ NAMES = (
     N_("open betting"), N_("no more bets"), N_("deal"), N_("play"), N_("fold"), N_("reveal"), N_("confirm"),
     N_("misdeal"), N_("link positions"), N_("unlink positions"), N_("override wager"), N_("void round"),
     N_("verify jackpot"), N_("refer jackpot"), N_("call supervisor"), N_("reset meters"), N_("set jackpots"),
+    N_("sign in dealer"), N_("sign out dealer"),
     N_("and"), N_("done"),
 )
 
@@ -59,14 +60,15 @@ PROMPTS = (
     N_("JACKPOT: {jackpot} at position {position}; supervisor to verify the six cards"),
     N_("Settle position {position}"), N_("Starting: {why}"), N_("checking the devices"), N_("Open betting"),
     N_("Position {position}: play or fold"), N_("Round complete"), N_("Round void: {reason}"),
-    N_("Return all wagers"), N_("Round held"),
+    N_("Return all wagers"), N_("Round held"), N_("Dealer: sign in with your PIN (Dealer sign in)"),
     N_("Dealer doesn't play"), N_("Dealer plays with a {rank}"), N_("Dealer plays with an {rank}"),
     N_("Dealer plays with a Pair of {ranks}"), N_("Dealer plays with Three {ranks}"),
     N_("Dealer plays with a {hand3}, {rank} high"),
     N_("Folded: its forfeited wagers were collected with the cards"), N_("Pay {spot} {amount}"),
     N_("Take {spot} {amount}"), N_("Push {spot}"), N_("Maximum payout: reduce by {amount}"),
     N_("Pay {amount}"), N_("Take {amount}"), N_("Pay {amount} and take {taken}"), N_("Push"),
-    N_("Collected with the cards"), N_("Turn up the cards set aside: with the dealer's, {hand6}"),
+    N_("Collected with the cards"), N_("Turn up the cards set aside: {hand6} with the dealer's cards"),
+    N_("Turn up the cards set aside: no six-card hand with the dealer's cards"),
     N_("Return {amount} ({why}) to position {position}"), N_("Return the chips ({why}) to position {position}"),
     N_("{spot} placed after No more bets"), N_("{spot} added after No more bets"), N_("Play placed with no Ante"),
     N_("Play placed after the fold"), N_("Play above the Ante"),
@@ -219,6 +221,13 @@ REFUSALS = (
     N_("{action} is not possible while {state}"), N_("{action} refused"),
     N_("{action}: the table did not answer within {seconds} s; the outcome is unknown: look at the table "
        "before touching again"),
+    N_("{action} needs a dealer PIN"),
+    # who is dealing (controller/round/shift.py)
+    N_("no dealer is signed in: the dealer signs in with their PIN first (Dealer sign in)"),
+    N_("no dealer is signed in"), N_("this table's dealers do not sign in (page.dealer_sign_in = false)"),
+    N_("a dealer signs in with their own dealer PIN"),
+    N_("the dealer changes between rounds: finish round {round} first (it is {state})"),
+    N_("the dealer changes between rounds, not while {state}"),
     N_("The table has stopped: {why}"), N_("{action}: internal error: {reason}"), N_("{action}: not handled"),
     N_("the journal cannot be written ({reason}). Nothing more is recorded or paid; call a technician"),
     N_("the audit trail cannot be written ({reason}). Nothing more is recorded or paid; call a technician"),
@@ -285,7 +294,9 @@ LINKED = (
 
 # a round's replay (controller/store/replay.py, the recall's step-by-step view) and its refusals
 REPLAY = (
-    N_("Round opened: {preset}, deck {deck}"), N_("The table: {state}"), N_("The table: {state} (held from {held})"),
+    N_("Round opened: {preset}, deck {deck}"), N_("Round opened: {preset}, deck {deck}, dealt by {dealer}"),
+    N_("Dealer {name} signed in"), N_("Dealer {name} signed in, relieving {other}"), N_("Dealer {name} signed out"),
+    N_("The table: {state}"), N_("The table: {state} (held from {held})"),
     N_("Shuffle asked for"), N_("Shuffled, {count} cards"), N_("Deck checked: complete"),
     N_("Deck checked: NOT complete"), N_("{by} read position {position}'s {spot} as {amount}: {reason}"),
     N_("No more bets: the wagers on the felt are accepted"), N_("Position {position} {spot}: {amount} on the spot"),

@@ -120,6 +120,7 @@ def fragment(report: dict[str, Any], timeline: list[dict], tr: Translate = engli
     out.append('<div class="charts">' + "".join(pictures(r, timeline, tr)) + "</div>")
     out.append('<div class="lists">')
     rnd, seat, between = tr("round {round}"), tr("position {position}"), tr("between rounds")
+    out.append(_list(tr("Dealers"), dealer_lines(r, tr), tr))
     out.append(_list(tr("Jackpot hits"), [
         f"{when(h['at'])} · {rnd.format(round=h['round'])} · {seat.format(position=h['seat'])}"
         f" · {h['jackpot'].upper()} {money(h['amount'])}" for h in r["jackpot_hits"]], tr))
@@ -138,6 +139,23 @@ def fragment(report: dict[str, Any], timeline: list[dict], tr: Translate = engli
         [tr("and {more} more (table-controller report lists them all)").format(more=more)] if more > 0 else []), tr))
     out.append("</div></section>")
     return "".join(out)
+
+
+def dealer_lines(r: dict[str, Any], tr: Translate = english) -> list[str]:
+    """Who dealt which rounds, then each sign-in and sign-out (the page's, the file's and the PDF's)."""
+    out = []
+    for d in r.get("dealers", []):
+        rounds = (tr("round {round}").format(round=d["first_round"]) if d["rounds"] == 1 else
+                  tr("rounds {first} to {last}").format(first=d["first_round"], last=d["last_round"]))
+        out.append(f"{when(d['from'])[11:16]}–{when(d['to'])[11:16]} · {rounds} · "
+                   + (d["dealer"] or tr("no dealer recorded")) + " · "
+                   + tr("{complete} complete, {void} void").format(complete=d["complete"], void=d["void"]))
+    for s in r.get("dealer_sign_ins", []):
+        did = (tr("{name} signed in, relieving {other}").format(name=s["dealer"], other=s["replaces"])
+               if s["replaces"] else tr("{name} signed in").format(name=s["dealer"])
+               if s["action"] == "signed in" else tr("{name} signed out").format(name=s["dealer"]))
+        out.append(f"{when(s['at'])[11:19]} · {did}")
+    return out
 
 
 def notes(r: dict[str, Any], tr: Translate = english) -> list[str]:

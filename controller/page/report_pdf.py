@@ -19,7 +19,7 @@ import logging
 import re
 from typing import Any
 
-from controller.page.report_page import notes, pct, pictures
+from controller.page.report_page import dealer_lines, notes, pct, pictures
 from controller.rules.spots import label
 from controller.rules.words import money
 
@@ -116,6 +116,7 @@ def _charts(pdf: Any, svgs: list[str]) -> None:
 
 def _lists(pdf: Any, r: dict[str, Any]) -> None:
     columns = [
+        ("Dealers", dealer_lines(r), 1),
         ("Jackpot hits", [f"{h['at']} · round {h['round']} · position {h['seat']} · "
                           f"{h['jackpot'].upper()} {money(h['amount'])}" for h in r["jackpot_hits"]], 1),
         ("Voids", [f"{v['at']} · round {v['round']} · {v['reason']}" + (f" · by {v['by']}" if v["by"] else "")
@@ -124,7 +125,7 @@ def _lists(pdf: Any, r: dict[str, Any]) -> None:
                             f"{'round ' + str(i['round']) if i['round'] else 'between rounds'} · {i['message']}"
                             for i in r["irregularities"]], 2),
     ]
-    unit = (PAGE_W - 2 * MARGIN - 2 * 4) / 4
+    unit = (PAGE_W - 2 * MARGIN - 3 * 4) / 5
     top = pdf.get_y()
     bottom = PAGE_H - MARGIN
     x = MARGIN

@@ -28,7 +28,8 @@ Routes:
   GET  /report, POST /api/report   the supervisor's report, behind a PIN (controller/page/reports.py)
   POST /api/action       {"action", "position"?, "other"?, "spot"?, "amount"?, "reason"?,
                           "role"?, "pin"?, "challenge"?} -> {"ok", "message"}; supervisor
-                         actions need "role" (supervisor | technician), "pin" and "challenge"
+                         actions need "role" (supervisor | technician), "pin" and "challenge"; a
+                         dealer's sign-in ("sign_in_dealer") "role": "dealer", their "pin", "challenge"
 
 Status codes of /api/action: 200 done; 409 the table refused (the reason says why); 504 the
 table did not answer in time (the outcome is unknown: the action may still be done);
@@ -62,7 +63,7 @@ from controller.page.replays import RoundReplays
 from controller.page.reports import SupervisorReports
 from controller.page.streams import Streams
 from controller.round import machine as procedure
-from controller.store.pins import MIN_PIN, PRIVILEGED_ROLES, PinRefused, PinStore, duration
+from controller.store.pins import MIN_PIN, PinRefused, PinStore, duration
 from controller.store.readers import FeedReaders
 
 STATIC_DIR = Path(__file__).with_name("static")
@@ -342,10 +343,11 @@ class DealerPage:
             return self._say(400, False, "say which action (\"action\": \"open_betting\", ...)")
         loop = asyncio.get_running_loop()
         who = ""
-        if action in procedure.SUPERVISOR_ACTIONS:
+        roles = procedure.PIN_ROLES.get(action)
+        if roles:
             words = action.replace("_", " ")
-            if role not in PRIVILEGED_ROLES:
-                return self._say(401, False, f"{words} needs a supervisor or technician PIN")
+            if role not in roles:
+                return self._say(401, False, f"{words} needs a {' or '.join(roles)} PIN")
             if not isinstance(pin, str) or not pin:
                 return self._say(401, False, f"{words} needs the {role}'s PIN")
             if len(pin) < MIN_PIN:

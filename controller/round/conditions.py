@@ -24,6 +24,7 @@ from controller.round.jackpot_desk import JackpotDesk
 from controller.round.links import DeviceLinks
 from controller.round.pairs import PositionPairs
 from controller.round.recovery import Recovery
+from controller.round.shift import DealerShift
 from controller.rules.spots import BET_SPOTS, Spot, label
 from controller.rules.words import money
 
@@ -33,7 +34,8 @@ if TYPE_CHECKING:
 
 class Conditions:
     def __init__(self, clerk: Clerk, config: TableConfig, *, holds: Holds, links: DeviceLinks, felt: Felt,
-                 dealing: Dealing, jackpots: JackpotDesk, recovery: Recovery, pairs: PositionPairs) -> None:
+                 dealing: Dealing, jackpots: JackpotDesk, recovery: Recovery, pairs: PositionPairs,
+                 shift: DealerShift) -> None:
         self._clerk = clerk
         self._config = config
         self._holds = holds
@@ -43,10 +45,15 @@ class Conditions:
         self._jackpots = jackpots
         self._recovery = recovery
         self._pairs = pairs
+        self._shift = shift
 
     def devices_answering(self, event: EventData | None = None) -> bool:
         lost = self._links.required_lost()
         return not lost or self._clerk.refuse(f"waiting for the {' and '.join(lost)} to answer")
+
+    def dealer_on_duty(self, event: EventData | None = None) -> bool:
+        problem = self._shift.problem()
+        return problem is None or self._clerk.refuse(problem)
 
     def no_open_round(self, event: EventData | None = None) -> bool:
         return self._recovery.found() is None or self._clerk.refuse("a round is being recovered")

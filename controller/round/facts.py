@@ -8,7 +8,8 @@ construction rather than by a second code path.
 
 Record kinds (data fields):
   opened     round, preset, deck, config_digest, play_digest?, jackpots, generations? (a linked jackpot:
-             each level's)
+             each level's), dealer? (the dealer signed in, who deals the round; null at a table whose
+             dealers do not sign in; absent before issue 31)
   shuffle    deck                            a shuffle was asked for (again, after a restart)
   shuffled   deck, count                     the shoe's shuffle for this round
   deck_check deck, ok, count, missing, duplicates, foreign [[card, deck]]   the deck after the shuffle
@@ -59,6 +60,7 @@ class Round:
     play_digest: str = ""               # what decides its play and settlement (none before session 11)
     jackpots: dict[str, int] = field(default_factory=dict)
     generations: dict[str, int] = field(default_factory=dict)   # a linked jackpot's, as dealt under
+    dealer: str | None = None           # who dealt it (the dealer signed in when it opened)
     shuffled: bool = False
     shoe_count: int = 0
     deck_checked: bool = False          # the shoe's deck check after this round's shuffle passed
@@ -156,6 +158,7 @@ class Round:
         self.config_digest, self.play_digest = d.get("config_digest", ""), d.get("play_digest", "")
         self.jackpots = dict(d.get("jackpots", {}))
         self.generations = dict(d.get("generations", {}))
+        self.dealer = d.get("dealer")
 
     def _on_shuffle(self, d):
         self.shuffled = self.deck_checked = False

@@ -51,7 +51,7 @@ TRANSITIONS: list[dict[str, Any]] = [
 
     # the round
     {"trigger": "open_betting", "source": ["ready", "complete", "void"], "dest": "betting",
-     "conditions": ["devices_answering"]},
+     "conditions": ["devices_answering", "dealer_on_duty"]},
     {"trigger": "no_more_bets", "source": "betting", "dest": "closed",
      "conditions": ["sensors_online", "deck_ready", "has_wagers", "wagers_valid"]},
     {"trigger": "deal", "source": "closed", "dest": "dealing",
@@ -131,7 +131,7 @@ DEALER_ACTIONS = ("open_betting", "no_more_bets", "deal", "play", "fold", "revea
                   "refer_jackpot")
 # actions outside the round's procedure, taken by the table itself in any state (each method
 # refuses with a reason where it does not apply, e.g. a meter reset while a round is open)
-TABLE_ACTIONS = ("call_supervisor", "reset_meters", "set_jackpots")
+TABLE_ACTIONS = ("call_supervisor", "reset_meters", "set_jackpots", "sign_in_dealer", "sign_out_dealer")
 # The arguments each action takes (any other is refused), and each argument's type: the one
 # declaration the engine checks and the page's request fence derives from.
 ACTION_ARGUMENTS: dict[str, tuple[str, ...]] = {
@@ -141,12 +141,20 @@ ACTION_ARGUMENTS: dict[str, tuple[str, ...]] = {
     "void_round": ("reason",), "verify_jackpot": ("reason",), "refer_jackpot": ("reason",),
     "call_supervisor": ("reason",),
     "reset_meters": ("reason",), "set_jackpots": ("reason", "mega", "major", "minor"),
+    "sign_in_dealer": (), "sign_out_dealer": (),
 }
 ARGUMENT_TYPES: dict[str, type] = {"position": int, "other": int, "spot": str, "amount": int, "reason": str,
                                    "mega": int, "major": int, "minor": int}
 # actions that need a supervisor's or technician's PIN (controller/store/pins.py)
 SUPERVISOR_ACTIONS = ("void_round", "override_wager", "reset_meters", "set_jackpots", "verify_jackpot",
                       "refer_jackpot")
+# every action that needs a PIN, and whose: the page checks the PIN against the PIN file's holders of
+# those roles and names the holder as the action's author. A dealer signs in with their own PIN (the
+# name they sign in under is the holder's, never a name the request gives).
+PIN_ROLES: dict[str, tuple[str, ...]] = {**{a: ("supervisor", "technician") for a in SUPERVISOR_ACTIONS},
+                                         "sign_in_dealer": ("dealer",)}
+# the dealer on duty changes between rounds only: a round is dealt by one dealer, named in its record
+SHIFT_ACTIONS = ("sign_in_dealer", "sign_out_dealer")
 BETWEEN_ROUNDS = ("ready", "complete", "void")
 # tried after every event, in this order, so the round moves on by itself when it can
 AUTOMATIC = ("self_check_passed", "replay_failed", "recover", "all_dealt", "all_decided", "all_paid", "hold", "resume")
@@ -196,7 +204,8 @@ def available_actions(state: str) -> list[str]:
     """The dealer's and supervisor's actions that exist in ``state`` (their conditions are checked
     when touched)."""
     triggers = TRIGGERS[state]
-    table = ["call_supervisor"] + (["reset_meters", "set_jackpots"] if state in BETWEEN_ROUNDS else [])
+    table = ["call_supervisor"] + (["reset_meters", "set_jackpots", *SHIFT_ACTIONS] if state in BETWEEN_ROUNDS
+                                   else [])
     return [a for a in DEALER_ACTIONS if a in triggers] + table
 
 

@@ -24,6 +24,7 @@ from controller.round.felt import Felt
 from controller.round.jackpot_desk import JackpotDesk
 from controller.round.pairs import PositionPairs
 from controller.round.recovery import Recovery
+from controller.round.shift import DealerShift
 from controller.rules.roundio import settlement_json
 from controller.rules.settlement import SeatHand, SettlementError, Wagers, settle_round
 from controller.rules.spots import Spot
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 
 class Records:
     def __init__(self, clerk: Clerk, config: TableConfig, *, felt: Felt, jackpots: JackpotDesk,
-                 pairs: PositionPairs, recovery: Recovery) -> None:
+                 pairs: PositionPairs, recovery: Recovery, shift: DealerShift) -> None:
         self._clerk = clerk
         self._config = config
         self._preset = config.preset
@@ -43,6 +44,7 @@ class Records:
         self._jackpots = jackpots
         self._pairs = pairs
         self._recovery = recovery
+        self._shift = shift
 
     def record_state(self, event: EventData) -> None:
         """Journal the facts a transition brings, then the state entered, before acting."""
@@ -67,14 +69,14 @@ class Records:
                           f"{event.transition.dest if event.transition else '?'}")
 
     def journal_opened(self, event: EventData) -> None:
-        """A new round: its number and the record of everything it is played under."""
+        """A new round: its number and the record of everything it is played under, and who deals it."""
         clerk, decks = self._clerk, self._preset.decks
         round_id = clerk.journal.open_round(self._preset.name)
         clerk.round = Round(round_id)
         self._pairs.clear()
         clerk.fact("opened", preset=self._preset.name, deck=1 if decks == 1 else 1 + round_id % decks,
                    config_digest=self._config.digest, play_digest=self._config.play_digest,
-                   **self._jackpots.opening())
+                   **self._jackpots.opening(), **self._shift.opening())
 
     def journal_wagers(self, event: EventData) -> None:
         self._clerk.fact("wagers", positions=self._felt.accepted_wagers(), linked=self._pairs.as_record(),

@@ -12,6 +12,7 @@ part keeps its own behind a few methods and asks the others:
 - dealing (dealing.py): the shoe's facts, hands one at a time, the count after a restart;
 - the jackpot desk (jackpot_desk.py; a linked jackpot's: floor_desk.py);
 - the position pairs (pairs.py) and recovery at start-up (recovery.py);
+- the dealer on duty (shift.py): who signed in, between rounds;
 - the conditions of every trigger (conditions.py) and the records each transition
   journals (records.py), which the machine (machine.py) is built to ask.
 
@@ -49,6 +50,7 @@ from controller.round.pairs import PositionPairs
 from controller.round.ports import Command, Shuffle
 from controller.round.records import Records
 from controller.round.recovery import Recovery
+from controller.round.shift import DealerShift
 from controller.store.jackpot import JackpotBoard
 from controller.store.journal import Journal
 from controller.store.recall import record_meter_reset
@@ -77,11 +79,12 @@ class Table:
         self.dealing = Dealing(clerk, self.holds, config)
         self.jackpots: JackpotDesk = (LinkedJackpotDesk if board.linked else LocalJackpotDesk)(clerk, board, self.felt)
         self.pairs = PositionPairs(config.positions, config.two_positions_allowed)
+        self.shift = DealerShift(clerk, config)
         self.conditions = Conditions(clerk, config, holds=self.holds, links=self.links, felt=self.felt,
                                      dealing=self.dealing, jackpots=self.jackpots, recovery=self.recovery,
-                                     pairs=self.pairs)
+                                     pairs=self.pairs, shift=self.shift)
         self.records = Records(clerk, config, felt=self.felt, jackpots=self.jackpots, pairs=self.pairs,
-                               recovery=self.recovery)
+                               recovery=self.recovery, shift=self.shift)
         self.machine = procedure.build(self, answers=(self.conditions, self.records))
         clerk.fire = self.trigger
         self.recovery.load(board.linked, self.felt)
@@ -247,3 +250,9 @@ class Table:
     def set_jackpots(self, by: str = "supervisor", reason: str = "", **values: int) -> bool:
         problem = self.jackpots.post(values, by, reason)
         return problem is None or self.clerk.refuse(problem)
+
+    def sign_in_dealer(self, by: str = "") -> bool:
+        return self.shift.sign_in(by)
+
+    def sign_out_dealer(self, by: str = "dealer") -> bool:
+        return self.shift.sign_out(by)

@@ -119,17 +119,24 @@ def _settling(table: Table) -> list[str]:
     return lines
 
 
+def _sign_in(table: Table) -> list[str]:
+    """Between rounds at a table whose dealers sign in, with nobody signed in: that comes first."""
+    shift = table.shift
+    return ["Dealer: sign in with your PIN (Dealer sign in)"] if shift.required and shift.name is None else []
+
+
 PROMPTS: dict[str, Callable[[Table], list[str]]] = {
     "starting": lambda t: ["Starting: " + (t.refusal or "checking the devices")],
-    "ready": lambda t: ["Open betting"],
+    "ready": lambda t: _sign_in(t) or ["Open betting"],
     "betting": _betting,
     "closed": _closed,
     "dealing": _dealing,
     "decisions": lambda t: [f"Position {p}: play or fold" for p in t.open_round.undecided],
     "collecting": _collecting,
     "settling": _settling,
-    "complete": lambda t: ["Round complete", "Open betting"],
-    "void": lambda t: [f"Round void: {t.open_round.void_reason}", "Return all wagers", "Open betting"],
+    "complete": lambda t: ["Round complete", *(_sign_in(t) or ["Open betting"])],
+    "void": lambda t: [f"Round void: {t.open_round.void_reason}", "Return all wagers",
+                       *(_sign_in(t) or ["Open betting"])],
     "held": lambda t: ["Round held", *t.holds.reasons()],
 }
 
@@ -270,8 +277,7 @@ def build_snapshot(table: Table, lines_of: SettlementLines, memo: PositionMemo |
         "state": state,
         "round": rnd.id if rnd else None,
         "prompt": prompt(table),
-        "actions": [a for a in procedure.available_actions(state)       # a linked jackpot is posted on the floor
-                    if a != "set_jackpots" or table.jackpots.offers_posting()],
+        "actions": [a for a in procedure.available_actions(state) if _offered(table, a)],
         "positions": positions,
         "dealer": {
             "dealt": bool(rnd and DEALER in rnd.hands),
@@ -280,6 +286,7 @@ def build_snapshot(table: Table, lines_of: SettlementLines, memo: PositionMemo |
             if rnd and DEALER in rnd.hands and revealed else None,
             "hand": _hand(rnd.hands[DEALER]) if rnd and DEALER in rnd.hands and revealed and not void else None,
             "announcement": rnd.settlement["announcement"] if rnd and rnd.settlement else None,
+            "qualifies": rnd.settlement.get("dealer_qualifies") if rnd and rnd.settlement else None,
         },
         "settlement_order": rnd.settlement_order if rnd else [],
         "next_to_pay": rnd.next_to_pay if rnd and state == "settling" else None,
@@ -291,7 +298,20 @@ def build_snapshot(table: Table, lines_of: SettlementLines, memo: PositionMemo |
         "jackpot_pending": table.jackpots.pending_hits(),
         "jackpot_claims": table.jackpots.floor_claims(),
         "alerts": standing,
+        "shift": table.shift.view(),
     }
+
+
+def _offered(table: Table, action: str) -> bool:
+    """An action the table offers now beyond the state's: a linked jackpot is posted on the floor; a
+    dealer signs in where dealers have PINs, and out when one is signed in."""
+    if action == "set_jackpots":
+        return table.jackpots.offers_posting()
+    if action == "sign_in_dealer":
+        return table.shift.required
+    if action == "sign_out_dealer":
+        return table.shift.name is not None
+    return True
 
 
 def _hands(rnd: Round | None, p: int, shown: bool) -> dict[str, str | None]:

@@ -99,6 +99,7 @@ SIX_CARD_HANDS = {"royal_flush": "Royal Flush", "straight_flush": "Straight Flus
                   "full_house": "Full House", "flush": "Flush", "straight": "Straight",
                   "three_of_a_kind": "Three of a Kind", "two_pair": "Two Pair", "pair": "One Pair",
                   "high_card": "No hand"}
+NO_HAND = SIX_CARD_HANDS["high_card"]
 SUPER_ROYALS = {"super_royal_diamonds": "Super Royal in Diamonds", "super_royal": "Super Royal"}
 
 
@@ -121,7 +122,9 @@ def settlement_lines(seat: dict[str, Any], side_bets_stay: bool = True) -> list[
     lines = ["Folded: its forfeited wagers were collected with the cards"] if forfeited else []
     six = six_card_words(seat.get("six_card"), seat.get("super6_hand"))
     if forfeited and six and side_bets_stay and (seat["wagers"].get("six_card_bonus") or seat["wagers"].get("super6")):
-        lines.append(f"Turn up the cards set aside: with the dealer's, {six}")
+        # as a dealer says it: the hand the six cards make, or that they make none
+        lines.append("Turn up the cards set aside: no six-card hand with the dealer's cards" if six == NO_HAND
+                     else f"Turn up the cards set aside: {six} with the dealer's cards")
     results = seat["results"]
     for spot in PAY_ORDER:
         amount = results.get(spot, 0)

@@ -4,7 +4,7 @@ Owns two read-only views of the journal:
 
 - ``recall``: each round as the JSON ``table-controller settle`` reads (id,
   preset, dealer, jackpots, seats with cards, play and wagers), plus a
-  ``table`` object with what the table recorded and did: status, times, the
+  ``table`` object with what the table recorded and did: status, who dealt it, times, the
   wagers accepted, hands, decisions, the results it paid per position, the
   positions confirmed paid, void reason and alerts. Piping a recalled round
   into ``settle`` settles it again independently; ``table.results`` is what
@@ -26,7 +26,9 @@ import json
 
 from controller.round.facts import DEALER, Round
 from controller.rules.cards import cards_text
+from controller.rules.hand3 import score3
 from controller.rules.spots import PAY_ORDER
+from controller.rules.words import hand_words, six_card_words
 from controller.store.journal import Journal
 
 
@@ -63,6 +65,7 @@ def recall_round(journal: Journal, round_id: int) -> dict:
     doc["table"] = {
         **meta,
         "state": rnd.state,
+        "dealt_by": rnd.dealer,         # the dealer signed in when it opened (None: not recorded)
         "deck": rnd.deck,
         "void_reason": rnd.void_reason,
         "announcement": settlement.get("announcement"),
@@ -71,10 +74,20 @@ def recall_round(journal: Journal, round_id: int) -> dict:
         "paid": {str(p): net for p, net in rnd.paid.items()},
         "decided_by": {str(p): by for p, by in rnd.decided_by.items()},
         "dead_hands": [cards_text(c for c in h if c < 52) for h in rnd.dead_hands],
+        "hands": hand_names(rnd),
+        "six_card_hands": {str(s["seat"]): six for s in settlement.get("seats", [])
+                           if (six := six_card_words(s.get("six_card"), s.get("super6_hand")))},
         "alerts": rnd.alerts,
         "times": rnd.times,
     }
     return doc
+
+
+def hand_names(rnd: Round) -> dict[str, str]:
+    """Each hand's name as the dealer announces it ("dealer" and each position), where every card
+    was read."""
+    return {("dealer" if p == DEALER else str(p)): hand_words(score3(h)) for p, h in rnd.hands.items()
+            if len(h) == 3 and all(0 <= c < 52 for c in h)}
 
 
 def recall(journal: Journal, last: int = 10, round_id: int | None = None, before: int | None = None) -> list[dict]:
@@ -182,7 +195,9 @@ def as_the_table_shows(doc: dict) -> dict:
     shown["seats"] = [{k: v for k, v in seat.items()
                        if k != "cards" or (revealed and seat.get("play") is not False)}
                       for seat in doc["seats"]]
-    shown["table"] = dict(table, dead_hands=[])
+    seen = {str(seat["seat"]) for seat in shown["seats"] if "cards" in seat} | ({"dealer"} if revealed else set())
+    shown["table"] = dict(table, dead_hands=[], hands={p: h for p, h in table["hands"].items() if p in seen},
+                          six_card_hands={p: h for p, h in table["six_card_hands"].items() if p in seen})
     shown["hidden"] = ("cards are shown once the dealer's hand is revealed; folded hands once the round is over"
                        if not revealed else "folded hands are shown once the round is over")
     return shown

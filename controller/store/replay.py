@@ -47,7 +47,11 @@ def _spot(name: str) -> str:
 # what each kind of fact says, in a dealer's or supervisor's words: each text is a message id of
 # controller/page/messages.py (REPLAY), so that the page shows it in the reader's language
 WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
-    "opened": lambda d: f"Round opened: {d.get('preset', '')}, deck {d.get('deck', 1)}",
+    "opened": lambda d: (f"Round opened: {d.get('preset', '')}, deck {d.get('deck', 1)}"
+                         + (f", dealt by {d['dealer']}" if d.get("dealer") else "")),
+    "dealer_signed_in": lambda d: (f"Dealer {d.get('name')} signed in, relieving {d['replaces']}"
+                                   if d.get("replaces") else f"Dealer {d.get('name')} signed in"),
+    "dealer_signed_out": lambda d: f"Dealer {d.get('name')} signed out",
     "state": lambda d: (f"The table: {d['state']} (held from {d['from']})" if d.get("from")
                         else f"The table: {d['state']}"),
     "shuffle": lambda d: "Shuffle asked for",
@@ -112,7 +116,7 @@ def replay(journal: Journal, round_id: int) -> dict[str, Any]:
         steps.append({"fact": chain, "at": at, "kind": kind, "of": "round" if of_round else "table",
                       "words": words_of(kind, data), "data": data, **_standing(rnd)})
     return {"round": round_id, "status": status, "opened_at": opened, "closed_at": closed,
-            "steps": steps, "check": check(journal, round_id, rnd)}
+            "dealt_by": rnd.dealer, "steps": steps, "check": check(journal, round_id, rnd)}
 
 
 def _betting(rnd: Round, story: list[list[Any]], chain: int) -> list[dict[str, Any]]:

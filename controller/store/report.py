@@ -9,6 +9,7 @@ Owns what ``table-controller report`` and the supervisor's page show, in integer
   sheet's figures for this table's pay tables) and one standard deviation of the hold %.
   The Ante Bonus is paid on the Ante, so the Ante's row counts it (``ante_bonus_paid``
   says how much of its paid it was); the Play is wagered only by a played hand;
+- who dealt: each dealer's run of rounds, and the dealers' sign-ins (controller/store/report_dealers.py);
 - jackpot hits, voids, and irregularities (misdeals, past posting, device faults) with
   their times: every journal ``alert`` of those kinds, in a round or between rounds, and
   the shoe's jams and door openings;
@@ -30,6 +31,7 @@ from controller.rules.paytable import Preset, load_preset
 from controller.rules.spots import ANTE_BONUS, Spot
 from controller.rules.theory import Expectation, lines
 from controller.store.journal import Journal
+from controller.store.report_dealers import dealer_runs, sign_ins
 
 SPOTS: tuple[str, ...] = (Spot.ANTE.value, Spot.PLAY.value, Spot.PAIR_PLUS.value, Spot.SIX_CARD_BONUS.value,
                           Spot.SUPER6.value)
@@ -137,6 +139,7 @@ def build_report(journal: Journal, clock: GamingClock, day: date, shift: str | N
         "rounds": status, "first_round": ids[0] if ids else None, "last_round": ids[-1] if ids else None,
         "wagers": wagers, "cap_reductions": caps, "totals": totals,
         "jackpot_hits": hits, "voids": voids,
+        "dealers": dealer_runs(journal, clock, rows), "dealer_sign_ins": sign_ins(journal, clock, lo, hi),
         "irregularities": _irregularities(journal, clock, lo, hi, ids),
         "rounds_per_hour": _per_hour(clock, [r[2] for r in rows]),
         "timeline": timeline,

@@ -157,8 +157,10 @@ def test_a_message_without_an_id_is_found():
     ("Pay Pair Plus $1,250.00", "Pagar Par Plus $1,250.00"),
     ("Pay $5.00 and take $1,250.00", "Pagar $5.00 y cobrar $1,250.00"),
     ("Straight Flush, King high", "Escalera de color, carta alta Rey"), ("Queen high", "Carta alta Reina"),
-    ("Turn up the cards set aside: with the dealer's, Full House", "Descubra las cartas apartadas: con las del "
-     "crupier, Full"),
+    ("Turn up the cards set aside: Full House with the dealer's cards", "Descubra las cartas apartadas: Full con "
+     "las del crupier"),
+    ("Turn up the cards set aside: no six-card hand with the dealer's cards", "Descubra las cartas apartadas: "
+     "ninguna jugada de seis cartas con las del crupier"),
     ("Round held: Shoe jammed: clear the jam and close the shoe's door",
      "Ronda detenida: Zapato atascado: desatásquelo y cierre la puerta del zapato"),
     ("no more bets is not possible while betting", "«no va más» no es posible en el estado «apuestas»"),

@@ -77,6 +77,20 @@ def trouble_at_every_size(page, selector: str = PAGE) -> dict[str, list[str]]:
     return found
 
 
+def pay_line_sizes(page) -> dict[str, float]:
+    """At each size, the pay lines' text against the body's (1.0: the same size), after the page
+    has fitted them (static/fit.js)."""
+    found = {}
+    for width, height in SIZES:
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_timeout(150)
+        found[f"{width}x{height}"] = page.evaluate(
+            "() => parseFloat(getComputedStyle(document.querySelector('.settle li')).fontSize) /"
+            " parseFloat(getComputedStyle(document.body).fontSize)")
+    page.set_viewport_size({"width": 1280, "height": 800})
+    return found
+
+
 @pytest.mark.parametrize("language", ["en", "es"])
 def test_six_busy_positions_fit_every_screen_with_nothing_cut_or_scrolled_away(tmp_path, page, language):
     with table(tmp_path, "sheet-004", page=True, seed=3, page_settings=f'language = "{language}"\n') as rig:
@@ -104,6 +118,12 @@ def test_six_busy_positions_fit_every_screen_with_nothing_cut_or_scrolled_away(t
         page.wait_for_selector(".pos.next")
         assert all(p["settlement"] for p in snapshot(page)["positions"])
         assert trouble_at_every_size(page) == {}, "settling"
+        # the pay lines as large as the room allows: at least the body's text where there is room
+        # (issue 31, item 3: they were cut to .9em everywhere to fit 1024x768)
+        sizes = pay_line_sizes(page)
+        assert min(sizes.values()) >= 0.89, sizes       # never below the .9em they were fixed at
+        if language == "en":                            # six busy positions in English: there is room
+            assert sizes["1280x800"] >= 1 and sizes["1920x1080"] >= 1, sizes
 
         # the longest dialog: three jackpot values with the keypad (its Close was cut at 1280x800)
         while (snap := rig.snap)["state"] == "settling":

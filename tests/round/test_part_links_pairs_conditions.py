@@ -63,7 +63,7 @@ def conditions(desk: Desk, **parts: Any) -> Conditions:
     links = parts.pop("links", DeviceLinks(desk.clerk, desk.holds, ("shoe", "sensors", "sign")))
     given = {"felt": stand_in(wagers={}, problems={}), "dealing": stand_in(counting=False),
              "jackpots": stand_in(pending_hits=[], refer_problem=None), "recovery": stand_in(found=None, problem=None),
-             "pairs": PositionPairs(6, allowed=True), **parts}
+             "pairs": PositionPairs(6, allowed=True), "shift": stand_in(problem=None), **parts}
     return Conditions(desk.clerk, CONFIG, holds=desk.holds, links=links, **given)
 
 

@@ -63,7 +63,8 @@ def transition(trigger: str, source: str, dest: str, **kwargs: Any) -> Any:
 def records(desk: Desk, pairs: PositionPairs | None = None) -> Records:
     jackpots = SimpleNamespace(opening=lambda: {"jackpots": {"mega": 1}}, claim_hits=lambda: None)
     return Records(desk.clerk, CONFIG, felt=felt(desk), jackpots=jackpots,   # type: ignore[arg-type]
-                   pairs=pairs or PositionPairs(6, allowed=True), recovery=Recovery(desk.clerk, CONFIG))
+                   pairs=pairs or PositionPairs(6, allowed=True), recovery=Recovery(desk.clerk, CONFIG),
+                   shift=SimpleNamespace(opening=lambda: {"dealer": "Ana"}))  # type: ignore[arg-type]
 
 
 def test_opening_betting_journals_the_new_round_then_the_state_it_enters():
@@ -73,6 +74,7 @@ def test_opening_betting_journals_the_new_round_then_the_state_it_enters():
     assert [(r.round_id, r.kind) for r in desk.journal.written] == [(8, "opened"), (8, "state")]
     opened = desk.journal.written[0].data
     assert opened["preset"] == "sheet-004" and opened["jackpots"] == {"mega": 1} and opened["deck"] == 1
+    assert opened["dealer"] == "Ana"                          # who deals it (controller/round/shift.py)
     assert desk.clerk.open_round.id == 8
 
 

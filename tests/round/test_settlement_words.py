@@ -145,7 +145,7 @@ def test_a_fold_with_side_bets_in_action_sets_its_cards_aside_until_they_are_set
     assert folded["six_cards"] == "9h 9d 2s 9s 9c 4d" and folded["six_card_hand"] == "Four of a Kind"
     settlement = folded["settlement"]
     assert settlement["lines"] == ["Folded: its forfeited wagers were collected with the cards",
-                                   "Turn up the cards set aside: with the dealer's, Four of a Kind",
+                                   "Turn up the cards set aside: Four of a Kind with the dealer's cards",
                                    "Pay 6 Card Bonus $250.00", "Pay Super 6 $200.00"]
     check_money(settlement, -1500 + 25000 + 20000)
     assert settlement["total"] == "Pay $450.00"
@@ -212,3 +212,12 @@ def test_chips_the_table_refused_get_a_return_line_and_a_corrected_play_is_no_lo
     after.devices_up()
     assert {p: position(after, p)["settlement"]["lines"] for p in (1, 3, 4)} == before
     assert position(after, 6)["returns"] == position(bench, 6)["returns"]
+
+
+def test_six_cards_that_make_no_hand_are_said_as_a_dealer_says_it():
+    """Not "with the dealer's, No hand" (issue 31, item 4)."""
+    from controller.rules.words import settlement_lines
+    seat = {"seat": 2, "wagers": {"ante": 500, "six_card_bonus": 500}, "play": False, "six_card": "high_card",
+            "super6_hand": None, "results": {"ante": -500, "six_card_bonus": -500}, "cap_reduction": 0}
+    assert settlement_lines(seat)[:2] == ["Folded: its forfeited wagers were collected with the cards",
+                                         "Turn up the cards set aside: no six-card hand with the dealer's cards"]

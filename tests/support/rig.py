@@ -14,7 +14,12 @@ FAST_DEVICES = "heartbeat_every = 0.1\nsilence_after = 0.6\n"
 
 
 def config_text(preset: str = "sheet-004", *, positions: int = 6, two_positions: str = "allowed",
-                hand_timeout: float = 5.0, page_settings: str = "") -> str:
+                hand_timeout: float = 5.0, page_settings: str = "", dealer_sign_in: bool = False) -> str:
+    """A table's configuration for tests. Its dealers have no PINs unless ``dealer_sign_in`` (the
+    tests of the dealer's sign-in, tests/round/test_dealer_shift.py and the page's, ask for it; the
+    shipped default is true, and the simulated dealer signs in)."""
+    if "dealer_sign_in" not in page_settings:
+        page_settings = f"dealer_sign_in = {str(dealer_sign_in).lower()}\n{page_settings}"
     jackpot = "[jackpot]\nmega = 10000000\nmajor = 2500000\nminor = 250000\n\n" \
         if preset == "sheet-004" else ""
     return (f'[table]\nid = "T-TEST"\npreset = "{preset}"\npositions = {positions}\n'

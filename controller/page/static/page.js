@@ -196,6 +196,7 @@ function render(s) {
   $("round").textContent = s.round ?? "—";
   $("state").textContent = (STATES[s.state] || [s.state])[0];
   $("state").className = "state " + s.state;
+  renderShift(s);                                       // who is dealing (shift.js)
 
   const [first, ...more] = promptLines(s);
   $("prompt").innerHTML = (first ? `<div class="first">${esc(first)}</div>` : "") +
@@ -229,12 +230,16 @@ function render(s) {
         by: h.verified_by }))}</li>`).join("");
 
   $("dealer-cards").innerHTML = cardsHtml(s.dealer.cards, s.dealer.dealt ? 3 : 0);
-  $("announcement").textContent = s.dealer.announcement || "";
+  // the announcement names a qualifying hand; a hand that does not qualify is named after it
+  const said = s.dealer.announcement || "";
+  $("announcement").textContent = said && s.dealer.hand && s.dealer.qualifies === false
+    ? `${said} · ${s.dealer.hand}` : said;
 
   // six positions in two rows of three, whatever the screen: each box wide enough for its lines
   const n = s.positions.length;
   $("positions").style.setProperty("--columns", String(n <= 3 ? n : Math.ceil(n / 2)));
   $("positions").innerHTML = s.positions.map((p) => positionHtml(s, p)).join("");
+  fitPayLines();                                          // as large as the room allows (fit.js)
   const next = document.querySelector(".pos.next");       // the position to settle, always in view
   if (next) next.scrollIntoView({ block: "nearest" });
 
@@ -299,13 +304,19 @@ function positionHtml(s, p) {
     decision = `<div class="decision folds">${esc(s.state === "collecting" ? t("Folds — collect the hand")
       : t("Folds"))}</div>`;
   }
+  // the cards are up: the hand as the dealer announces it, and a played position's six cards (its three
+  // with the dealer's: they settle its 6 Card Bonus and Super 6; a fold's are in its lines, where its
+  // cards set aside are turned up), on one line under the heading
+  const sixHand = p.six_card_hand && p.decision !== "fold" ? t("Six cards: {hand}", { hand: p.six_card_hand }) : "";
+  const hands = p.hand ? `<div class="hands"><span class="hand">${esc(p.hand)}</span>${
+    sixHand ? ` · <span class="six">${esc(sixHand)}</span>` : ""}</div>` : "";
   let settle = "";
   let net = "";
   if (p.settlement) {
     // what is left to do at the position, in the table's words (settlement.total: a fold's forfeits
     // went with its cards; a payment and a take that cancel out are both named, never "Push")
     const cents = p.settlement.net;
-    settle = `<ul class="settle">${p.settlement.lines.map((l) => `<li>${esc(l)}</li>`).join("")}</ul>`;
+    settle = `${hands}<ul class="settle">${p.settlement.lines.map((l) => `<li>${esc(l)}</li>`).join("")}</ul>`;
     net = `<div class="net ${cents > 0 ? "pay" : cents < 0 ? "take" : ""}">${esc(p.settlement.total)}${
       p.settlement.paid ? ` <span class="paid">${esc(t("Settled ✓"))}</span>` : ""}</div>`;
   }

@@ -26,15 +26,18 @@ function recallSeatHtml(rnd, seat) {
   let results = "—";
   let net = "—";
   if (result) {
+    const six = (rnd.table.six_card_hands || {})[String(seat.seat)];
     const won = RESULT_SPOTS.filter(([key]) => result.results[key])
-      .map(([key, name]) => `${name} ${signed(result.results[key])}`);
+      .map(([key, name]) => `${name} ${signed(result.results[key])}${
+        six && (key === "six_card_bonus" || key === "super6") ? ` (${six})` : ""}`);
     if (result.cap_reduction) won.push(t("cap −{amount}", { amount: money(result.cap_reduction) }));
     results = won.join(", ") || t("push");
     net = signed(result.net);
   }
   const paid = rnd.table.paid && String(seat.seat) in rnd.table.paid ? ` <span class="dim">${esc(t("paid"))}</span>` : "";
   return `<tr data-seat="${seat.seat}"><td>${seat.seat}</td>
-    <td class="cards small">${seat.cards ? cardsHtml(seat.cards) : `<span class="dim">${esc(t("hidden"))}</span>`}</td>
+    <td class="cards small">${seat.cards ? cardsHtml(seat.cards) : `<span class="dim">${esc(t("hidden"))}</span>`}${
+      handHtml(rnd.table, String(seat.seat))}</td>
     <td>${esc(stakes.join(", ") || "—")}</td><td>${esc(decision)}</td><td>${esc(results)}</td>
     <td class="net">${net}${paid}</td></tr>`;
 }
@@ -55,13 +58,27 @@ function recallRoundHtml(rnd) {
     : `<button type="button" class="replay" data-round="${rnd.id}">${esc(t("Replay"))}</button>`;
   return `<section class="recall-round" id="recall-${rnd.id}" data-round="${rnd.id}">
     <h3>${esc(t("Round {round}", { round: rnd.id }))} <span class="status ${esc(tb.status)}">${esc(status)}</span>
-      <time datetime="${esc(tb.opened_at)}">${localTime(tb.opened_at)}</time>${replay}</h3>
-    <div class="recall-dealer">${esc(t("Dealer"))} ${dealer} <b>${esc(tb.announcement || "")}</b></div>
+      <time datetime="${esc(tb.opened_at)}">${localTime(tb.opened_at)}</time>${dealtBy(tb)}${replay}</h3>
+    <div class="recall-dealer">${esc(t("Dealer"))} ${dealer} <b>${esc(tb.announcement || "")}</b>${
+      handHtml(tb, "dealer")}</div>
     <table><thead><tr><th>${esc(t("Position"))}</th><th>${esc(t("Cards"))}</th><th>${esc(t("Wagers"))}</th><th>${
       esc(t("Decision"))}</th><th>${esc(t("Results"))}</th><th>${esc(t("Net"))}</th></tr></thead>
       <tbody>${rnd.seats.map((seat) => recallSeatHtml(rnd, seat)).join("") ||
         `<tr><td colspan="6" class="dim">${esc(t("no wagers"))}</td></tr>`}</tbody></table>
     ${notes.map((n) => `<div class="note">${n}</div>`).join("")}</section>`;
+}
+
+// a hand's name as the dealer announced it (the six cards' hand goes with the 6 Card Bonus and Super 6
+// results it settled)
+function handHtml(tb, where) {
+  const hand = (tb.hands || {})[where];
+  return hand ? `<span class="hand-name">${esc(hand)}</span>` : "";
+}
+
+// who dealt the round: the dealer signed in when it opened (a journal from before dealers signed in,
+// or a table whose dealers have no PINs, has no name to show)
+function dealtBy(tb) {
+  return tb.dealt_by ? ` <span class="dealt-by">${esc(t("dealt by {name}", { name: tb.dealt_by }))}</span>` : "";
 }
 
 // the dealer's cards high to low, as the live page lays them out ("Qd 8c 5d"; a ten is "10h")

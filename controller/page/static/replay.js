@@ -64,6 +64,9 @@ async function showReplay(round) {
     return;
   }
   replayStory = answer;
+  if (answer.dealt_by) {
+    $("replay-title").textContent = t("Round {round}", { round }) + " · " + t("dealt by {name}", { name: answer.dealt_by });
+  }
   $("replay-slider").max = String(answer.steps.length - 1);
   showReplayStep(0);
 }
