@@ -301,6 +301,12 @@ def run(opts: RunOptions, watcher: Watcher | None = None) -> int:
     signal.signal(signal.SIGINT, on_signal)
     if table.page:
         print(f"Dealer page: {table.page.url}", flush=True)
+        if (table.dealer is None and table.config.dealer_sign_in
+                and not any(h.role == "dealer" for h in table.pins.holders())):
+            # said where the person starting the table looks, not only on the page behind the sign-in
+            print("No dealer PIN is set on this table, so no dealer can sign in and betting cannot open. A "
+                  f"supervisor sets one: table-controller pin set dealer NAME --data-dir {table.data_dir}",
+                  flush=True)
     if opts.seed_from_clock and table.sim is not None:
         print(f"Simulated shoe and players: seed {opts.seed} (--seed {opts.seed} plays the same rounds again)",
               flush=True)

@@ -87,3 +87,20 @@ def test_log_level_is_obeyed_and_no_progress_goes_to_a_pipe(tmp_path):
                              "--data-dir", str(tmp_path / "data")], capture_output=True, text=True, timeout=120)
     assert report.returncode == 0 and report.stderr == ""
     assert json.loads(report.stdout)["rounds"]["complete"] >= 1
+
+
+def test_a_table_without_a_dealer_pin_says_how_to_set_one_where_it_is_started(tmp_path):
+    """Betting waits for a dealer to sign in; with no dealer PIN set nobody could, and the person who
+    started the table is told the command (a scripted dealer, above, needs none and is not)."""
+    data = tmp_path / "data"
+    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--data-dir", str(data), "--port", "0",
+                             "--log-level", "error"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stdout is not None
+        first, second = proc.stdout.readline(), proc.stdout.readline()
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=60)
+    assert first.startswith("Dealer page: ")
+    assert second.strip() == ("No dealer PIN is set on this table, so no dealer can sign in and betting cannot "
+                              f"open. A supervisor sets one: table-controller pin set dealer NAME --data-dir {data}")
