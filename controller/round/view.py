@@ -335,7 +335,9 @@ def _side_bets(rnd: Round, p: int) -> bool:
 
 def _hand(cards) -> str | None:
     """A three-card hand's name as the dealer announces it; None where a card could not be read."""
-    return hand_words(score3(cards)) if len(cards) == 3 and all(0 <= c < 52 for c in cards) else None
+    # a card read twice (a shoe fault: the round is void) makes no hand to name, and no lookup to fail
+    return hand_words(score3(cards)) if len(set(cards)) == 3 == len(cards) and all(0 <= c < 52 for c in cards) \
+        else None
 
 
 def _show(cards) -> str:

@@ -85,9 +85,9 @@ def recall_round(journal: Journal, round_id: int) -> dict:
 
 def hand_names(rnd: Round) -> dict[str, str]:
     """Each hand's name as the dealer announces it ("dealer" and each position), where every card
-    was read."""
+    was read and no card came twice (a shoe fault the round was voided for: no hand to name)."""
     return {("dealer" if p == DEALER else str(p)): hand_words(score3(h)) for p, h in rnd.hands.items()
-            if len(h) == 3 and all(0 <= c < 52 for c in h)}
+            if len(set(h)) == 3 == len(h) and all(0 <= c < 52 for c in h)}
 
 
 def recall(journal: Journal, last: int = 10, round_id: int | None = None, before: int | None = None) -> list[dict]:

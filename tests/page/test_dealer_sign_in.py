@@ -8,6 +8,7 @@ the round's record, recall and replay name who dealt it. The journal is the judg
 from __future__ import annotations
 
 import json
+import re
 
 from playwright.sync_api import expect
 
@@ -42,6 +43,8 @@ def test_a_dealer_signs_in_and_is_relieved_between_rounds_with_one_touch_and_a_p
         expect(header).to_have_text("Dealer sign in")
         expect(header).to_have_class("on-duty nobody")
         expect(page.locator("#prompt .first")).to_have_text("Dealer: sign in with your PIN (Dealer sign in)")
+        # the one obvious next step is the header's sign-in, not Open betting (which would be refused)
+        expect(page.locator("footer button.next")).to_have_count(0)
         touch(page, "button[data-action=open_betting]")         # nobody dealing: refused in words
         expect(page.locator("#toast")).to_contain_text("no dealer is signed in")
         assert rig.journal.last_round() is None
@@ -54,6 +57,7 @@ def test_a_dealer_signs_in_and_is_relieved_between_rounds_with_one_touch_and_a_p
         expect(page.locator("#shift-dialog")).to_be_hidden()
         expect(header).to_have_text("Dealer: Ana")
         expect(page.locator("#prompt .first")).to_have_text("Open betting")
+        expect(page.locator("button[data-action=open_betting]")).to_have_class(re.compile(r"\bnext\b"))
 
         _sign_in(page, BO)                                       # the relief: one touch and Bo's PIN
         expect(header).to_have_text("Dealer: Bo")

@@ -50,3 +50,15 @@ def test_recall_includes_the_unfinished_round_and_names_missing_ones(tmp_path):
     assert missing.returncode == 1 and "no round 99" in missing.stderr
     nowhere = _cli("meters", "--data-dir", str(tmp_path / "nowhere"))
     assert nowhere.returncode == 2 and "no journal here" in nowhere.stderr
+
+
+def test_a_hand_with_a_card_read_twice_is_not_named_and_recall_still_answers():
+    """A shoe fault can deliver a card twice (the round is voided for it): there is no hand to name,
+    and naming it looked up a score that does not exist (the soak's recall failed with a bare number)."""
+    from types import SimpleNamespace
+
+    from controller.round.view import _hand
+    from controller.store.recall import hand_names
+    twice = [0, 14, 14]                     # the Two of one suit, then one card twice
+    assert hand_names(SimpleNamespace(hands={1: twice, 2: [0, 1, 2], 3: [0, 1]})) == {"2": _hand([0, 1, 2])}
+    assert _hand(twice) is None and _hand([0, 1]) is None and _hand([0, 1, 2]) is not None

@@ -246,9 +246,12 @@ function render(s) {
   $("alerts").innerHTML = s.alerts.slice().reverse().map(alertHtml).join("");
 
   for (const b of document.querySelectorAll("footer button")) b.disabled = !linkIsUp;
+  // no dealer signed in where dealers sign in: the next step is the header's "Dealer sign in" (shift.js)
+  const awaitingDealer = Boolean(s.shift && s.shift.sign_in && !s.shift.dealer);
   for (const b of document.querySelectorAll("footer button[data-action]")) {
     offer(b, s.actions.includes(b.dataset.action));
-    b.classList.toggle("next", NEXT_STEP[s.state] === b.dataset.action && s.actions.includes(b.dataset.action));
+    b.classList.toggle("next", !awaitingDealer && NEXT_STEP[s.state] === b.dataset.action
+                               && s.actions.includes(b.dataset.action));
   }
   offer($("supervisor-menu"), s.actions.some((a) => SUPERVISOR.includes(a)));
   for (const b of document.querySelectorAll("[data-sup]")) offer(b, !supervisorRefusal(s, b.dataset.sup));
