@@ -174,7 +174,8 @@ DRIVERS = {
                                  from_table=("positions",),     # readings for other positions: NAK
                                  relations=_link_relations),
     "sign-alpha": DriverSpec("sign", "drivers.sign:SignDriver", {
-        "address": Setting(str, pattern="[0-9A-Fa-f]{2}", meaning="the sign's address, two hex digits",
+        "address": Setting(str, pattern="[0-9A-Fa-f]{2}", meaning="the sign's own address, two hex digits "
+                           "(not the wildcard '?', which reaches every sign it matches)",
                            default=BROADCAST),
         "acks": Setting(bool, default=True),
         "ack_timeout": Setting(SECONDS, 0.01, 10, meaning="seconds to wait for the sign's ACK", default=0.5),

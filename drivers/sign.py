@@ -74,9 +74,11 @@ class SignDriver(DeviceDriver):
         # Refused here, where they are given, not in the I/O thread at the first packet.
         try:
             address = alpha.check_address(address)
-        except alpha.AlphaEncodeError:
+        except alpha.AlphaEncodeError as err:
+            wildcard = "; '?' is the protocol's wildcard, which reaches every sign it matches" \
+                if "?" in str(err) else ""
             raise ValueError(f"sign driver setting 'address': {address!r} is not the sign's address, "
-                             "two hex digits (00 = every sign)") from None
+                             f"two hex digits (00 = every sign){wildcard}") from None
         if acks and address == alpha.BROADCAST:
             raise ValueError("sign driver setting 'address': 00 is broadcast, which no sign answers; "
                              "with acks on give the sign's own address (01 to FF)")

@@ -57,7 +57,27 @@ class SerialTransport:
         try:
             self._port = serial.serial_for_url(self.url, **self.settings)
         except (serial.SerialException, OSError, ValueError) as err:
+            if str(err).startswith("Could not configure port"):
+                raise TransportError(self._cannot_set(err)) from None
             raise TransportError(f"{self.device}: cannot open {self.url}: {_reason(err)}") from None
+        except Exception as err:
+            # termios.error (not an OSError): the port refuses the framing asked, as a pseudo-terminal
+            # reopened at 7E1 does (EINVAL). It was caught by the driver's loop as an internal error
+            # and logged with its traceback every 10 s; it is a port that cannot be used as configured
+            if type(err).__module__ != "termios":
+                raise
+            raise TransportError(self._cannot_set(err)) from None
+
+    def framing(self) -> str:
+        """The line asked for, as written on a device's label: ``9600 7E1``."""
+        s = self.settings
+        return f"{s['baudrate']} {s['bytesize']}{s['parity']}{s['stopbits']:g}"
+
+    def _cannot_set(self, err: BaseException) -> str:
+        reason = err.args[1] if len(err.args) == 2 else _reason(err)       # termios.error(errno, text)
+        return (f"{self.device}: cannot open {self.url}: this port cannot be set to {self.framing()} "
+                f"({reason}): a pseudo-terminal or an adapter without that framing; set baudrate, bytesize, "
+                f"parity and stopbits in [devices.{self.device}] to a line both the port and the device speak")
 
     def read(self) -> bytes:
         import serial

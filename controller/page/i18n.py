@@ -41,8 +41,8 @@ PLACEHOLDER = re.compile(r"\{(\w+)\}")
 MONEY = r"-?\$\d{1,3}(?:,\d{3})*(?:\.\d\d)?"
 # what each placeholder may hold: the name says (a name not here holds any text)
 KINDS = {
-    **dict.fromkeys(("position", "other", "hand", "count", "round", "code", "deck", "play_deck", "expected"),
-                    r"\d+"),
+    **dict.fromkeys(("position", "other", "hand", "count", "round", "code", "deck", "play_deck", "expected",
+                     "record", "floor_record"), r"\d+"),
     "seconds": r"\d+(?:\.\d+)?",
     "positions": r"\d+(?:, \d+)*(?: and \d+)?",
     **dict.fromkeys(("amount", "taken", "ante", "value", "minimum", "maximum"), MONEY),
@@ -53,6 +53,7 @@ KINDS = {
     "card": r"(?:10|[2-9JQKA])[cdhs]",
 }
 KEPT = {"position", "other", "hand", "count", "round", "code", "deck", "play_deck", "expected", "seconds",
+        "record", "floor_record",
         "amount", "taken", "ante", "value", "minimum", "maximum", "jackpot", "card"}      # numbers, money, cards
 DEPTH = 4                           # a message inside a message inside ...: enough for any the table builds
 CACHED = 4096                       # the table says the same few hundred things: each is matched once

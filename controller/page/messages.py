@@ -171,6 +171,13 @@ ALERTS = (
     N_("Supervisor called to the table by the {by}"), N_("Supervisor called to the table by the {by}: {reason}"),
     N_("on recovery: {problem}"), N_("Internal error handling {event}: {reason}; call a technician"),
     N_("The table's settings were changed since it last ran: call a supervisor to confirm them before play"),
+    # controller/floor/head.py: a journal behind the floor's copy of its chain (the alert and the halt)
+    N_("This table's journal is behind the floor: it ends at record {record}, the floor holds table {table}'s "
+       "records up to {floor_record}. The journal and audit trail were rolled back or restored from an older "
+       "copy; the table will not play on them"),
+    N_("This table's journal is not the floor's copy: its record {floor_record} is not the one the floor holds "
+       "for table {table} (a journal rolled back and played on, or another table's journal). The table will not "
+       "play on it"),
     N_("The PC's clock is not synchronised: the times written in the journal may be wrong; call a "
        "technician (the table goes on)"),
     N_("The PC's clock is synchronised again"),

@@ -4,7 +4,8 @@ Wire format (the public protocol; docs/protocols/alpha-sign.md)::
 
     NUL x5 | SOH | TYPE | ADDR(2) | STX CMD DATA ETX CHECKSUM(4) [STX ... ] | EOT
 
-- ``TYPE`` ``Z`` = all sign types; ``ADDR`` two hex digits, ``00`` broadcast.
+- ``TYPE`` ``Z`` = all sign types; ``ADDR`` two hex digits, ``00`` broadcast; ``?`` in
+  place of a digit is a wildcard (``??`` every sign), which the host never sends.
 - ``CHECKSUM``: 16-bit sum of the bytes from STX through ETX inclusive, as
   four uppercase ASCII hex digits. A sign drops a packet whose checksum is wrong.
 - Commands used: ``A`` write TEXT file (label, then one or more pages, each
@@ -71,11 +72,22 @@ def _text(text: str | bytes, what: str) -> bytes:
 
 
 def check_address(address: str) -> str:
-    """A sign address as sent (two uppercase hex digits, "00" broadcast); AlphaEncodeError otherwise."""
+    """A sign address as sent (two uppercase hex digits, "00" broadcast); AlphaEncodeError otherwise.
+    The protocol's wildcard ``?`` (any hex digit: ``1?`` reaches 10-1F, ``??`` every sign) is
+    refused: several signs may act on it, and answer at once, and a table drives one sign."""
+    if isinstance(address, str) and "?" in address:
+        raise AlphaEncodeError(f"sign address {address!r}: two hex digits; '?' is the protocol's wildcard, "
+                               "which reaches every sign it matches, and the host writes to one sign")
     if not isinstance(address, str) or len(address) != 2 or any(c not in "0123456789ABCDEFabcdef"
                                                                  for c in address):
         raise AlphaEncodeError(f"sign address {address!r}: two hex digits")
     return address.upper()
+
+
+def address_matches(sent: str, own: str) -> bool:
+    """A packet's address reaches a sign whose own address is ``own``: the same two hex digits, or
+    a wildcard ``?`` in place of either digit (``??`` every sign). Broadcast (00) is not a match."""
+    return len(sent) == len(own) == 2 and all(c in (o, "?") for c, o in zip(sent.upper(), own.upper(), strict=True))
 
 
 def packet(command: bytes, address: str = "00", type_code: str = "Z") -> bytes:

@@ -67,6 +67,8 @@ SIGN_PACKETS = [
 ]
 SIGN_ANSWERS = [
     ("sign response ACK", alpha.response(True)),
+    ("sign response ACK followed by its status register (some signs; read as one ACK)",
+     alpha.response(True) + bytes((alpha.NAK_ALWAYS,))),
     ("sign response NAK, checksum error (status register 0x50)", alpha.response(False, alpha.NAK_CHECKSUM)),
     ("sign response NAK, illegal command or file label (0x60)", alpha.response(False, alpha.NAK_ILLEGAL)),
 ]

@@ -7,9 +7,11 @@ TEXT layout, line by line, with every called STRING substituted.
 
 Strict where a real sign is: a packet for another address is not its own and
 is ignored; a broadcast (00) is never answered, and while responses are on it
-is refused outright (addressed mode: only packets to its own address count);
-a NAK carries the Serial Error Status Register (bit 6 always set: checksum
-``15 50``, an unknown command or file label ``15 60``); a memory configuration
+is refused outright (addressed mode: only packets to its own address count); a
+wildcard address (``?`` for a digit, ``??`` every sign) that matches its own is
+taken as a broadcast is; a NAK carries the Serial Error Status Register (bit 6
+always set: checksum ``15 50``, an unknown command or file label ``15 60``),
+and with ``status_after_ack`` an ACK does too (``06 40``); a memory configuration
 with an unlocked STRING file, a STRING write to a file it does not have or
 that does not fit it, are refused as illegal. Faults: NAK the next N packets
 (as checksum errors), go silent (answer nothing and ignore packets), as a
@@ -25,8 +27,10 @@ ENTRY = 11                      # bytes of one memory configuration entry
 
 
 class SimulatedSign(PortDevice):
-    def __init__(self, port, *, address: str = "01", acks: bool = False, **kwargs):
+    def __init__(self, port, *, address: str = "01", acks: bool = False, status_after_ack: bool = False,
+                 **kwargs):
         super().__init__(port, **kwargs)
+        self.status_after_ack = status_after_ack
         self.address = alpha.check_address(address)
         self.acks = acks                    # answering now (``acks`` at power-up: set up in its menu)
         self.decoder = alpha.PacketDecoder()
@@ -47,7 +51,9 @@ class SimulatedSign(PortDevice):
 
     def _reply(self, ok: bool, status: int = 0) -> None:
         if self.acks:
-            self.port.write(alpha.response(ok, status))
+            answer = alpha.response(ok, status)
+            # some signs follow an ACK with their status register too (bit 6 set: never an ACK or NAK)
+            self.port.write(answer + bytes((alpha.NAK_ALWAYS,)) if ok and self.status_after_ack else answer)
 
     def _answer(self, item: alpha.SignCommand | alpha.BadPacket) -> None:
         if isinstance(item, alpha.BadPacket):
@@ -56,11 +62,12 @@ class SimulatedSign(PortDevice):
                 self._reply(False, item.status)         # only what was meant for it is answered
             return
         address = item.address.upper()
-        if address == alpha.BROADCAST:
+        if address == alpha.BROADCAST or "?" in address and alpha.address_matches(address, self.address):
+            what = "broadcast" if address == alpha.BROADCAST else f"wildcard {address}"
             if self.acks:
-                self.errors.append(f"broadcast {item.code} refused: responses are on (addressed mode)")
+                self.errors.append(f"{what} {item.code} refused: responses are on (addressed mode)")
             else:
-                self._apply(item)                      # heard by every sign, answered by none
+                self._apply(item)                      # heard by every sign it reaches, answered by none
             return
         if address != self.address:
             return                                      # another sign's packet

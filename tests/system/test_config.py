@@ -220,8 +220,11 @@ def test_config_check_refuses_a_sign_address_that_is_not_two_hex_digits(tmp_path
     path.write_text(_broken(("acks = false", 'acks = false\naddress = "ZZ"')))
     assert main(["config", "check", str(path)]) == 2
     assert capsys.readouterr().err.splitlines() == [
-        f"table-controller: {path}, line 19: key 'devices.sign.address': 'ZZ' is not the sign's address, "
-        "two hex digits"]
+        f"table-controller: {path}, line 19: key 'devices.sign.address': 'ZZ' is not the sign's own address, "
+        "two hex digits (not the wildcard '?', which reaches every sign it matches)"]
+    path.write_text(_broken(("acks = false", 'acks = false\naddress = "??"')))     # the protocol's wildcard
+    assert main(["config", "check", str(path)]) == 2
+    assert "'??' is not the sign's own address" in capsys.readouterr().err
     path.write_text(_broken(("acks = false", 'acks = false\naddress = "1f"')))
     assert main(["config", "check", str(path)]) == 0
 

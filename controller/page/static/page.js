@@ -81,7 +81,9 @@ const KINDS = {
   super6_closed: t("Super 6 closed"), super6_open: t("Super 6 open"), jackpot_hit: t("jackpot hit"),
   jackpot_verified: t("jackpot verified"), jackpot_posted: t("jackpot posted"), internal_error: t("internal error"),
   config_changed: t("configuration changed"), clock: t("clock"), security: t("security"),
-  pin_lockout: t("PIN lockout"),
+  pin_lockout: t("PIN lockout"), journal_behind_floor: t("journal behind the floor"),
+  jackpot_locked: t("jackpot locked"), jackpot_claim: t("jackpot claim"), jackpot_referred: t("jackpot referred"),
+  jackpot_final_differs: t("jackpot claim changed"),
 };
 const DEVICES = { shoe: t("shoe"), sensors: t("sensors"), sign: t("sign") };
 const STATUS = { online: t("online"), offline: t("offline"), jammed: t("jammed"), "door open": t("door open"),
@@ -175,6 +177,7 @@ function devicesHtml(devices, up) {
 // title); the snapshot should carry the dealer's words itself (issue 31, item 9)
 const DEALER_SAYS = {
   config_changed: t("The table's settings were changed since it last ran: call a technician to check them before play"),
+  journal_behind_floor: t("The table's records do not match the floor's: the table will not play. Call a supervisor"),
 };
 
 function alertHtml(a) {
