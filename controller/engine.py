@@ -102,7 +102,7 @@ class Engine:
     # --- anyone may call these ------------------------------------------------------
 
     def post(self, event: Any) -> None:
-        self.queue.put((time.monotonic(), event))   # stamped: a device event's wait is measured
+        self.queue.put((self.clock(), event))   # stamped: a device event's wait is measured
 
     def act(self, action: str, role: str = "dealer", timeout: float = 5.0, who: str = "",
             **args) -> Verdict:
@@ -220,7 +220,7 @@ class Engine:
         # once it has been handled: readers want the newest moment, not each one on the way. A person's
         # action is always drawn at once, before its verdict (its page looks at the table right after).
         if isinstance(event, DealerAction) or self.queue.empty() or \
-                time.monotonic() - self._published_at >= PUBLISH_AT_LEAST_EVERY:
+                self.clock() - self._published_at >= PUBLISH_AT_LEAST_EVERY:
             self._publish()
         else:
             self._dirty = True
@@ -377,7 +377,7 @@ class Engine:
     # --- publishing -------------------------------------------------------------------
 
     def _publish(self, snap: dict | None = None) -> None:
-        self._published_at = now = time.monotonic()
+        self._published_at = now = self.clock()
         self._dirty = False
         for posted in self._unpublished:
             self.latency.add(now - posted)
