@@ -159,5 +159,6 @@ def replay(o: CampaignOptions, seed: int, stop_at: int) -> tuple[dict[str, Any],
     """The seed played again exactly, up to its round ``stop_at`` closed; that round's facts."""
     folder = Path(o.work_dir).resolve() / f"seed-{seed}-replay"
     shutil.rmtree(folder, ignore_errors=True)
-    played, _ = play(world_options(o, seed), folder, o.per_seed, plan=o.plan, stop_at=stop_at, stuck_after=o.stuck_after)
+    played, _ = play(world_options(o, seed), folder, o.per_seed, plan=o.plan, stop_at=stop_at,
+                     stuck_after=o.stuck_after)
     return asdict(played), round_facts(folder / JOURNAL_FILE, stop_at)

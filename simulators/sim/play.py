@@ -20,6 +20,7 @@ from simulators.sim.faults import FaultPlan, Faults
 from simulators.sim.world import JOURNAL_FILE, World, WorldOptions
 
 VOIDABLE = ("betting", "closed", "dealing", "decisions", "collecting", "held")
+GIVE_UP_AFTER = 5           # stuck moments in a row on one round before the seed is given up
 
 
 @dataclass
@@ -56,6 +57,9 @@ def play(options: WorldOptions, folder: Path, rounds: int, *, plan: FaultPlan | 
             if world.dealer.finished > last_round:
                 last_round, progress_at = world.dealer.finished, world.clock.now
             elif world.clock.now - progress_at > stuck_after:
+                if len(played.stuck) >= GIVE_UP_AFTER and all(s["round"] == played.stuck[-1]["round"]
+                                                               for s in played.stuck[-GIVE_UP_AFTER:]):
+                    break                       # said in the summary: the seed closed fewer rounds than asked
                 _unstick(world, faults, played)
                 progress_at = world.clock.now
     finally:
@@ -78,7 +82,13 @@ def _unstick(world: World, faults: Faults, played: Played) -> None:
     played.stuck.append({"at": round(world.clock.now, 3), "state": state, "round": round_id,
                          "prompt": snap.get("prompt"), "voided": again})
     faults.undo_all()
+    if state in ("ready", "complete", "void"):
+        # players who bet into a round the table never opened (they saw the Antes unlock across a
+        # restart) pick their chips up, as a dealer would have them, and the next round opens
+        world.sim.players.collect()
     world.dealer.forget()
+    if world.engine is not None:                # the dealer looks at the table again, as a person would
+        world.dealer.observe(world.engine.snapshot)
     if again and world.engine is not None:
         world.engine.submit("void_round", role="supervisor", who="simulated supervisor",
                             reason=f"simulation: round {round_id} made no progress")

@@ -19,6 +19,7 @@ journal with ``synchronous=OFF``; the real table's configuration has no such set
 
 from __future__ import annotations
 
+import math
 import random
 from collections import deque
 from collections.abc import Callable
@@ -53,7 +54,9 @@ class WorldOptions:
     preset: str = "sheet-004"
     positions: int = 6
     think: tuple[float, float] = (0.3, 2.0)     # the dealer's seconds before each action
-    tick: float = 0.1           # seconds between two runs of a driver's or a device's timers
+    # seconds between two runs of a driver's or a device's timers: its shortest timer (a frame resent
+    # after 0.25 s unacknowledged; heartbeats every second, silence after three)
+    tick: float = 0.25
     durable: bool = False       # the journal's synchronous=FULL (the real table's); OFF otherwise
     strategy: str = "optimal"
 
@@ -214,23 +217,24 @@ class World:
 
     def drain(self) -> None:
         """Every event waiting handled by the engine, one at a time, and every deadline due."""
-        engine = self.engine
+        engine, inbox = self.engine, self.inbox
         while engine is not None:
-            if self.inbox and engine.queue.empty():     # one at a time: each is drawn before the next
-                engine.post(self.inbox.popleft())
-            if engine.idle() and not self.inbox:
+            if inbox and engine.queue.empty():          # one at a time: each is drawn before the next
+                engine.post(inbox.popleft())
+            elif not inbox and engine.idle():
                 return
             engine.step(0)
             engine = self.engine
 
     def advance(self) -> bool:
-        """Time jumps to the next thing due, which happens; False when nothing is left to happen."""
-        self.drain()
+        """Time jumps to the next thing due, which happens; False when nothing is left to happen. (What
+        was due before has been drained: ``start`` and each step end with ``drain``.)"""
         due = self.clock.next_due()
         if self.engine is not None:
             wait = self.engine.timers.until_next()
             if wait is not None and (due is None or self.clock.now + wait < due):
-                self.clock.advance(self.clock.now + wait)
+                # a deadline a hair ahead (floating point) is still reached: time moves at least one step
+                self.clock.advance(max(self.clock.now + wait, math.nextafter(self.clock.now, math.inf)))
                 self.drain()
                 return True
         if due is None:
