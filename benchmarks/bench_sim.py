@@ -11,7 +11,10 @@ Measures, on this machine, in this order:
 - ``sim --jobs 2``: ``2 * rounds`` rounds, one seed per process, two processes at once (the campaign's
   own code, simulators/sim/campaign.py), against the same with one process: the scaling;
 - ``ptys``: ``table-controller run --autoplay`` (benchmarks/bench_table.py ``measure``: real drivers on
-  ptys, the journal durable), steady-state rounds per second.
+  ptys, the journal durable), steady-state rounds per second, and its process's CPU per round (the
+  simulated devices, players and dealer run in it too, as in the simulation).
+
+On a machine shared with other work, rounds per second follow the load; CPU per round does not.
 
 ``--profile`` also prints where a simulated round's time goes (cProfile, the 30 costliest by own time).
 
@@ -24,6 +27,7 @@ import argparse
 import cProfile
 import io
 import json
+import os
 import pstats
 import shutil
 import sys
@@ -85,13 +89,23 @@ def main() -> int:
                "sim --jobs 1 (2 seeds)": jobs(args.rounds, args.seed, 1),
                "sim --jobs 2 (2 seeds)": jobs(args.rounds, args.seed, 2)}
     if args.pty_rounds:
+        before = os.times()
         results["ptys"] = measure(ROOT, args.pty_rounds, args.seed)
+        after = os.times()          # the controller's CPU (its process is this one's child): load-independent
+        cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+        results["ptys"]["cpu_ms_per_round"] = round(cpu * 1000 / max(results["ptys"]["rounds"], 1), 2)
     print(json.dumps(results, indent=1))
     rate = {name: r["rounds_per_second"] for name, r in results.items()}
     print("\n| run | rounds/s |\n| --- | --- |")
     for name, value in rate.items():
         print(f"| {name} | {value} |")
+    cpu = {name: r["cpu_ms_per_round"] for name, r in results.items() if "cpu_ms_per_round" in r}
+    print("\n| run | CPU ms per round | rounds/s per core from it |\n| --- | --- | --- |")
+    for name, value in cpu.items():
+        print(f"| {name} | {value} | {1000 / value:.1f} |")
     print(f"\nscaling, --jobs 2 over --jobs 1: {rate['sim --jobs 2 (2 seeds)'] / rate['sim --jobs 1 (2 seeds)']:.2f}x")
+    if "ptys" in cpu:
+        print(f"simulation over ptys, CPU per round: {cpu['ptys'] / cpu['sim']:.1f}x")
     if "ptys" in rate:
         print(f"simulation over ptys: {rate['sim'] / rate['ptys']:.1f}x (durable: "
               f"{rate['sim, durable'] / rate['ptys']:.1f}x)")

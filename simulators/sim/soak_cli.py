@@ -1,8 +1,8 @@
 """``table-sim soak`` on the simulation (the default): the options read, the campaign run, the summary said.
 
 Owns what the simulation's soak prints: the JSON summary on standard output (``--summary FILE`` too),
-the HTML report (simulators/soak_report.py, the process soak's), a line on standard error for each
-failing seed with the command that replays it, and with ``--stop-at-round N`` the facts of round N
+the HTML report (simulators/soak_report.py, the process soak's), a line on standard error as each seed
+ends (rounds done of rounds asked) and for each failing seed with the command that replays it, and with ``--stop-at-round N`` the facts of round N
 of ``--seed``, one JSON line each (chain, round, time, kind, data), after the round's summary.
 Exit status as simulators/soak_cli.py says: 0 clean, 1 a finding, 2 options refused.
 """
@@ -45,9 +45,9 @@ def main_sim(args: argparse.Namespace) -> int:
             print(json.dumps(list(row)))
         return 0 if played["rounds"] >= args.stop_at_round else 1
 
-    def progress(done: int, total: int) -> None:
+    def progress(done: int, total: int) -> None:     # a line per seed: a long campaign's way so far
         print(f"table-sim soak: {done} of {total} rounds", file=sys.stderr, flush=True)
-    doc = run(o, progress if sys.stderr.isatty() else None)
+    doc = run(o, progress)
     text = json.dumps(doc, indent=1)
     print(text, flush=True)
     for seed in doc["seeds"]:
