@@ -3,7 +3,8 @@
 Owns what the simulation's soak prints: the JSON summary on standard output (``--summary FILE`` too),
 the HTML report (simulators/soak_report.py, the process soak's), a line on standard error as each seed
 ends (rounds done of rounds asked) and for each failing seed with the command that replays it, and
-with ``--stop-at-round N`` the facts of round N of ``--seed``, one JSON line each (chain, round, time, kind, data), after the round's summary.
+with ``--stop-at-round N`` the facts of round N of ``--seed``, one JSON line each (chain, round, time,
+kind, data), after the round's summary.
 Exit status as simulators/soak_cli.py says: 0 clean, 1 a finding, 2 options refused.
 """
 
