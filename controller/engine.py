@@ -92,7 +92,7 @@ class Engine:
         self.table = Table(config, journal, schedule=self.timers.schedule, cancel=self.timers.cancel)
         self._trail.after("start", None, self.table)     # the start-up's own facts (self-check, recovery)
         self._lines, self._memo = SettlementLines(), PositionMemo()
-        self.publisher = Publisher(self._draw, self._ask_to_draw)
+        self.publisher = Publisher(self._draw, self._ask_to_draw, clock=clock)
         self.observers: list[Callable[[dict], None]] = self.publisher.observers    # each moment's snapshot
         self.latency = self.publisher.latency   # a device event's post to its moment's publication
         self._thread: threading.Thread | None = None
@@ -101,7 +101,7 @@ class Engine:
     # --- anyone may call these ------------------------------------------------------
 
     def post(self, event: Any) -> None:
-        self.queue.put((time.monotonic(), event))   # stamped: a device event's wait is measured
+        self.queue.put((self.clock(), event))   # stamped: a device event's wait is measured
 
     def act(self, action: str, role: str = "dealer", timeout: float = 5.0, who: str = "",
             **args) -> Verdict:
@@ -226,7 +226,7 @@ class Engine:
         # once it has been handled: readers want the newest moment, not each one on the way. A person's
         # action is always drawn at once, before its verdict (its page looks at the table right after).
         if isinstance(event, DealerAction) or self.queue.empty() or \
-                time.monotonic() - self.publisher.published_at >= PUBLISH_AT_LEAST_EVERY:
+                self.clock() - self.publisher.published_at >= PUBLISH_AT_LEAST_EVERY:
             self._publish()
         else:
             self._dirty = True

@@ -24,10 +24,12 @@ ASK_TIMEOUT = 1.0               # seconds a reader on another thread waits for t
 
 
 class Publisher:
-    def __init__(self, draw: Callable[[], dict[str, Any]], ask: Callable[[float], bool]) -> None:
+    def __init__(self, draw: Callable[[], dict[str, Any]], ask: Callable[[float], bool], *,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         """``draw()``: the table's snapshot now (engine's thread); ``ask(timeout)``: has the engine's
-        thread draw the newest moment, False when it did not within ``timeout``."""
-        self._draw, self._ask = draw, ask
+        thread draw the newest moment, False when it did not within ``timeout``; ``clock``: the
+        engine's (a simulation's is virtual, and events are stamped by it when posted)."""
+        self._draw, self._ask, self._clock = draw, ask, clock
         self.observers: list[Callable[[dict[str, Any]], None]] = []     # given each moment's snapshot
         self.latency = Latencies()
         self.owner: threading.Thread | None = None      # the engine's thread once it runs
@@ -47,7 +49,7 @@ class Publisher:
 
     def publish(self, snapshot: dict[str, Any] | None = None) -> None:
         """A new moment; ``snapshot`` given (a halt's), it is the moment's as it is."""
-        self.published_at = now = time.monotonic()
+        self.published_at = now = self._clock()
         for posted in self._unmeasured:
             self.latency.add(now - posted)
         self._unmeasured.clear()

@@ -48,13 +48,14 @@ class HelloReply(Protocol):
 
 class DeviceDriver:
     def __init__(self, name: str, transport: Transport, post: Post, *,
-                 clock: Callable[[], float] = time.monotonic,
+                 clock: Callable[[], float] = time.monotonic, wall: Callable[[], float] = time.time,
                  backoff: tuple[float, float] = (0.2, 5.0)):
         self.name = name
         self.transport = transport
         self.url = transport.url
         self.post = post
         self.clock = clock
+        self.wall = wall                # UTC seconds: the device's clock is set to it (a simulation's is virtual)
         self.backoff = backoff
         self.online = False
         self.connected = False
@@ -170,7 +171,7 @@ class DeviceDriver:
         self.caught += 1
         text = f"{type(err).__name__}: {err}"
         key = f"{where}: {text}"
-        now = time.monotonic()
+        now = self.clock()
         last = self._reported.get(key)
         if last is not None and now - last < REPEAT_REPORT_EVERY:
             return

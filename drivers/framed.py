@@ -14,7 +14,6 @@ stamped on a message (``message_time``) is the driver's to pass on with it.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -152,7 +151,7 @@ class FramedDriver(DeviceDriver):
     def _set_clock(self, now: float) -> None:
         """The device's clock is ours (UTC): set at each session and every CLOCK_EVERY seconds."""
         self._clock_at = now
-        self._write(self.queue(SetClock(int(time.time() * 1000)), now))
+        self._write(self.queue(SetClock(int(self.wall() * 1000)), now))
 
     def _command_name(self, message_type: int) -> str:
         """The message's name in the catalog (what the controller asked for), not its wire code."""
@@ -233,7 +232,7 @@ class FramedDriver(DeviceDriver):
                            f"{type(message).__name__} dropped")
             return
         self.message_time = time_ms
-        late = None if time_ms is None else round(time.time() - time_ms / 1000, 3)
+        late = None if time_ms is None else round(self.wall() - time_ms / 1000, 3)
         # the engine journals what a message means; one held back through a link loss is worth a line
         held_back = late is not None and late >= HELD_BACK_AFTER
         (self.log.info if held_back else self.log.debug)("device.event", message=type(message).__name__,

@@ -1,10 +1,13 @@
-"""``table-sim soak``: its command line, around simulators/soak.py.
+"""``table-sim soak``: its command line, around the simulation (simulators/sim/campaign.py, the
+default) and the whole table in its own process (simulators/soak.py, ``--on process``).
 
 Owns the options a lab gives a soak and what it prints: one JSON summary on
 standard output (also written to ``--summary FILE``), the HTML report to
 ``--report FILE``, and the exit status: 0 when every round settled again as the
 journal says, no payment was doubled or lost and the journal verified; 1
-otherwise; 2 for options refused in words.
+otherwise; 2 for options refused in words. ``--seed S --stop-at-round N`` plays
+one seed of the simulation again exactly and stops once its round N closed,
+printing that round's facts.
 """
 
 from __future__ import annotations
@@ -20,18 +23,34 @@ from controller.rules.paytable import preset_names
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="table-sim soak", description=(
-        "the whole table unattended: the real controller in its own process, simulated devices and "
-        "players here, a scripted dealer on its page, faults and SIGKILLs from a seeded schedule"))
+        "the whole table unattended, faults and crashes from a seeded schedule: by default the deterministic "
+        "simulation (the real engine, journal, audit trail and drivers wired in memory to the simulated devices, "
+        "a virtual clock; one seed per process with --jobs); --on process: the real controller in its own "
+        "process, simulated devices and players here, a scripted dealer on its page"))
+    p.add_argument("--on", choices=("sim", "process"), default="sim",
+                   help="sim: the deterministic simulation (default); process: table-controller run in its own "
+                   "process on simulated devices over sockets, killed with SIGKILL")
+    p.add_argument("--jobs", type=_at_least(1), default=1, help="sim: seeds played at once, one per process")
+    p.add_argument("--per-seed", type=_at_least(1), default=1000, metavar="N",
+                   help="sim: rounds of each seed's table (seeds S, S+1, ... until --rounds) (default 1000)")
+    p.add_argument("--disk-full-rate", type=_rate, default=0.0002,
+                   help="sim: chance of a full disk at each state change (the table halts, then restarts)")
+    p.add_argument("--stop-at-round", type=_at_least(1), metavar="N",
+                   help="sim: play --seed again exactly, stop once its round N closed and print its facts")
+    p.add_argument("--durable", action="store_true", help="sim: the journal synchronous=FULL as on a table "
+                   "(default: OFF, which only a simulation may use)")
+    p.add_argument("--keep", action="store_true", help="sim: keep every seed's folder (default: only failing ones)")
     p.add_argument("--rounds", type=_at_least(1), default=1000, help="rounds to close (default 1000)")
     p.add_argument("--seed", type=int, default=1, help="seed of the cards, the players and the faults")
     p.add_argument("--faults", choices=("none", "mixed"), default="mixed",
                    help="mixed: device faults, misdeals, past posting, sign NAKs and SIGKILLs (default)")
     p.add_argument("--fault-rate", type=_rate, default=0.02, help="chance of a fault at each state change")
-    p.add_argument("--kill-rate", type=_rate, default=0.0005, help="chance of a SIGKILL at each state change")
+    p.add_argument("--kill-rate", type=_rate, default=0.0005, help="chance of a SIGKILL at each state change "
+                   "(sim: a crash, now or at one of the next commits)")
     p.add_argument("--preset", choices=preset_names(), default="sheet-004")
-    p.add_argument("--stuck-after", type=_at_least(5), default=90, metavar="S",
+    p.add_argument("--stuck-after", type=_at_least(5), metavar="S",
                    help="seconds with no round finished before the soak undoes its faults (twice: voids the "
-                   "round) (default 90)")
+                   "round) (default 90; sim: 600 seconds of virtual time)")
     p.add_argument("--work-dir", default="soak-data", help="the configuration, journal, audit and logs")
     p.add_argument("--report", metavar="FILE", help="write the HTML report here")
     p.add_argument("--summary", metavar="FILE", help="write the JSON summary here too")
@@ -44,6 +63,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
+    if args.on == "sim":
+        from simulators.sim.soak_cli import main_sim
+        return main_sim(args)
+    if args.stop_at_round is not None:
+        print("table-sim soak: --stop-at-round replays a seed of the simulation (--on sim)", file=sys.stderr)
+        return 2
     from simulators.soak import Soak, SoakOptions
     from simulators.soak_check import check, journal_path
     from simulators.soak_progress import ProgressError
@@ -51,7 +76,7 @@ def main(argv: list[str]) -> int:
     try:
         soak = Soak(SoakOptions(rounds=args.rounds, seed=args.seed, faults=args.faults, fault_rate=args.fault_rate,
                                 kill_rate=args.kill_rate, preset=args.preset, work_dir=args.work_dir,
-                                stuck_after=float(args.stuck_after), resume=args.resume))
+                                stuck_after=float(args.stuck_after or 90), resume=args.resume))
     except ProgressError as e:
         print(f"table-sim soak: {e}", file=sys.stderr)
         return 2

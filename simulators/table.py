@@ -63,18 +63,22 @@ class SimOptions:
 
 
 class SimulatedTable:
-    def __init__(self, options: SimOptions | None = None, preset: Preset | None = None):
+    def __init__(self, options: SimOptions | None = None, preset: Preset | None = None, *,
+                 ports: dict[str, Any] | None = None, clocks: dict[str, Any] | None = None):
+        """``ports`` and ``clocks`` (``clock``, ``wall``): the deterministic simulation's in-memory
+        ports and virtual clocks (simulators/sim), which pairs the devices itself; else ptys or sockets."""
         self.options = o = options or SimOptions()
         self.preset = preset or load_preset(o.preset)
-        ports = _open_ports(o)
-        self.key_files = _pair(("shoe", "sensors")) if o.authenticate else {}
+        ports = ports or _open_ports(o)
+        self.key_files = _pair(("shoe", "sensors")) if o.authenticate and clocks is None else {}
         keys = {role: bytes.fromhex(Path(path).read_text()) for role, path in self.key_files.items()}
+        clocks = clocks or {}
         self.shoe_port = ports["shoe"]
         self.shoe = SimulatedShoe(self.shoe_port, seed=o.seed, decks=self.preset.decks,
-                                  heartbeat_every=o.heartbeat_every, key=keys.get("shoe"))
+                                  heartbeat_every=o.heartbeat_every, key=keys.get("shoe"), **clocks)
         self.sensors = SimulatedSensors(ports["sensors"], positions=o.positions, heartbeat_every=o.heartbeat_every,
-                                        key=keys.get("sensors"))
-        self.sign = SimulatedSign(ports["sign"], address=o.sign_address)
+                                        key=keys.get("sensors"), **clocks)
+        self.sign = SimulatedSign(ports["sign"], address=o.sign_address, **clocks)
         self.players = Players(self.preset, self.sensors, self.shoe, positions=o.positions,
                                seed=o.seed + 1, strategy=o.strategy, script=o.script, rigged=o.rigged)
 

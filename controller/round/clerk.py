@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any
 from controller.round import machine as procedure
 from controller.round.facts import Round
 from controller.round.ports import Command
-from controller.store.journal import now_iso
 
 if TYPE_CHECKING:
     from structlog.typing import FilteringBoundLogger
@@ -85,7 +84,7 @@ class Clerk:
         opened = self.open_round.times.get("opened")
         if not opened:
             return 0
-        elapsed = datetime.fromisoformat(now_iso()) - datetime.fromisoformat(opened)
+        elapsed = datetime.fromisoformat(self.journal.now()) - datetime.fromisoformat(opened)
         return max(0, int(elapsed.total_seconds() * 1000))
 
     def fact(self, kind: str, /, **data: Any) -> str:

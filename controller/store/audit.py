@@ -145,7 +145,7 @@ class AuditTrail:
     """A structlog processor: writes the entry to the trail, passes it on unchanged."""
 
     def __init__(self, directory: str | Path, max_bytes: int | None = None, *, retention: Retention | None = None,
-                 clock=time.time):
+                 clock=time.time, background_sync: bool = True):
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.retention = retention or Retention()
@@ -163,7 +163,7 @@ class AuditTrail:
         self._fd: int | None = None
         self._size = 0
         self._open_current()
-        self._durable = DurableHead(self._flush_and_dup)
+        self._durable = DurableHead(self._flush_and_dup, background=background_sync)
         if torn:
             self.write({"event": "audit.torn_tail_set_aside", "file": str(torn), "level": "warning"})
 

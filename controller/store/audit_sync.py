@@ -16,6 +16,9 @@ allows, while a journal that ends before the trail's last anchor is refused.
 A disk that fails the fsync or a line's write (or any failure of the sync,
 or its thread gone) is remembered and raised at the next commit, which halts the table as
 any journal write failure does: the journal never keeps a stale head.
+
+A deterministic simulation (simulators/sim) has no threads: with ``background=False`` the
+lines written since are synced when a commit asks for the head, on the caller's thread.
 """
 
 from __future__ import annotations
@@ -29,21 +32,28 @@ SYNC_AFTER = 0.02       # seconds a written line waits for its fsync (lines mean
 
 
 class DurableHead:
-    def __init__(self, flush_and_dup: Callable[[], tuple[int, str]]):
+    def __init__(self, flush_and_dup: Callable[[], tuple[int, str]], *, background: bool = True):
         """``flush_and_dup()``: flushes the trail's file and returns a duplicate of its descriptor
         (the caller's to close) and the hash of its last line, under the trail's lock."""
         self._flush_and_dup = flush_and_dup
+        self._unsynced = False          # without the thread: lines written since the last sync
         self._failed: OSError | None = None
         self._due = threading.Event()
         self._closing = False
         self._sync_lock = threading.Lock()
         self.value = ""
         self.sync()                     # what the file holds at the start is on the disk first
-        self._thread = threading.Thread(target=self._run, name="audit-sync", daemon=True)
-        self._thread.start()
+        self._thread: threading.Thread | None = None
+        if background:
+            self._thread = threading.Thread(target=self._run, name="audit-sync", daemon=True)
+            self._thread.start()
 
     def written(self) -> None:
-        """A line was written: it is made durable within ``SYNC_AFTER``."""
+        """A line was written: it is made durable within ``SYNC_AFTER`` (without the thread: before
+        the next ``head``)."""
+        if self._thread is None:
+            self._unsynced = True
+            return
         self._due.set()
 
     def fail(self, err: OSError) -> None:
@@ -54,10 +64,13 @@ class DurableHead:
 
     def head(self) -> str:
         """The hash of the last line known durable; raises the disk's error if an fsync failed."""
+        if self._thread is None and self._unsynced:
+            self._unsynced = False
+            self.sync()
         if self._failed is not None:
             raise self._failed
-        if not self._closing and not self._thread.is_alive():     # never vouch for a trail nobody syncs
-            raise OSError("the audit trail's sync thread has stopped")
+        if not self._closing and self._thread is not None and not self._thread.is_alive():
+            raise OSError("the audit trail's sync thread has stopped")     # never vouch for a trail nobody syncs
         return self.value
 
     def sync(self) -> None:
@@ -77,7 +90,8 @@ class DurableHead:
         """Stop the thread, then make everything written durable."""
         self._closing = True
         self._due.set()
-        self._thread.join()
+        if self._thread is not None:
+            self._thread.join()
         self.sync()
 
     def _run(self) -> None:

@@ -105,6 +105,8 @@ class Journal:
         self.audit_head: Callable[[], str] | None = None   # the audit trail's last line (anchors.py)
         self.verified: tuple[tuple[int, str], int] | None = None  # (chain head, facts) walked at start
         self.heads_keyed = False        # meta keyed_boundary carries its marker (audit_head.py), as read
+        # the time each fact is stamped with: the wall clock, or a simulation's virtual one (simulators/sim)
+        self.now: Callable[[], str] = now_iso
 
     @classmethod
     def read_only(cls, path: str | Path, key_file: Path | None = None, *, keyed: bool = True) -> Journal:
@@ -171,7 +173,7 @@ class Journal:
         with self._tx():
             self._writing()
             cur = self.db.execute("INSERT INTO rounds(opened_at, status, preset) VALUES (?, 'open', ?)",
-                                  (now_iso(), preset))
+                                  (self.now(), preset))
             return _inserted_id(cur)
 
     def append(self, round_id: int, kind: str, data: dict[str, Any]) -> Record:
@@ -179,7 +181,7 @@ class Journal:
         event's transaction, committed and fsynced once the event is done, before any device is
         commanded; outside one it is committed (durably) before this returns."""
         text = json.dumps(data, sort_keys=True, separators=(",", ":"))
-        at = now_iso()
+        at = self.now()
         with self._tx():
             self._writing()
             chain = self._next_chain
@@ -200,7 +202,7 @@ class Journal:
 
     def table_event(self, kind: str, data: dict[str, Any]) -> str:
         """Write one fact outside a round, committed as ``append`` says; returns its time as journaled."""
-        at = now_iso()
+        at = self.now()
         text = json.dumps(data, sort_keys=True)
         with self._tx():
             self._writing()

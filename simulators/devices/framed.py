@@ -49,9 +49,11 @@ REPEAT_LOG_EVERY = 10.0         # seconds between two logs of the same error of 
 class PortDevice:
     """A simulated device's I/O thread on a port: ``step(data, now)`` every 10 ms or on input."""
 
-    def __init__(self, port, *, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, port, *, clock: Callable[[], float] = time.monotonic,
+                 wall: Callable[[], float] = time.time) -> None:
         self.port = port
         self.clock = clock
+        self.wall = wall                 # UTC seconds (a simulation's virtual clock: simulators/sim)
         self.lock = threading.RLock()
         self.silent = False
         self.caught = 0                  # exceptions caught and logged (the device went on)
@@ -84,7 +86,7 @@ class PortDevice:
         """Log an exception the device caught and went on after."""
         self.caught += 1
         key = f"{where}: {type(err).__name__}: {err}"
-        now = time.monotonic()
+        now = self.clock()
         last = self._logged.get(key)
         if last is not None and now - last < REPEAT_LOG_EVERY:
             return
@@ -117,8 +119,9 @@ class FramedDevice(PortDevice):
         return type(self).decode(type_code, payload)
 
     def __init__(self, port, *, clock: Callable[[], float] = time.monotonic,
-                 heartbeat_every: float = 1.0, key: bytes | None = None) -> None:
-        super().__init__(port, clock=clock)
+                 wall: Callable[[], float] = time.time, heartbeat_every: float = 1.0,
+                 key: bytes | None = None) -> None:
+        super().__init__(port, clock=clock, wall=wall)
         # a device keeps its events through a link loss of any length (docs/protocols/framing.md)
         self.link = Link(self.decode_message, heartbeat_every=heartbeat_every, silence_after=3600,
                          keep_undelivered=True)
@@ -170,7 +173,7 @@ class FramedDevice(PortDevice):
         """Our clock as the host set it (ms since 1970 UTC), when the host uses our timestamps."""
         if self.clock_offset is None or not self.capabilities_used & CAP_TIMESTAMPS:
             return None
-        return int((time.time() + self.clock_offset) * 1000)
+        return int((self.wall() + self.clock_offset) * 1000)
 
     def _session(self, message: Any) -> bool:
         """The session messages every framed device answers alike; True when ``message`` was one.
@@ -179,7 +182,7 @@ class FramedDevice(PortDevice):
             self.capabilities_used = message.capabilities & self.capabilities
             return True
         if isinstance(message, SetClock):
-            self.clock_offset = message.utc_ms / 1000 - time.time()
+            self.clock_offset = message.utc_ms / 1000 - self.wall()
             return True
         if type(message).TYPE == 0x10:                  # Hello: the reply, then who we are
             self.handle(message, self.clock())

@@ -1,4 +1,5 @@
-"""The soak campaign, short: the real controller killed and restarted under faults, checked after."""
+"""The soak campaign of the whole table in its own process (`table-sim soak --on process`), short: the real
+controller killed and restarted under faults, checked after. The simulation's soak: tests/sim/test_soak_sim.py."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import pytest
 
 from tests.support import ROOT
 
+SOAK = [sys.executable, "-m", "simulators.cli", "soak", "--on", "process"]
+
 
 # The default suite's sample: 4 rounds on a seed that kills the controller and injects faults in
 # them (about 20 s); a round the simulated players lost track of after a restart is looked into
@@ -18,7 +21,7 @@ from tests.support import ROOT
     (4, 2, 10), pytest.param(25, 5, 15, marks=pytest.mark.campaign)])
 def test_a_short_soak_with_kills_and_faults_loses_and_doubles_nothing(tmp_path, rounds, seed, stuck_after):
     report, summary = tmp_path / "soak.html", tmp_path / "soak.json"
-    done = subprocess.run([sys.executable, "-m", "simulators.cli", "soak", "--rounds", str(rounds), "--seed",
+    done = subprocess.run([*SOAK, "--rounds", str(rounds), "--seed",
                            str(seed), "--fault-rate", "0.3", "--kill-rate", "0.2", "--stuck-after", str(stuck_after),
                            "--work-dir", str(tmp_path / "work"),
                            "--report", str(report), "--summary", str(summary)],
@@ -52,10 +55,10 @@ def test_lives_merge_into_one_histogram():
 
 
 def test_soak_options_are_refused_in_words():
-    done = subprocess.run([sys.executable, "-m", "simulators.cli", "soak", "--rounds", "0"], cwd=ROOT,
+    done = subprocess.run([*SOAK, "--rounds", "0"], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "'0' is not a whole number of at least 1" in done.stderr
-    done = subprocess.run([sys.executable, "-m", "simulators.cli", "soak", "--kill-rate", "2"], cwd=ROOT,
+    done = subprocess.run([*SOAK, "--kill-rate", "2"], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "'2' is not a chance from 0 to 1" in done.stderr
 
@@ -67,7 +70,7 @@ def test_a_soak_stopped_by_a_signal_still_checks_and_reports_what_was_played(tmp
     import sqlite3
     import time
     summary = tmp_path / "soak.json"
-    soak = subprocess.Popen([sys.executable, "-m", "simulators.cli", "soak", "--rounds", "100000", "--faults", "none",
+    soak = subprocess.Popen([*SOAK, "--rounds", "100000", "--faults", "none",
                              "--work-dir", str(tmp_path / "work"), "--summary", str(summary)],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     journal = tmp_path / "work" / "data" / "journal.sqlite"
@@ -109,7 +112,7 @@ def _soak_until(tmp_path, rounds: int, *extra: str):
     """A soak started in the background, returned once ``rounds`` rounds completed."""
     import sqlite3
     import time
-    soak = subprocess.Popen([sys.executable, "-m", "simulators.cli", "soak", "--rounds", "100000", "--faults",
+    soak = subprocess.Popen([*SOAK, "--rounds", "100000", "--faults",
                              "none", "--seed", "3", "--work-dir", str(tmp_path / "work"), *extra],
                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     journal = tmp_path / "work" / "data" / "journal.sqlite"
@@ -136,7 +139,7 @@ def test_a_soak_killed_with_its_machine_goes_on_with_resume_and_reports_every_se
     soak = _soak_until(tmp_path, 3)
     work = tmp_path / "work"
     try:
-        beside = subprocess.run([sys.executable, "-m", "simulators.cli", "soak", "--work-dir", str(work),
+        beside = subprocess.run([*SOAK, "--work-dir", str(work),
                                  "--resume", "--seed", "3", "--faults", "none"],
                                 cwd=ROOT, capture_output=True, text=True, timeout=60)
         assert beside.returncode == 2 and f"a soak is still running there (process {soak.pid})" in beside.stderr
@@ -146,14 +149,14 @@ def test_a_soak_killed_with_its_machine_goes_on_with_resume_and_reports_every_se
     orphan = Progress(work).load().controller_pid
     try:
         assert orphan and _alive(orphan)
-        again = subprocess.run([sys.executable, "-m", "simulators.cli", "soak", "--work-dir", str(work),
+        again = subprocess.run([*SOAK, "--work-dir", str(work),
                                 "--seed", "3"], cwd=ROOT, capture_output=True, text=True, timeout=60)
         assert again.returncode == 2 and "already holds a soak (soak-progress.jsonl): --resume goes on" in again.stderr
-        other = subprocess.run([sys.executable, "-m", "simulators.cli", "soak", "--work-dir", str(work), "--resume",
+        other = subprocess.run([*SOAK, "--work-dir", str(work), "--resume",
                                 "--seed", "4"], cwd=ROOT, capture_output=True, text=True, timeout=60)
         assert other.returncode == 2 and "was started with seed 3, faults none: resume it with the options it " \
             "was started with" in other.stderr
-        done = subprocess.run([sys.executable, "-m", "simulators.cli", "soak", "--work-dir", str(work), "--resume",
+        done = subprocess.run([*SOAK, "--work-dir", str(work), "--resume",
                                "--seed", "3", "--faults", "none", "--rounds", "6", "--summary",
                                str(tmp_path / "s.json")], cwd=ROOT, capture_output=True, text=True, timeout=300)
         stopped = not _alive(orphan)
@@ -194,7 +197,7 @@ def _end(pid: int | None) -> None:
 
 def test_resume_needs_a_soak_and_a_cut_last_line_is_dropped(tmp_path):
     from simulators.soak_progress import Progress, ProgressError
-    done = subprocess.run([sys.executable, "-m", "simulators.cli", "soak", "--resume", "--work-dir",
+    done = subprocess.run([*SOAK, "--resume", "--work-dir",
                            str(tmp_path / "empty")], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "holds no soak to resume (soak-progress.jsonl not found)" in done.stderr
     progress = Progress(tmp_path)
@@ -242,6 +245,6 @@ def test_a_resume_whose_journal_is_gone_is_refused(tmp_path):
                              "faults": o.faults, "fault_rate": o.fault_rate, "kill_rate": o.kill_rate})
     progress.write("sample", {"t": 2.0, "rounds": 40, "rss_kb": 1})
     progress.close()
-    done = subprocess.run([sys.executable, "-m", "simulators.cli", "soak", "--resume", "--work-dir", str(tmp_path)],
+    done = subprocess.run([*SOAK, "--resume", "--work-dir", str(tmp_path)],
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "journal.sqlite is gone, but its soak had played rounds" in done.stderr

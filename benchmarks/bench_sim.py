@@ -1,0 +1,118 @@
+"""The deterministic simulation's speed, beside the whole table on ptys, in one run.
+
+Measures, on this machine, in this order:
+
+- ``sim``: one seed of the simulation (simulators/sim) in this process, six positions, sheet 004 (every
+  side bet offered; the seeded players bet them), no faults, the journal ``synchronous=OFF`` in a folder
+  under /dev/shm: rounds per second of wall time and CPU milliseconds per round (start-up and the check
+  left out);
+- ``sim, durable``: the same with the journal ``synchronous=FULL`` in the system's temporary folder, as a
+  table's;
+- ``sim --jobs 2``: ``2 * rounds`` rounds, one seed per process, two processes at once (the campaign's
+  own code, simulators/sim/campaign.py), against the same with one process: the scaling;
+- ``ptys``: ``table-controller run --autoplay`` (benchmarks/bench_table.py ``measure``: real drivers on
+  ptys, the journal durable), steady-state rounds per second, and its process's CPU per round (the
+  simulated devices, players and dealer run in it too, as in the simulation).
+
+On a machine shared with other work, rounds per second follow the load; CPU per round does not.
+
+``--profile`` also prints where a simulated round's time goes (cProfile, the 30 costliest by own time).
+
+    .venv/bin/python benchmarks/bench_sim.py --rounds 2000 --pty-rounds 400
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import json
+import os
+import pstats
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from benchmarks.bench_table import measure  # noqa: E402
+from simulators.sim.campaign import CampaignOptions, run  # noqa: E402
+from simulators.sim.play import play  # noqa: E402
+from simulators.sim.world import WorldOptions  # noqa: E402
+
+MEMORY = "/dev/shm" if Path("/dev/shm").is_dir() else None
+
+
+def one_seed(rounds: int, seed: int, durable: bool) -> dict:
+    folder = Path(tempfile.mkdtemp(prefix="bench-sim-", dir=None if durable else MEMORY))
+    try:
+        began, cpu = time.perf_counter(), time.process_time()
+        played, _ = play(WorldOptions(seed=seed, durable=durable), folder, rounds, checked=False)
+        wall, cpu = time.perf_counter() - began, time.process_time() - cpu
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return {"rounds": played.rounds, "rounds_per_second": round(played.rounds / wall, 1),
+            "cpu_ms_per_round": round(cpu * 1000 / played.rounds, 2), "virtual_s_per_round":
+            round(played.virtual_s / played.rounds, 2)}
+
+
+def jobs(rounds: int, seed: int, n: int) -> dict:
+    with tempfile.TemporaryDirectory(prefix="bench-jobs-", dir=MEMORY) as work:
+        doc = run(CampaignOptions(rounds=rounds * 2, seed=seed, per_seed=rounds, jobs=n, work_dir=work))
+    return {"rounds": doc["rounds_closed"], "rounds_per_second": doc["rounds_per_second"],
+            "ok": not doc["failed_seeds"]}
+
+
+def profile(rounds: int, seed: int) -> str:
+    folder = Path(tempfile.mkdtemp(prefix="bench-prof-", dir=MEMORY))
+    profiler = cProfile.Profile()
+    try:
+        profiler.runcall(play, WorldOptions(seed=seed), folder, rounds, checked=False)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    out = io.StringIO()
+    pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(30)
+    return out.getvalue()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=2000, help="rounds of each simulated run")
+    parser.add_argument("--pty-rounds", type=int, default=400, help="rounds of the whole table on ptys (0: skip)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--profile", action="store_true")
+    args = parser.parse_args()
+    results = {"sim": one_seed(args.rounds, args.seed, durable=False),
+               "sim, durable": one_seed(args.rounds, args.seed, durable=True),
+               "sim --jobs 1 (2 seeds)": jobs(args.rounds, args.seed, 1),
+               "sim --jobs 2 (2 seeds)": jobs(args.rounds, args.seed, 2)}
+    if args.pty_rounds:
+        before = os.times()
+        results["ptys"] = measure(ROOT, args.pty_rounds, args.seed)
+        after = os.times()          # the controller's CPU (its process is this one's child): load-independent
+        cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+        results["ptys"]["cpu_ms_per_round"] = round(cpu * 1000 / max(results["ptys"]["rounds"], 1), 2)
+    print(json.dumps(results, indent=1))
+    rate = {name: r["rounds_per_second"] for name, r in results.items()}
+    print("\n| run | rounds/s |\n| --- | --- |")
+    for name, value in rate.items():
+        print(f"| {name} | {value} |")
+    cpu = {name: r["cpu_ms_per_round"] for name, r in results.items() if "cpu_ms_per_round" in r}
+    print("\n| run | CPU ms per round | rounds/s per core from it |\n| --- | --- | --- |")
+    for name, value in cpu.items():
+        print(f"| {name} | {value} | {1000 / value:.1f} |")
+    print(f"\nscaling, --jobs 2 over --jobs 1: {rate['sim --jobs 2 (2 seeds)'] / rate['sim --jobs 1 (2 seeds)']:.2f}x")
+    if "ptys" in cpu:
+        print(f"simulation over ptys, CPU per round: {cpu['ptys'] / cpu['sim']:.1f}x")
+    if "ptys" in rate:
+        print(f"simulation over ptys: {rate['sim'] / rate['ptys']:.1f}x (durable: "
+              f"{rate['sim, durable'] / rate['ptys']:.1f}x)")
+    if args.profile:
+        print(profile(min(args.rounds, 500), args.seed))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,64 @@
+"""Virtual time for the deterministic simulation: a clock that jumps to the next timer.
+
+Owns "now" (seconds since the run began, monotonic, and the wall time derived from it: a fixed
+epoch plus that), and the simulation's own timers: device deliveries, device and driver ticks,
+the dealer's think time, faults and their undoing. Timers due at the same moment run in the order
+they were set (a sequence number breaks ties), so a run never depends on how a heap orders equals.
+The engine's own deadlines (controller/deadlines.py) run on ``monotonic`` too; the world
+(simulators/sim/world.py) takes whichever comes first.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+
+# every run begins at the same wall time: the journal's times are the seed's, not the day's
+EPOCH = datetime(2030, 1, 1, 8, 0, tzinfo=UTC)
+
+
+class VirtualClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+        self._heap: list[tuple[float, int, Callable[[], None]]] = []
+        self._seq = itertools.count()
+        self._epoch = EPOCH.timestamp()
+
+    # --- the clocks handed to the parts -----------------------------------------------
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def wall(self) -> float:
+        """UTC seconds since 1970, as time.time() says."""
+        return self._epoch + self.now
+
+    def iso(self) -> str:
+        """The journal's stamp (controller/store/journal.py ``now_iso``), in virtual time."""
+        return (EPOCH + timedelta(seconds=round(self.now, 3))).isoformat(timespec="milliseconds")
+
+    # --- timers -------------------------------------------------------------------------
+
+    def at(self, when: float, action: Callable[[], None]) -> None:
+        heapq.heappush(self._heap, (max(when, self.now), next(self._seq), action))
+
+    def after(self, delay: float, action: Callable[[], None]) -> None:
+        self.at(self.now + delay, action)
+
+    def next_due(self) -> float | None:
+        return self._heap[0][0] if self._heap else None
+
+    def pop_due(self) -> Callable[[], None] | None:
+        """The next timer due by now, taken off; None when none is."""
+        if self._heap and self._heap[0][0] <= self.now:
+            return heapq.heappop(self._heap)[2]
+        return None
+
+    def advance(self, to: float) -> None:
+        if to > self.now:
+            self.now = to
+
+    def clear(self) -> None:
+        self._heap.clear()
