@@ -14,8 +14,10 @@ from __future__ import annotations
 import os
 import resource
 import shutil
+import signal
 import time
 from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -79,8 +81,16 @@ def replay_options(o: CampaignOptions) -> str:
             f"--disk-full-rate {p.disk_full_rate}" + (" --durable" if o.durable else ""))
 
 
-def run(o: CampaignOptions, progress: Any = None) -> dict[str, Any]:
-    """Every seed played (``jobs`` processes at once); the campaign's summary."""
+def _ignore_interrupts() -> None:
+    """A worker's: Ctrl-C at the terminal reaches the whole process group; the campaign's own process
+    decides (the seeds under way finish, the summary is written), not each worker dying mid-seed."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def run(o: CampaignOptions, progress: Any = None, stop: Callable[[], bool] = lambda: False) -> dict[str, Any]:
+    """Every seed played (``jobs`` processes at once); the campaign's summary. Once ``stop()`` is true
+    (a lab ends a long campaign early) no seed is begun and the seeds under way finish: the summary
+    tells what was played."""
     began = time.perf_counter()
     todo = seeds(o)
     results: list[dict[str, Any]] = []
@@ -94,12 +104,18 @@ def run(o: CampaignOptions, progress: Any = None) -> dict[str, Any]:
             progress(samples[-1]["rounds"], o.rounds)
     if o.jobs <= 1:
         for seed, rounds in todo:
+            if stop():
+                break
             done(play_seed(o, seed, rounds))
     else:
-        with ProcessPoolExecutor(max_workers=o.jobs) as pool:
+        with ProcessPoolExecutor(max_workers=o.jobs, initializer=_ignore_interrupts) as pool:
             futures = [pool.submit(play_seed, o, seed, rounds) for seed, rounds in todo]
             for future in futures:
-                done(future.result())
+                if stop():
+                    for later in futures:
+                        later.cancel()          # those begun cannot be: they finish and are counted
+                if not future.cancelled():
+                    done(future.result())
     return summary(o, results, samples, time.perf_counter() - began)
 
 

@@ -5,13 +5,16 @@ the HTML report (simulators/soak_report.py, the process soak's), a line on stand
 ends (rounds done of rounds asked) and for each failing seed with the command that replays it, and
 with ``--stop-at-round N`` the facts of round N of ``--seed``, one JSON line each (chain, round, time,
 kind, data), after the round's summary.
-Exit status as simulators/soak_cli.py says: 0 clean, 1 a finding, 2 options refused.
+Stopped by SIGTERM or SIGINT (Ctrl-C), no seed is begun, those under way finish, and the summary says
+what was played, with ``stopped_by``. Exit status as simulators/soak_cli.py says: 0 clean, 1 a finding,
+2 options refused.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 from pathlib import Path
 
@@ -48,7 +51,16 @@ def main_sim(args: argparse.Namespace) -> int:
 
     def progress(done: int, total: int) -> None:     # a line per seed: a long campaign's way so far
         print(f"table-sim soak: {done} of {total} rounds", file=sys.stderr, flush=True)
-    doc = run(o, progress)
+    stopped: list[str] = []
+
+    def stop(signum: int, _frame: object) -> None:   # a lab ends a long campaign early and keeps its summary
+        stopped.append(signal.Signals(signum).name)
+        print(f"table-sim soak: {stopped[0]}: the seeds under way finish, then the summary", file=sys.stderr,
+              flush=True)
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    doc = run(o, progress, stop=lambda: bool(stopped))
+    doc["stopped_by"] = stopped[0] if stopped else None     # None: the rounds asked for were played
     text = json.dumps(doc, indent=1)
     print(text, flush=True)
     for seed in doc["seeds"]:

@@ -83,3 +83,14 @@ def test_simulation_only_options_are_refused_in_words(tmp_path):
     done = subprocess.run([sys.executable, "-m", "simulators.cli", "soak", "--resume", "--work-dir", str(tmp_path)],
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "--on process" in done.stderr
+
+
+def test_a_campaign_stopped_early_finishes_its_seed_and_says_what_was_played(tmp_path):
+    """A lab ends a long campaign (SIGTERM, Ctrl-C): no seed is begun after, the one under way finishes,
+    and the summary counts only what was played (its check whole)."""
+    from simulators.sim.campaign import run
+    o = CampaignOptions(rounds=30, seed=9, per_seed=10, plan=FaultPlan(fault_rate=0.2), work_dir=str(tmp_path))
+    seen: list[int] = []
+    doc = run(o, progress=lambda done, total: seen.append(done), stop=lambda: bool(seen))
+    assert seen == [10] and doc["rounds_closed"] == 10 and [s["seed"] for s in doc["seeds"]] == [9]
+    assert doc["check"]["rounds_in_journal"] == 10 and doc["check"]["coverage_problems"] == []
