@@ -43,8 +43,10 @@ class DurableHead:
         self._thread.start()
 
     def written(self) -> None:
-        """A line was written: it is made durable within ``SYNC_AFTER``."""
-        self._due.set()
+        """A line was written: it is made durable within ``SYNC_AFTER``. Already due, the thread has
+        not cleared it yet, so its flush (under the trail's lock, after this line) takes the line too."""
+        if not self._due.is_set():
+            self._due.set()
 
     def fail(self, err: OSError) -> None:
         """A line the trail could not write: the trail no longer holds every entry, so no commit may
