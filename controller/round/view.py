@@ -21,7 +21,7 @@ from controller.round.facts import DEALER, Round
 from controller.round.table import Table
 from controller.rules.cards import card_text
 from controller.rules.hand3 import score3
-from controller.rules.spots import Spot, label
+from controller.rules.spots import SPOT_NAMES, Spot, label
 from controller.rules.words import (
     hand_words,
     no_pair_plus,
@@ -143,7 +143,6 @@ def prompt(table: Table) -> list[str]:
 # --- the snapshot ------------------------------------------------------------------------------
 
 FLOOR_STATES = "Super 6: the floor states the amount"
-SPOTS = tuple(Spot)     # iterating the enum class itself costs a generator each time: ~30 a round
 
 
 class SettlementLines:
@@ -238,7 +237,7 @@ def build_snapshot(table: Table, lines_of: SettlementLines, memo: PositionMemo |
             continue
         entry = {
             "position": p,
-            "felt": {s.value: readings[(p, s)] for s in SPOTS if (p, s) in readings},
+            "felt": {name: readings[(p, name)] for _, name in SPOT_NAMES if (p, name) in readings},
             "overrides": dict(overrides),
             "flags": dict(flags),
             "wagers": rnd.wagers.get(p, {}) if rnd else {},
