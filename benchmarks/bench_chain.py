@@ -24,6 +24,10 @@ git revision REV (checked out in a temporary worktree, this checkout's .venv) an
 alternately, each in a fresh process, ``--repeats`` times each, so both are measured on the same
 machine at the same time; it prints each run and the medians. ``--profile FILE`` writes cProfile
 statistics of the engine thread alone (``Engine.step``), for ``python -m pstats FILE``.
+``--synchronous NORMAL`` (measurement only, never a setting of the table) runs the benchmark's
+journal without its fsync at each commit: the difference is what the durability costs the engine's
+thread, which on a virtual machine is more than the fsync's own CPU (everything after the thread's
+sleep in it runs slower).
 """
 
 from __future__ import annotations
@@ -55,6 +59,10 @@ def main() -> int:
     parser.add_argument("--tree", type=Path, default=ROOT, help=argparse.SUPPRESS)   # the code measured
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)       # one line, for --compare
     parser.add_argument("--profile", metavar="FILE", help="cProfile statistics of the engine's thread")
+    parser.add_argument("--synchronous", choices=("FULL", "NORMAL"), default="FULL",
+                        help="measurement only: NORMAL runs the benchmark's journal without the fsync at each "
+                             "commit, to tell the durability's cost from the engine's own work (the table "
+                             "itself always runs FULL)")
     args = parser.parse_args()
     if args.compare:
         return compare(args)
@@ -66,7 +74,8 @@ def compare(args: argparse.Namespace) -> int:
     """This tree and ``args.compare``, alternately, each run a fresh process of this script."""
     def run(tree: Path) -> dict:
         out = subprocess.run([sys.executable, __file__, "--rounds", str(args.rounds), "--seed", str(args.seed),
-                              "--tree", str(tree), "--json", *(["--sim-apart"] if args.sim_apart else [])],
+                              "--tree", str(tree), "--json", "--synchronous", args.synchronous,
+                              *(["--sim-apart"] if args.sim_apart else [])],
                              cwd=tree, check=True, capture_output=True, text=True).stdout
         return json.loads(out.strip().splitlines()[-1])
     with tempfile.TemporaryDirectory(prefix="bench-chain-rev-") as tmp:
@@ -90,7 +99,8 @@ def compare(args: argparse.Namespace) -> int:
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], capture_output=True)
     keys = ("engine_cpu_ms", "thread_cpu_ms", "handle_ms", "rounds_per_second")
-    print(f"\nmedians of {args.repeats} runs each, {args.rounds} rounds, seed {args.seed}, alternating:\n")
+    print(f"\nmedians of {args.repeats} runs each, {args.rounds} rounds, seed {args.seed}, alternating, "
+          f"synchronous={args.synchronous}:\n")
     print("| figure | " + " | ".join(runs) + " | ratio |\n| --- |" + " --- |" * (len(runs) + 1))
     for key in keys:
         this, other = (statistics.median(r[key] for r in results) for results in runs.values())
@@ -130,6 +140,14 @@ def chain(args: argparse.Namespace) -> int:
                 profile.disable()
             thread_cpu.append((start, time.thread_time() - on_cpu))
     Engine.step = stepped   # type: ignore[method-assign]
+    if args.synchronous != "FULL":      # measurement only (see --help): this process's journal, after it opens
+        from controller.store.journal import Journal
+        opened = Journal.__init__
+
+        def without_fsync(self: Journal, *a: object, **k: object) -> None:
+            opened(self, *a, **k)   # type: ignore[arg-type]
+            self.db.execute(f"PRAGMA synchronous={args.synchronous}")
+        Journal.__init__ = without_fsync   # type: ignore[method-assign]
 
     with tempfile.TemporaryDirectory(prefix="bench-chain-") as tmp, contextlib.redirect_stdout(io.StringIO()):
         started = time.perf_counter()

@@ -347,11 +347,13 @@ class Engine:
         table = self.table
         for _ in range(20):
             moved = False
+            triggers = procedure.TRIGGERS[table.state]      # the state is read again after each trigger fired
             for trigger in procedure.AUTOMATIC:
-                if trigger in procedure.TRIGGERS[table.state] and table.guard(procedure.GUARDS[trigger]) \
-                        and getattr(table, trigger)():
-                    moved = True
-                    break
+                if trigger in triggers and table.guard(procedure.GUARDS[trigger]):
+                    if getattr(table, trigger)():
+                        moved = True
+                        break
+                    triggers = procedure.TRIGGERS[table.state]
             if not moved:
                 return
 

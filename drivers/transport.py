@@ -12,6 +12,7 @@ names the device and its URL.
 
 from __future__ import annotations
 
+import os
 import re
 import select
 import socket
@@ -51,9 +52,11 @@ class SerialTransport:
         self.settings = SerialSettings(baudrate=baudrate, bytesize=bytesize, parity=parity, stopbits=stopbits,
                                        timeout=timeout, write_timeout=2.0)
         self._port: serial.Serial | None = None
+        self._direct = False                # a plain POSIX port: frames written to its descriptor directly
 
     def open(self) -> None:
         import serial
+        from serial import serialposix
         try:
             self._port = serial.serial_for_url(self.url, **self.settings)
         except (serial.SerialException, OSError, ValueError) as err:
@@ -67,6 +70,10 @@ class SerialTransport:
             if type(err).__module__ != "termios":
                 raise
             raise TransportError(self._cannot_set(err)) from None
+        # pyserial's own write asks select() after every write, even one the port took whole (most
+        # frames: a few dozen bytes into a kernel buffer of kilobytes); a port of another kind
+        # (loop://, spy://, rfc2217://) keeps pyserial's
+        self._direct = type(self._port).write is serialposix.Serial.write
 
     def framing(self) -> str:
         """The line asked for, as written on a device's label: ``9600 7E1``."""
@@ -93,7 +100,15 @@ class SerialTransport:
         import serial
         port = self._require()
         try:
-            port.write(data)
+            written = 0
+            fd = port.fd if self._direct else None      # None once closed: pyserial's write says so
+            if fd is not None:              # the frame in one call; what the port did not take, as pyserial does
+                try:
+                    written = os.write(fd, data)
+                except BlockingIOError:
+                    written = 0
+            if written < len(data):
+                port.write(data[written:] if written else data)
         except (serial.SerialException, OSError) as err:
             raise TransportError(f"{self.device}: writing {self.url} failed: {_reason(err)}") from None
 

@@ -84,13 +84,19 @@ class Round:
     void_reason: str | None = None
     complete: bool = False
     times: dict[str, str] = field(default_factory=dict)
+    # ``active`` as worked out from ``wagers`` (that very dict: the wagers record replaces it whole)
+    _active: tuple[dict, list[int]] | None = field(default=None, init=False, repr=False, compare=False)
 
     # --- derived --------------------------------------------------------------------
 
     @property
     def active(self) -> list[int]:
-        """Positions dealt a hand, in dealing order: from the dealer's left (position 1) on."""
-        return sorted(p for p, w in self.wagers.items() if any(w.values()))
+        """Positions dealt a hand, in dealing order: from the dealer's left (position 1) on. Asked
+        several times per event and per snapshot; worked out again only for new wagers."""
+        kept = self._active
+        if kept is None or kept[0] is not self.wagers:
+            kept = self._active = (self.wagers, sorted(p for p, w in self.wagers.items() if any(w.values())))
+        return list(kept[1])
 
     @property
     def hands_needed(self) -> int:

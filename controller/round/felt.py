@@ -24,7 +24,7 @@ from controller.round import machine as procedure
 from controller.round.clerk import Clerk, Holds
 from controller.round.ports import Lamp, LockSpots, SetLamp
 from controller.round.story import BettingStory
-from controller.rules.spots import BET_SPOTS, Spot, label, spot_named
+from controller.rules.spots import BET_SPOTS, SPOT_NAMES, Spot, label, spot_named
 from controller.rules.words import money
 from drivers.events import SpotChanged, SpotFault
 
@@ -43,7 +43,7 @@ def lock_commands(before: Locks, after: Locks, positions: int) -> list[LockSpots
     """The fewest Lock commands that take the sensors from ``before`` to ``after``: a spot that
     keeps its lock is not sent again; a change on every spot of the table, or on the same spots of
     every position, is one command."""
-    everything = frozenset((p, s.value) for p in range(1, positions + 1) for s in Spot)
+    everything = frozenset((p, name) for p in range(1, positions + 1) for _, name in SPOT_NAMES)
     out: list[LockSpots] = []
     for locked, keys in ((True, after - before), (False, before - after)):
         if not keys:
@@ -51,7 +51,7 @@ def lock_commands(before: Locks, after: Locks, positions: int) -> list[LockSpots
         if keys == everything:
             out.append(LockSpots(locked))
             continue
-        by_position = {p: tuple(s for s in Spot if (p, s.value) in keys) for p in range(1, positions + 1)}
+        by_position = {p: tuple(s for s, name in SPOT_NAMES if (p, name) in keys) for p in range(1, positions + 1)}
         by_position = {p: spots for p, spots in by_position.items() if spots}
         if len(by_position) == positions and len(set(by_position.values())) == 1:
             out.append(LockSpots(locked, None, by_position[1]))
@@ -157,7 +157,7 @@ class Felt:
             self._lamps[(position, spot)] = lamp
 
     def _all_spots(self) -> Locks:
-        return frozenset((p, s.value) for p in range(1, self._config.positions + 1) for s in Spot)
+        return frozenset((p, name) for p in range(1, self._config.positions + 1) for _, name in SPOT_NAMES)
 
     def _lock_spots(self, locked: Locks) -> None:
         """Tell the sensors which spots are locked: only what changed since they were told, each

@@ -43,6 +43,8 @@ class PositionPairs:
         self._pairs = []
 
     def partner(self, position: int) -> int | None:
+        if not self._pairs:             # most tables link nobody; asked for every position of every snapshot
+            return None
         return next((q for pair in self._pairs for q in pair if position in pair and q != position), None)
 
     def as_record(self) -> list[list[int]]:

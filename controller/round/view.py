@@ -21,7 +21,7 @@ from controller.round.facts import DEALER, Round
 from controller.round.table import Table
 from controller.rules.cards import card_text
 from controller.rules.hand3 import score3
-from controller.rules.spots import Spot, label
+from controller.rules.spots import SPOT_NAMES, Spot, label
 from controller.rules.words import (
     hand_words,
     no_pair_plus,
@@ -36,9 +36,11 @@ from controller.rules.words import (
 # --- what the dealer is told, state by state -------------------------------------------------
 
 
-def _betting(table: Table) -> list[str]:
+def _betting(table: Table, problems: dict | None = None) -> list[str]:
+    """``problems``: the felt's, when the caller has them already (the snapshot)."""
     lines = ["Place your bets"]
-    lines += [f"Position {p} {label(s)}: {why}" for (p, s), why in sorted(table.felt.problems().items())]
+    problems = table.felt.problems() if problems is None else problems
+    lines += [f"Position {p} {label(s)}: {why}" for (p, s), why in sorted(problems.items())]
     if not (table.open_round.shuffled and table.open_round.deck_checked):
         lines.append("Shoe shuffling")      # until its deck check has passed: nothing is dealt before
     return lines
@@ -148,7 +150,6 @@ def prompt(table: Table) -> list[str]:
 # --- the snapshot ------------------------------------------------------------------------------
 
 FLOOR_STATES = "Super 6: the floor states the amount"
-SPOTS = tuple(Spot)     # iterating the enum class itself costs a generator each time: ~30 a round
 
 
 class SettlementLines:
@@ -219,24 +220,33 @@ def build_snapshot(table: Table, lines_of: SettlementLines, memo: PositionMemo |
     for a in standing:
         if a.get("position") is not None and _standing(a, rnd):
             alerts_at.setdefault(a["position"], []).append(a["message"])
+    # each position's readings, problems and overrides, sorted out in one pass over each (not one per position)
+    felt_at: dict[int, list] = {}
+    for key_, value in readings.items():
+        felt_at.setdefault(key_[0], []).append((key_[1], value))
+    flags_at: dict[int, list] = {}
+    for key_, why in problems.items():
+        flags_at.setdefault(key_[0], []).append((key_[1], why))
+    overrides_at: dict[int, list] = {}
+    if rnd and state == "betting":
+        for key_, amount in rnd.overrides.items():
+            overrides_at.setdefault(key_[0], []).append((key_[1], amount))
+    partner = table.pairs.partner
     # a round recovered under a smaller layout still shows the positions it owes (its settlement)
     for p in sorted({*range(1, table.config.positions + 1), *(rnd.wagers if rnd else ())}):
-        key = (inputs, tuple(readings.get((p, s)) for s in SPOTS),
-               tuple((s, why) for (q, s), why in problems.items() if q == p), p in aside, table.pairs.partner(p),
-               alerts_at.get(p), to_return.get(p), p in waiting,
-               (rnd.wagers.get(p), rnd.hands.get(p), rnd.decisions.get(p), rnd.paid.get(p),
-                tuple((s, a) for (q, s), a in rnd.overrides.items() if q == p) if state == "betting" else ())
-               if rnd else None)
+        felt, flags, overrides = felt_at.get(p, ()), flags_at.get(p, ()), overrides_at.get(p, ())
+        key = (inputs, tuple(felt), tuple(flags), p in aside, partner(p), alerts_at.get(p), to_return.get(p),
+               p in waiting, (rnd.wagers.get(p), rnd.hands.get(p), rnd.decisions.get(p), rnd.paid.get(p),
+                              tuple(overrides)) if rnd else None)
         kept = memo.get(p, key) if memo is not None else None
         if kept is not None:
             positions.append(kept)
             continue
         entry = {
             "position": p,
-            "felt": {s.value: readings[(p, s)] for s in SPOTS if (p, s) in readings},
-            "overrides": {s: a for (q, s), a in rnd.overrides.items() if q == p}
-            if rnd and state == "betting" else {},
-            "flags": {s: why for (q, s), why in problems.items() if q == p},
+            "felt": {name: readings[(p, name)] for _, name in SPOT_NAMES if (p, name) in readings},
+            "overrides": dict(overrides),
+            "flags": dict(flags),
             "wagers": rnd.wagers.get(p, {}) if rnd else {},
             "dealt": bool(rnd and p in rnd.hands),
             # a folded hand is collected face down (sheet 000, step 5), but for one whose 6 Card Bonus or
@@ -249,7 +259,7 @@ def build_snapshot(table: Table, lines_of: SettlementLines, memo: PositionMemo |
             "returns": to_return.get(p, []),
             "decision": None if not rnd or p not in rnd.decisions else
             ("play" if rnd.decisions[p] else "fold"),
-            "linked": table.pairs.partner(p),
+            "linked": partner(p),
         }
         if rnd and rnd.settlement:
             seat = next((s for s in rnd.settlement["seats"] if s["seat"] == p), None)
@@ -276,7 +286,7 @@ def build_snapshot(table: Table, lines_of: SettlementLines, memo: PositionMemo |
         "preset": table.config.preset.name,
         "state": state,
         "round": rnd.id if rnd else None,
-        "prompt": prompt(table),
+        "prompt": _betting(table, problems) if state == "betting" else prompt(table),
         "actions": [a for a in procedure.available_actions(state) if _offered(table, a)],
         "positions": positions,
         "dealer": {

@@ -27,6 +27,10 @@ class Spot(StrEnum):
         return LABELS[self.value]
 
 
+# Each spot with its name, in the layout's order: iterating the enum class and reading ``.value``
+# cost a generator step and a descriptor call each (the felt's locks walk every spot of the table).
+SPOT_NAMES: tuple[tuple[Spot, str], ...] = tuple((s, s.value) for s in Spot)
+
 # Spots a wager is read on while betting is open; Play is bet only after the cards are seen.
 BET_SPOTS: tuple[Spot, ...] = (Spot.ANTE, Spot.PAIR_PLUS, Spot.SIX_CARD_BONUS, Spot.SUPER6)
 

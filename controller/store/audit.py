@@ -79,6 +79,10 @@ class AuditWriteError(OSError):
     """A line the trail's disk did not take (nothing of it stays in the file)."""
 
 
+# a line's JSON (json.dumps with these options builds a new encoder per call)
+LINE_JSON = json.JSONEncoder(default=str, separators=(",", ":")).encode
+
+
 def line_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -189,11 +193,10 @@ class AuditTrail:
         """One line on the chain; raises AuditWriteError (and keeps it) when the disk does not take it."""
         with self._lock:
             try:
-                text = json.dumps({**entry, "prev": self.last[:PREV_DIGITS]}, default=str, separators=(",", ":"))
+                text = LINE_JSON({**entry, "prev": self.last[:PREV_DIGITS]})
                 if self._size + len(text) + 1 > self.max_bytes and self._size > 0:
                     self._rotate()
-                    text = json.dumps({**entry, "prev": self.last[:PREV_DIGITS]}, default=str,
-                                      separators=(",", ":"))
+                    text = LINE_JSON({**entry, "prev": self.last[:PREV_DIGITS]})
                 self._append(text)
             except OSError as err:
                 raise self._failed(err) from None

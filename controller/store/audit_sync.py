@@ -50,11 +50,13 @@ class DurableHead:
 
     def written(self) -> None:
         """A line was written: it is made durable within ``SYNC_AFTER`` (without the thread: before
-        the next ``head``)."""
+        the next ``head``). Already due, the thread has not cleared it yet, so its flush (under the
+        trail's lock, after this line) takes the line too."""
         if self._thread is None:
             self._unsynced = True
             return
-        self._due.set()
+        if not self._due.is_set():
+            self._due.set()
 
     def fail(self, err: OSError) -> None:
         """A line the trail could not write: the trail no longer holds every entry, so no commit may

@@ -29,6 +29,7 @@ Schema (version 2):
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import sqlite3
 from collections.abc import Callable
@@ -44,6 +45,10 @@ from controller.store.chain import GENESIS, keyed_digest, load_key
 from controller.store.failpoints import Failpoints
 from controller.store.journal_schema import DOWNGRADED, create_tables, set_schema
 
+# a fact's data as journaled (and digested): json.dumps with these options builds a new encoder per call
+RECORD_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
+TABLE_EVENT_JSON = json.JSONEncoder(sort_keys=True).encode
+
 # every fact of the keyed chain, from both tables
 FACTS = ("SELECT chain, digest FROM records WHERE chain IS NOT NULL "
          "UNION ALL SELECT chain, digest FROM table_events WHERE chain IS NOT NULL")
@@ -57,6 +62,12 @@ class Record:
     at: str
     kind: str
     data: dict[str, Any]
+
+
+@functools.cache
+def _metas_statement(pairs: int) -> str:
+    return ("INSERT INTO meta(key, value) VALUES " + ", ".join(["(?, ?)"] * pairs) +
+            " ON CONFLICT(key) DO UPDATE SET value = excluded.value")
 
 
 def now_iso() -> str:
@@ -164,8 +175,7 @@ class Journal:
     def set_metas(self, *pairs: tuple[str, str]) -> None:
         """Several meta values in one statement (each commit keeps two: the audit trail's head)."""
         self._writing()
-        self.db.execute("INSERT INTO meta(key, value) VALUES " + ", ".join(["(?, ?)"] * len(pairs)) +
-                        " ON CONFLICT(key) DO UPDATE SET value = excluded.value", [v for pair in pairs for v in pair])
+        self.db.execute(_metas_statement(len(pairs)), [v for pair in pairs for v in pair])
 
     # --- rounds ----------------------------------------------------------------------
 
@@ -180,7 +190,7 @@ class Journal:
         """Write one record of a round. Inside ``event()`` (the engine's every event) it joins the
         event's transaction, committed and fsynced once the event is done, before any device is
         commanded; outside one it is committed (durably) before this returns."""
-        text = json.dumps(data, sort_keys=True, separators=(",", ":"))
+        text = RECORD_JSON(data)
         at = self.now()
         with self._tx():
             self._writing()
@@ -203,7 +213,7 @@ class Journal:
     def table_event(self, kind: str, data: dict[str, Any]) -> str:
         """Write one fact outside a round, committed as ``append`` says; returns its time as journaled."""
         at = self.now()
-        text = json.dumps(data, sort_keys=True)
+        text = TABLE_EVENT_JSON(data)
         with self._tx():
             self._writing()
             chain = self._next_chain

@@ -138,7 +138,7 @@ class Catalog:
     def __init__(self, name: str, *, session: bool = True):
         self.name = name
         self._by_type: dict[int, tuple[type[Message], str, list[Field]]] = {}
-        self._by_class: dict[type[Message], tuple[int, list[Field]]] = {}
+        self._by_class: dict[type[Message], tuple[int, list[tuple[str, Field]]]] = {}
         if session:                     # every framed protocol speaks the common session messages
             self._by_type.update(SESSION._by_type)
             self._by_class.update(SESSION._by_class)
@@ -153,7 +153,7 @@ class Catalog:
             if type_code in self._by_type:
                 raise TypeError(f"{self.name}: type 0x{type_code:02x} registered twice")
             self._by_type[type_code] = (cls, sender, list(fields))
-            self._by_class[cls] = (type_code, list(fields))
+            self._by_class[cls] = (type_code, list(zip(names, fields, strict=True)))
             cls.TYPE = type_code
             cls.SENDER = sender
             return cls
@@ -164,12 +164,11 @@ class Catalog:
 
     def layout(self, cls: type[Message]) -> tuple[Field, ...]:
         """A registered message class's field encodings, in order."""
-        return tuple(self._by_class[cls][1])
+        return tuple(enc for _, enc in self._by_class[cls][1])
 
     def encode(self, message: Message) -> tuple[int, bytes]:
-        type_code, fields = self._by_class[type(message)]
-        values = [getattr(message, f.name) for f in dataclasses.fields(message)]
-        return type_code, b"".join(enc.encode(v) for enc, v in zip(fields, values, strict=True))
+        type_code, fields = self._by_class[type(message)]      # (name, encoding): dataclasses.fields once
+        return type_code, b"".join([enc.encode(getattr(message, name)) for name, enc in fields])
 
     def decoder(self, receiver: str) -> Callable[[int, bytes], Message]:
         """A decode function for the link that accepts only what the other side may send."""
