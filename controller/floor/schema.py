@@ -1,6 +1,6 @@
 """The floor database's schema and its enrolment of tables (the administrator's side).
 
-Owns ``schema.sql`` (version 7: tables, their keys, every table's records, the role per table
+Owns ``schema.sql`` (version 8: tables, their keys, every table's records, the role per table
 with row-level security, the check on arrival) and the two things only the floor's
 administrator does: apply the schema to an empty database, and enroll a table (its own login
 role in the ``floor_table`` group, its row, its floor key) or give its role a new password, sent
@@ -20,7 +20,7 @@ from controller.errors import InputError
 from controller.floor.scram import scram_verifier
 from controller.floor.settings import default_role
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 # what a floor of an older version needs to read this one: the tables, functions and views added or
 # changed, taken from schema.sql itself (one text, never a second copy), in the order they depend on
 # each other. 1 -> 2: ack_lock NOTIFYs a split made final; a floor supervisor may close a
@@ -38,6 +38,27 @@ SCHEMA_VERSION = 7
 # module run as written (what this release no longer has, a table set aside to be copied). 6 -> 7:
 # a table that comes back behind the floor's head of its chain is reported (report_behind, chain_alarms,
 # the pit's alert until a record past that head arrives)
+# floor.records made again as schema.sql defines it now: the old table set aside (renamed, with its
+# indexes and constraints), the rows copied as they were before the indexes, triggers (the check on
+# arrival would stamp them received now) and policies are made, the old table dropped. 5 -> 6
+# partitioned it by hash, 7 -> 8 made it one table again (measured slower: schema.sql says why), so a
+# floor at 5 or older goes through this once, at its last step
+REBUILD_RECORDS: tuple[str, ...] = (
+    "SQL DROP VIEW IF EXISTS floor.linked_hits", "SQL ALTER TABLE floor.records RENAME TO records_before",
+    *(f"SQL ALTER INDEX floor.{name} RENAME TO {name}_before" for name in ("records_pkey", "records_rounds",
+                                                                          "records_kinds")),
+    *(f"SQL ALTER TABLE floor.records_before RENAME CONSTRAINT {name} TO {name}_before"
+      for name in ("records_seq_check", "records_source_check")),
+    # a partitioned table's foreign key has a copy of that name on each partition, which a rename
+    # leaves: dropped (the rows it held to are copied into a table that holds them to it again)
+    "SQL ALTER TABLE floor.records_before DROP CONSTRAINT records_table_id_fkey",
+    "TABLE floor.records",
+    "SQL INSERT INTO floor.records SELECT * FROM floor.records_before ORDER BY table_id, seq",
+    "SQL DROP TABLE floor.records_before",
+    "STATEMENT CREATE INDEX records_rounds", "STATEMENT CREATE INDEX records_kinds",
+    "STATEMENT GRANT SELECT, INSERT ON floor.records", "STATEMENT ALTER TABLE floor.records ENABLE",
+    "STATEMENT CREATE POLICY own_rows_read", "STATEMENT CREATE POLICY own_rows_write",
+    "STATEMENT CREATE TRIGGER check_record", "STATEMENT CREATE TRIGGER keep_status", "VIEW floor.linked_hits")
 UPGRADES: dict[int, tuple[str, ...]] = {
     1: ("TABLE floor.claim_windows_closed", "floor.split_final", "floor.claim_jackpot", "floor.ack_lock"),
     2: ("floor.claim_jackpot", "VIEW floor.linked_hits"),
@@ -50,20 +71,10 @@ UPGRADES: dict[int, tuple[str, ...]] = {
         "STATEMENT CREATE TRIGGER keep_status", "STATEMENT SELECT floor.fold_status"),
     4: ("SQL DROP TRIGGER notify_records ON floor.records", "SQL DROP FUNCTION floor.notify_records()",
         "floor.fold_status", "STATEMENT DELETE FROM floor.table_status", "STATEMENT SELECT floor.fold_status"),
-    5: ("SQL DROP VIEW IF EXISTS floor.linked_hits", "SQL ALTER TABLE floor.records RENAME TO records_unpartitioned",
-        *(f"SQL ALTER INDEX floor.{name} RENAME TO {name}_unpartitioned"
-          for name in ("records_pkey", "records_rounds", "records_kinds")),
-        *(f"SQL ALTER TABLE floor.records_unpartitioned RENAME CONSTRAINT {name} TO {name}_unpartitioned"
-          for name in ("records_seq_check", "records_source_check", "records_table_id_fkey")),
-        "TABLE floor.records", *(f"STATEMENT CREATE TABLE floor.records_{i:02}" for i in range(16)),
-        "SQL INSERT INTO floor.records SELECT * FROM floor.records_unpartitioned ORDER BY table_id, seq",
-        "SQL DROP TABLE floor.records_unpartitioned",
-        "STATEMENT CREATE INDEX records_rounds", "STATEMENT CREATE INDEX records_kinds",
-        "STATEMENT GRANT SELECT, INSERT ON floor.records", "STATEMENT ALTER TABLE floor.records ENABLE",
-        "STATEMENT CREATE POLICY own_rows_read", "STATEMENT CREATE POLICY own_rows_write",
-        "STATEMENT CREATE TRIGGER check_record", "STATEMENT CREATE TRIGGER keep_status", "VIEW floor.linked_hits"),
+    5: REBUILD_RECORDS,
     6: ("TABLE floor.chain_alarms", "floor.report_behind", "STATEMENT REVOKE EXECUTE ON FUNCTION floor.report_behind",
         "STATEMENT GRANT EXECUTE ON FUNCTION floor.report_behind"),
+    7: REBUILD_RECORDS,
 }
 # one init at a time: two administrators upgrading at once would both read the old version
 INIT_LOCK = "SELECT pg_advisory_xact_lock(hashtext('floor.schema'))"

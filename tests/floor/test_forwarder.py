@@ -158,12 +158,8 @@ def test_each_table_writes_and_reads_only_its_own_rows(cluster, admin, table, tm
     with table.connect() as conn:
         assert conn.execute("SELECT count(*) FROM floor.records").fetchone()[0] == 0
         assert conn.execute("SELECT id FROM floor.tables").fetchall() == [(table.table_id,)]
-        # a partition (schema version 6) is no way round: no right on it, its rows only through floor.records
         for statement in ("SELECT * FROM floor.table_keys", "SELECT * FROM floor.chain_alarms",
-                          "UPDATE floor.records SET kind = 'x'", "DELETE FROM floor.records",
-                          *(f"SELECT count(*) FROM floor.records_{i:02}" for i in range(16)),
-                          "INSERT INTO floor.records_00 (table_id, seq, source, at, kind, body, prev_hash, chain_hash, "
-                          f"mac) VALUES ('{table.table_id}', 1, 'records', 'x', 'x', '{{}}', 'x', 'x', 'x')"):
+                          "UPDATE floor.records SET kind = 'x'", "DELETE FROM floor.records"):
             with pytest.raises(psycopg.errors.InsufficientPrivilege):
                 conn.execute(statement)
             conn.rollback()
