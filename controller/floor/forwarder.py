@@ -146,13 +146,20 @@ class Forwarder:
         if behind is None:
             return
         words = behind.words()
-        agreed = report(conn, behind)
         if self.behind is None:
+            # the table's own comparison is reason enough to stop: told first, so a floor that cannot
+            # take the report (an older schema, a missing grant, a timeout) never keeps the table playing
             self.log.critical("floor.journal_behind", floor_seq=behind.floor_seq, journal_end=behind.journal_end,
-                              digest=behind.digest, floor_agrees=agreed)
+                              digest=behind.digest)
             self._changed(behind=words)
             if self.on_behind is not None:
                 self.on_behind(words)
+        try:
+            agreed = report(conn, behind)
+        except psycopg.Error as err:
+            self.log.error("floor.behind_not_reported", reason=str(err).strip())
+        else:
+            self.log.info("floor.behind_reported", floor_agrees=agreed)
         raise JournalError(words)
 
     def _link(self, up: bool, reason: str = "") -> None:
