@@ -70,7 +70,8 @@ UPGRADES: dict[int, tuple[str, ...]] = {
         "floor.fold_status", "STATEMENT REVOKE EXECUTE ON FUNCTION floor.fold_status", "floor.keep_status",
         "STATEMENT CREATE TRIGGER keep_status", "STATEMENT SELECT floor.fold_status"),
     4: ("SQL DROP TRIGGER notify_records ON floor.records", "SQL DROP FUNCTION floor.notify_records()",
-        "floor.fold_status", "STATEMENT DELETE FROM floor.table_status", "STATEMENT SELECT floor.fold_status"),
+        "floor.fold_status", "STATEMENT REVOKE EXECUTE ON FUNCTION floor.fold_status",
+        "STATEMENT DELETE FROM floor.table_status", "STATEMENT SELECT floor.fold_status"),
     5: REBUILD_RECORDS,
     6: ("TABLE floor.chain_alarms", "floor.report_behind", "STATEMENT REVOKE EXECUTE ON FUNCTION floor.report_behind",
         "STATEMENT GRANT EXECUTE ON FUNCTION floor.report_behind"),
@@ -124,7 +125,7 @@ def apply_schema(conn: psycopg.Connection) -> bool:
             elif name.startswith("VIEW "):
                 conn.execute(_definition(rf"CREATE VIEW {re.escape(name[5:])} AS.*?;$", name))
             else:
-                conn.execute(_definition(rf"CREATE FUNCTION {re.escape(name)}\(.*?^\$\$;", name)
+                conn.execute(_definition(rf"CREATE FUNCTION {re.escape(name)}\(.*?\$\$;$", name)
                              .replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION", 1))
         version = SCHEMA_VERSION
         conn.execute("UPDATE floor.meta SET value = %s WHERE key = 'schema_version'", (str(version),))
