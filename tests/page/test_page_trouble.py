@@ -150,7 +150,7 @@ def test_the_recall_panel_lists_the_last_rounds_from_the_journal(tmp_path, page)
                 tap(page, f"#pos-{snap['next_to_pay']} button[data-pos-action=confirm]")
                 page.wait_for_function("n => window.tableSnapshot.next_to_pay !== n", arg=snap["next_to_pay"])
             wait_state(page, "complete")
-            rig.sim.sensors.clear_table()                 # paid, taken and picked up
+            rig.clear_table()                 # paid, taken and picked up
             # round 2: in play, its cards still face down
             _dealt(page, rig, {3: {"ante": 1000}})
             tap(page, "#recall-open")

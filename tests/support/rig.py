@@ -85,6 +85,13 @@ class Rig:
                                        for p, w in bets.items() for k, v in w.items()),
                          what="the wagers on the felt")
 
+    def clear_table(self) -> dict:
+        """Every chip picked up, then wait until the controller sees the felt empty: the felt a
+        snapshot shows before the readings arrive is the last round's, and a bet of the same
+        stack would seem seen at once (a flaky test in CI until this waited)."""
+        self.sim.sensors.clear_table()
+        return self.wait(lambda s: not any(p["felt"] for p in s["positions"]), what="the felt cleared")
+
     def open_and_bet(self, bets: dict[int, dict[str, int]], *, super6_open: bool = True) -> dict:
         self.wait(lambda s: "open_betting" in s["actions"] and s["state"] != "starting", what="ready")
         if super6_open and any("super6" in w for w in bets.values()):   # as a dealer would wait for the sign

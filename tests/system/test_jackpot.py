@@ -84,7 +84,7 @@ def test_a_hit_waits_for_a_supervisor_is_paid_and_shown_then_super6_waits_for_a_
         # MINOR was won: Super 6 takes no wagers until the supervisor posts the new value
         closed = rig.wait(lambda s: not _super6_open(s))["jackpot"]["super6_closed"]
         assert closed == "MINOR was won; Super 6 reopens when the supervisor posts the new value"
-        rig.sim.sensors.clear_table()
+        rig.clear_table()
         rig.open_and_bet({2: {"ante": 500, "super6": 500}}, super6_open=False)
         assert rig.snap["positions"][1]["flags"]["super6"] == f"Super 6 closed: {closed}"
         assert "Super 6 closed" in rig.refused("no_more_bets")
@@ -195,7 +195,7 @@ def test_a_sign_going_offline_mid_round_does_not_stop_the_round_and_is_rewritten
             if position not in {r.data["position"] for r in rig.records("paid")}:
                 rig.act("confirm", position=position)
         rig.state("complete")
-        rig.sim.sensors.clear_table()
+        rig.clear_table()
         rig.open_and_bet({3: {"ante": 500, "super6": 1000}}, super6_open=False)
         assert rig.snap["positions"][2]["flags"]["super6"].startswith("Super 6 closed: the jackpot sign")
         rig.sim.sign.silent = False               # power back: rewritten from the journal

@@ -192,7 +192,7 @@ def test_dealer_may_declare_a_misdeal_and_a_supervisor_void(tmp_path):
         assert rig.state("void")["void_reason"] == "player dispute"
         void = [r.data for r in rig.records() if r.kind == "void"][-1]
         assert void == {"reason": "player dispute", "by": "supervisor Ana"}
-        rig.sim.sensors.clear_table()
+        rig.clear_table()
         rig.open_and_bet({3: {"ante": 500}})
         rig.deal()
         rig.state("decisions")
