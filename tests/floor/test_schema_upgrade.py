@@ -136,3 +136,14 @@ def test_an_upgrade_records_the_splits_that_were_final_and_only_those(old_floor)
         assert final == [("major", 2, "locks", ["A", "B"]), ("major", 3, "locks", ["A", "B"]),
                          ("minor", 1, "closed", ["A", "B"])]
         assert conn.execute("SELECT floor.split_final('G', 'mega', 1)").fetchone() == (False,)
+
+
+def test_the_records_rebuilt_by_the_upgrade_to_8_are_analysed(old_floor):
+    """The rebuild makes a new floor.records: without ANALYZE its first queries are planned blind."""
+    with psycopg.connect(old_floor, autocommit=True) as conn:
+        with conn.transaction():
+            conn.execute(old_schema(7))
+        assert apply_schema(conn)
+        analysed = conn.execute("SELECT last_analyze FROM pg_stat_user_tables "
+                                "WHERE schemaname = 'floor' AND relname = 'records'").fetchone()
+    assert analysed is not None and analysed[0] is not None
