@@ -25,7 +25,7 @@ import psycopg
 # each table's status row (kept by the ingest, schema.sql floor.table_status) and whether its role
 # has a session on the floor now (its forwarder's link)
 TABLES = """
-SELECT t.id, gt.group_id, s.state, s.round_id, s.last_seq, s.last_received, s.devices, s.alerts,
+SELECT t.id, gt.group_id, s.state, s.round_id, s.last_seq, s.last_received, s.devices, s.alerts, s.dealer,
        a.usename IS NOT NULL, extract(epoch FROM now() - s.last_received)::float8, ca.message, ca.raised_at
 FROM floor.tables t
 LEFT JOIN floor.group_tables gt ON gt.table_id = t.id
@@ -97,13 +97,13 @@ def floor_view(conn: psycopg.Connection, stale_after: float = STALE_AFTER) -> di
                "state": state, "referred_by": by, "reason": why, "refused": refused, "at": at}
               for g, lv, gen, t, r, p, bet, state, by, why, refused, at in conn.execute(UNPAID).fetchall()]
     tables = []
-    for (table_id, group_id, state, round_id, last_seq, last_received, devices, alerts, link_up,
+    for (table_id, group_id, state, round_id, last_seq, last_received, devices, alerts, dealer, link_up,
          quiet, behind, behind_at) in conn.execute(TABLES).fetchall():
         if behind is not None:          # first: the table refuses to play until it is resolved
             alerts = [{"at": behind_at.isoformat(timespec="seconds"), "kind": "journal_behind", "message": behind,
                        "round": None, "device": None}, *(alerts or [])]
         locked = sorted(lv for lv, v in groups.get(group_id, {}).items() if v["state"] == "pending")
-        tables.append({"id": table_id, "group": group_id, "state": state, "round": round_id,
+        tables.append({"id": table_id, "group": group_id, "state": state, "round": round_id, "dealer": dealer,
                        "records": last_seq or 0,
                        "last_heard": last_received.isoformat(timespec="seconds") if last_received else None,
                        "heard_ago": round(quiet, 1) if quiet is not None else None,

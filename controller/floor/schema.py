@@ -1,6 +1,6 @@
 """The floor database's schema and its enrolment of tables (the administrator's side).
 
-Owns ``schema.sql`` (version 8: tables, their keys, every table's records, the role per table
+Owns ``schema.sql`` (version 9: tables, their keys, every table's records, the role per table
 with row-level security, the check on arrival) and the two things only the floor's
 administrator does: apply the schema to an empty database, and enroll a table (its own login
 role in the ``floor_table`` group, its row, its floor key) or give its role a new password, sent
@@ -20,7 +20,7 @@ from controller.errors import InputError
 from controller.floor.scram import scram_verifier
 from controller.floor.settings import default_role
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 # what a floor of an older version needs to read this one: the tables, functions and views added or
 # changed, taken from schema.sql itself (one text, never a second copy), in the order they depend on
 # each other. 1 -> 2: ack_lock NOTIFYs a split made final; a floor supervisor may close a
@@ -37,7 +37,8 @@ SCHEMA_VERSION = 8
 # them received now) and policies are made, the old table dropped. "SQL x": a statement of this
 # module run as written (what this release no longer has, a table set aside to be copied). 6 -> 7:
 # a table that comes back behind the floor's head of its chain is reported (report_behind, chain_alarms,
-# the pit's alert until a record past that head arrives)
+# the pit's alert until a record past that head arrives). 8 -> 9: each table's status row names the
+# dealer signed in (the rows made again from the records, so a dealer who signed in before is named)
 # floor.records made again as schema.sql defines it now: the old table set aside (renamed, with its
 # indexes and constraints), the rows copied as they were before the indexes, triggers (the check on
 # arrival would stamp them received now) and policies are made, the old table dropped. 5 -> 6
@@ -79,6 +80,9 @@ UPGRADES: dict[int, tuple[str, ...]] = {
     6: ("TABLE floor.chain_alarms", "floor.report_behind", "STATEMENT REVOKE EXECUTE ON FUNCTION floor.report_behind",
         "STATEMENT GRANT EXECUTE ON FUNCTION floor.report_behind"),
     7: REBUILD_RECORDS,
+    8: ("SQL ALTER TABLE floor.table_status ADD COLUMN IF NOT EXISTS dealer text", "floor.fold_status",
+        "STATEMENT REVOKE EXECUTE ON FUNCTION floor.fold_status", "STATEMENT DELETE FROM floor.table_status",
+        "STATEMENT SELECT floor.fold_status"),
 }
 # one init at a time: two administrators upgrading at once would both read the old version
 INIT_LOCK = "SELECT pg_advisory_xact_lock(hashtext('floor.schema'))"

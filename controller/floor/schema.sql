@@ -5,7 +5,7 @@ CREATE EXTENSION IF NOT EXISTS pgcrypto;        -- hmac(): the floor checks each
 CREATE SCHEMA floor;
 
 CREATE TABLE floor.meta (key text PRIMARY KEY, value text NOT NULL);
-INSERT INTO floor.meta VALUES ('schema_version', '8');
+INSERT INTO floor.meta VALUES ('schema_version', '9');
 
 -- Every table of the floor, and the database role it logs in as (one role per table).
 CREATE TABLE floor.tables (
@@ -481,7 +481,8 @@ CREATE TABLE floor.table_status (
     state         text,
     round_id      bigint,
     devices       jsonb NOT NULL DEFAULT '{}',      -- role -> {online, since, said}
-    alerts        jsonb NOT NULL DEFAULT '[]'       -- [{at, kind, message, round, device}], newest first
+    alerts        jsonb NOT NULL DEFAULT '[]',      -- [{at, kind, message, round, device}], newest first
+    dealer        text                              -- the dealer signed in now (schema version 9), or null
 );
 
 -- an alerts array without the alerts whose ``key`` is ``val``
@@ -513,9 +514,14 @@ BEGIN
         RETURN;
     END IF;
     FOR f IN SELECT r.round_id, r.at, r.kind, r.body FROM floor.records r WHERE r.table_id = p_table
-             AND r.seq > p_after AND r.kind IN ('state', 'alert', 'device_identity', 'device_online', 'complete', 'void')
+             AND r.seq > p_after AND r.kind IN ('state', 'alert', 'device_identity', 'device_online', 'complete', 'void',
+                                                'dealer_signed_in', 'dealer_signed_out')
              ORDER BY r.seq LOOP
-        IF f.kind = 'state' THEN
+        IF f.kind = 'dealer_signed_in' THEN
+            s.dealer := f.body->>'name';
+        ELSIF f.kind = 'dealer_signed_out' THEN
+            s.dealer := NULL;
+        ELSIF f.kind = 'state' THEN
             s.state := f.body->>'state';
             s.round_id := f.round_id;
         ELSIF f.kind IN ('device_identity', 'device_online') THEN
@@ -544,7 +550,8 @@ BEGIN
                              WITH ORDINALITY a(e, i) WHERE i <= 5);
         END IF;
     END LOOP;
-    UPDATE floor.table_status SET state = s.state, round_id = s.round_id, devices = s.devices, alerts = s.alerts
+    UPDATE floor.table_status SET state = s.state, round_id = s.round_id, devices = s.devices, alerts = s.alerts,
+                                  dealer = s.dealer
         WHERE table_id = p_table;
 END
 $$;

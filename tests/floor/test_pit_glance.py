@@ -1,5 +1,6 @@
 """The pit's page at a glance, in Chromium at 1920x1080 with 30 tables (issue 32): the tables start on
-the first screen (the posting forms folded away), stale tables and links down are marked, "last
+the first screen (the posting forms folded away), stale tables and links down are marked, each names
+the dealer signed in (schema version 9), "last
 heard" reads "12 s ago" with the local time on hover, the linked jackpot's values and its pending
 hit stand out, and an alert of a lost floor link has no libpq error in it. With PIT_SCREENSHOT=FILE
 the page is saved there (docs/screenshots/pit-30-tables.png is made so)."""
@@ -30,6 +31,8 @@ def a_table_plays(t, n: int) -> None:
     j.table_event("device_identity", {"device": "shoe", "model": "S1"})
     j.table_event("device_online", {"device": "sensors"})
     j.table_event("device_online", {"device": "sign"})
+    if n % 5:                               # every fifth table has no dealer signed in
+        j.table_event("dealer_signed_in", {"name": f"Dealer {n} Fernández-Castellanos", "replaces": None})
     for r in range(1 + n % 4):
         rid = j.open_round("sheet-004")
         j.append(rid, "state", {"state": STATES[(n + r) % len(STATES)]})
@@ -74,6 +77,9 @@ def test_thirty_tables_at_a_glance(cluster, own_floor, browser, tmp_path):
         expect(page.locator(f'[data-post="{group}"]')).to_be_hidden()         # folded away
         expect(page.locator(f'[data-group="{group}"] [data-level="mega"]')).to_have_class("value pending-level")
         expect(page.locator("#pending .amount")).to_have_text("$100,000.00")
+        expect(page.locator(f'[data-table="{tables[1].table_id}"] .dealer')).to_have_text(
+            "dealer Dealer 1 Fernández-Castellanos")
+        expect(page.locator(f'[data-table="{first}"] .dealer')).to_have_text("no dealer signed in")
         linkless = page.locator(f'[data-table="{tables[4].table_id}"] .alert').first
         expect(linkless).to_have_text("Super 6 closed: the floor link is down: a linked jackpot takes no wagers "
                                       "while cut off. No new Super 6 wagers.")

@@ -37,6 +37,8 @@ def journal_a_table(journal: Journal) -> int:
     journal.table_event("device_identity", {"device": "shoe", "model": "S1"})
     journal.table_event("device_online", {"device": "sensors"})
     journal.table_event("device_online", {"device": "sign"})
+    journal.table_event("dealer_signed_in", {"name": "Ana", "replaces": None})
+    journal.table_event("dealer_signed_in", {"name": "Bo", "replaces": "Ana"})
     journal.table_event("alert", {"kind": "device_offline", "position": None,
                                   "message": device_says("sensors", "not answering: cable")})
     rid = journal.open_round("sheet-004")
@@ -51,6 +53,10 @@ def status(admin, table_id):
                          "WHERE table_id = %s", (table_id,)).fetchone()
 
 
+def dealer(admin, table_id):
+    return admin.execute("SELECT dealer FROM floor.table_status WHERE table_id = %s", (table_id,)).fetchone()[0]
+
+
 def test_the_ingest_keeps_each_tables_status_row_and_the_pit_reads_it(cluster, admin, tmp_path):
     t = make_table(cluster, admin, tmp_path, prefix="S")
     rid = journal_a_table(t.journal)
@@ -61,6 +67,7 @@ def test_the_ingest_keeps_each_tables_status_row_and_the_pit_reads_it(cluster, a
     assert {role: d["online"] for role, d in devices.items()} == {"shoe": True, "sensors": False, "sign": True}
     assert devices["sensors"]["said"] == device_says("sensors", "not answering: cable")
     assert [a["kind"] for a in alerts] == ["super6_closed", "past_posting", "device_offline"]    # newest first
+    assert dealer(admin, t.table_id) == "Bo"                # the dealer who relieved Ana
     # the round ends, the sensors and the link come back: their alerts close
     t.journal.append(rid, "complete", {})
     t.journal.table_event("device_online", {"device": "sensors"})
@@ -68,6 +75,11 @@ def test_the_ingest_keeps_each_tables_status_row_and_the_pit_reads_it(cluster, a
     send(t, rows_of(t, facts_after(t.journal, len(sent), 100)))
     _, _, _, devices, alerts = status(admin, t.table_id)
     assert devices["sensors"]["online"] and alerts == []
+    view = {v["id"]: v for v in floor_view(admin, stale_after=60)["tables"]}
+    assert view[t.table_id]["dealer"] == "Bo"               # the pit's view names the dealer
+    t.journal.table_event("dealer_signed_out", {"name": "Bo"})
+    send(t, rows_of(t, facts_after(t.journal, len(sent) + 3, 100)))
+    assert dealer(admin, t.table_id) is None
     t.journal.close()
 
 
@@ -99,7 +111,7 @@ def test_the_pit_marks_stale_tables_and_links_down_and_says_alerts_in_plain_word
         t.journal.close()
 
 
-@pytest.mark.parametrize("version", [3, 4, 5, 7])
+@pytest.mark.parametrize("version", [3, 4, 5, 7, 8])
 def test_an_upgrade_builds_every_tables_status_row_from_its_records(cluster, admin, tmp_path, version):
     """From 3 (no status rows) they are made; from 4 (kept by the ingest) they are made again, each
     alert once, with the same contents; the records come through every upgrade as they were, the
@@ -125,9 +137,11 @@ def test_an_upgrade_builds_every_tables_status_row_from_its_records(cluster, adm
             assert apply_schema(conn)
             assert conn.execute("SELECT * FROM floor.records ORDER BY table_id, seq").fetchall() == held
             last_seq, state, round_id, devices, alerts = status(conn, "U1")
+            on_duty = dealer(conn, "U1")
             assert before in (None, (last_seq, state, round_id, devices, alerts))
         assert (last_seq, state, round_id, devices["sensors"]["online"]) == (len(rows), "betting", rid, False)
         assert len(alerts) == 3
+        assert on_duty == "Bo"                                          # made from the records
         journal.close()
     finally:
         admin.execute(f"DROP DATABASE {name} WITH (FORCE)")

@@ -45,6 +45,8 @@ function tableCard(t, staleAfter) {
     el("div", { class: "head" }, el("h2", {}, t.id),
       el("span", { class: "state" }, `${t.state || "no state yet"}${t.round ? ", round " + t.round : ""}`),
       el("span", { class: "mark" }, mark)),
+    el("div", { class: "dealer" + (t.dealer ? "" : " none"), title: t.dealer || "" },
+      t.dealer ? "dealer " + t.dealer : "no dealer signed in"),
     el("div", { class: "heard" }, el("span", { class: "ago", title: localTime(t.last_heard) },
       t.last_heard ? "heard " + ago(quiet) : "never heard"),
     ` · ${t.records} records · group ${t.group || "none"}`));
