@@ -64,6 +64,11 @@ def page_client(port: int, out: str, stop: multiprocessing.synchronize.Event) ->
     Path(out).write_text(json.dumps(received))
 
 
+def deployed_nice() -> int:
+    unit = (ROOT / "deploy/systemd/table-controller.service").read_text(encoding="utf-8")
+    return next((int(line.split("=", 1)[1]) for line in unit.splitlines() if line.startswith("Nice=")), 0)
+
+
 def percentiles(values: list[float]) -> dict[str, float]:
     values = sorted(values)
     pick = lambda p: values[min(len(values) - 1, int(len(values) * p / 100))] * 1e3   # noqa: E731
@@ -77,6 +82,9 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--busy", type=int, default=os.cpu_count() or 2, help="busy processes beside the table")
     parser.add_argument("--sim-apart", action="store_true", help="the simulated devices in a process of their own")
+    parser.add_argument("--nice", type=int, default=deployed_nice(),
+                        help="the controller's niceness (default: deploy/systemd/table-controller.service's Nice=; "
+                             "below 0 needs root); the busy processes and the page's client keep 0")
     args = parser.parse_args()
 
     from controller.cli import main as controller
@@ -114,6 +122,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="bench-latency-") as tmp:
         client = multiprocessing.Process(target=page_client, args=(port, f"{tmp}/received.json", stop))
         client.start()
+        # after the helpers started (they keep 0), before the controller's threads (which inherit it)
+        os.nice(args.nice - os.nice(0))
         try:
             out = io.StringIO()
             with contextlib.redirect_stdout(out):
@@ -135,7 +145,7 @@ def main() -> int:
         seen = next((received[v] for v in versions if v >= version), None)
         if seen is not None:
             to_page += [seen - at for at in posts]
-    result = {"rounds": args.rounds, "busy_processes": args.busy, "cores": os.cpu_count(),
+    result = {"rounds": args.rounds, "busy_processes": args.busy, "cores": os.cpu_count(), "nice": os.nice(0),
               "devices": "apart" if args.sim_apart else "one process",
               "frame_to_snapshot": {k: summary["latency"]["frame_to_snapshot"][k] for k in ("n", "p50_ms", "p99_ms",
                                                                                             "max_ms")},
