@@ -58,6 +58,7 @@ from drivers.events import (
     DeviceOffline,
     DeviceOnline,
     DeviceTrouble,
+    FeltRead,
     HandDealt,
     ShoeCount,
     ShoeDoor,
@@ -276,6 +277,8 @@ class Engine:
             table.on_sign_showing(event.values)
         elif isinstance(event, DeviceOnline):
             table.on_online(event.device, event.info)
+        elif isinstance(event, FeltRead):
+            table.on_felt_read(event.device)
         elif isinstance(event, DeviceOffline):
             table.on_offline(event.device, event.reason)
         elif isinstance(event, DeviceFault):

@@ -156,6 +156,10 @@ class Table:
         if role == "sign":
             self.jackpots.show_on_sign()            # rewritten from the journal's posted values
 
+    def on_felt_read(self, role: str) -> None:
+        """The sensors' snapshot of every spot is in: the felt is read (its SpotChanged came first)."""
+        self.links.reported(role)
+
     def on_offline(self, role: str, reason: str) -> None:
         self.links.went_offline(role, reason)
         if role == "sign":
