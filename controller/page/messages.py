@@ -242,6 +242,8 @@ REFUSALS = (
     N_("the journal cannot be written ({reason}). Nothing more is recorded or paid; call a technician"),
     N_("the audit trail cannot be written ({reason}). Nothing more is recorded or paid; call a technician"),
     N_("an internal error ({reason}). Nothing more is recorded or paid; call a technician"),
+    N_("{why} (found {at}; a technician clears it with `table-controller behind clear`, then restarts the "
+       "table). Nothing more is recorded or paid; call a technician"),
     # the page's own (controller/page/server.py) and the PIN store's (controller/store/pins.py)
     N_("address {address} may not use this table's page (page.allow in the table configuration)"),
     N_("the request body must be a JSON object"),
