@@ -48,6 +48,7 @@ from controller.round.ports import Command, Ports
 from controller.round.table import Table
 from controller.round.view import PositionMemo, SettlementLines, build_snapshot
 from controller.rules.words import command_words, device_says
+from controller.store.behind import standing as standing_behind
 from controller.store.journal import JournalError
 from controller.store.pins import PRIVILEGED_ROLES
 from drivers.events import (
@@ -58,6 +59,7 @@ from drivers.events import (
     DeviceOffline,
     DeviceOnline,
     DeviceTrouble,
+    FeltRead,
     HandDealt,
     ShoeCount,
     ShoeDoor,
@@ -82,6 +84,7 @@ class Engine:
         self.ports = ports
         self.clock = clock
         self.halted: str | None = None      # the journal cannot be written: nothing more is done
+        self._halted_on_record = False      # halted by a finding kept in the journal: alive, on purpose
         self._verdict: Verdict | None = None    # the current action's, told once it is journaled
         self.queue: queue.Queue = queue.Queue()     # (posted, event): posted by ``post`` alone
         self._dirty = False                     # handled since the last moment was published
@@ -96,7 +99,19 @@ class Engine:
         self.observers: list[Callable[[dict], None]] = self.publisher.observers    # each moment's snapshot
         self.latency = self.publisher.latency   # a device event's post to its moment's publication
         self._thread: threading.Thread | None = None
+        self._halt_on_record()
         self._publish()
+
+    def _halt_on_record(self) -> None:
+        """A finding the journal keeps that forbids play (a journal found behind the floor, not yet
+        cleared by a technician: controller/store/behind.py) halts the table from its start. It
+        answers the watchdog: restarting cannot help, and the page keeps saying why."""
+        found = standing_behind(self.journal)
+        if found is not None:
+            self.halted = self._halt_words(f"{found['words']} (found {found['at']}; a technician clears it with "
+                                           "`table-controller behind clear`, then restarts the table)")
+            self._halted_on_record = True
+            self._say_halted()
 
     # --- anyone may call these ------------------------------------------------------
 
@@ -167,7 +182,8 @@ class Engine:
         if isinstance(event, Stop):
             return False
         if isinstance(event, Probe):
-            if self.halted is None:         # a halted table must not look alive to the watchdog
+            # a halted table must not look alive to the watchdog, but for a halt the journal keeps
+            if self.halted is None or self._halted_on_record:
                 event.done.set()
             return True
         if isinstance(event, Draw):         # a reader on another thread asks for the newest moment
@@ -219,6 +235,7 @@ class Engine:
             self._say_halted()
         elif isinstance(event, JournalBehindFloor):     # its alert is committed: the table plays no more
             self.halted = self._halt_words(event.words)
+            self._halted_on_record = True               # and the journal keeps it (store/behind.py)
             self._say_halted()
         verdict, self._verdict = self._verdict, None
         self._send(table.take_commands())
@@ -276,6 +293,8 @@ class Engine:
             table.on_sign_showing(event.values)
         elif isinstance(event, DeviceOnline):
             table.on_online(event.device, event.info)
+        elif isinstance(event, FeltRead):
+            table.on_felt_read(event.device)
         elif isinstance(event, DeviceOffline):
             table.on_offline(event.device, event.reason)
         elif isinstance(event, DeviceFault):

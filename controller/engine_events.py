@@ -15,6 +15,7 @@ from typing import Any
 
 from controller.round import machine as procedure
 from controller.rules.words import money
+from controller.store.behind import FOUND as BEHIND_FOUND
 
 
 @dataclass
@@ -119,6 +120,9 @@ class JournalBehindFloor:
     def deliver(self, table: Any, log: Any) -> None:
         log.critical("floor.journal_behind", words=self.words, state=table.state)
         table.alert("journal_behind_floor", self.words)
+        # kept on disk: the table starts halted in these words until a technician clears them
+        # (controller/store/behind.py), not only for this process's life
+        table.table_fact(BEHIND_FOUND, {"words": self.words})
 
 
 # the forwarder's: each delivers itself

@@ -61,6 +61,14 @@ class SpotChanged:
     previous: int | None
 
 
+@dataclass(frozen=True)
+class FeltRead:
+    """The sensors answered this session's SnapshotRequest: every spot has been read (posted after
+    the SpotChanged events the Snapshot made). Until then the host's picture of the felt is not
+    the felt: betting does not close on it (docs/protocols/sensors.md)."""
+    device: str
+
+
 # --- what the devices report, in the game's words (only the drivers know the wire codes) -------
 
 Card = tuple["int | None", int]     # (card 0-51 as rank*4 + suit, or None where unreadable; deck number)

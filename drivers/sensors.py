@@ -5,9 +5,12 @@ Owns the host's picture of every spot and turns raw readings into
 what is known changes nothing, except the first reading of a spot after its
 ``SensorFault``: that says the spot reads again, and is always posted. After
 every (re)connection it asks for a snapshot, so chips moved while the link was
-down are seen. A reading, fault or snapshot with chips for a position the
-table does not have is refused whole (NAK 2), never a wager; sensors that say
-at the handshake they cover other positions than the table's are reported.
+down are seen, and asks again (``SNAPSHOT_AGAIN_AFTER``) until one comes: a
+request the sensors never acknowledged (silent during the handshake) or never
+answered is not the end of it. ``FeltRead`` says the session's snapshot came.
+A reading, fault or snapshot with chips for a position the table does not have
+is refused whole (NAK 2), never a wager; sensors that say at the handshake
+they cover other positions than the table's are reported.
 """
 
 from __future__ import annotations
@@ -15,11 +18,17 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from drivers.events import DeviceMessage, SpotChanged, SpotFault
+from drivers.events import DeviceMessage, FeltRead, SpotChanged, SpotFault
 from drivers.framed import FramedDriver
 from drivers.wire import sensor_protocol as proto
 from drivers.wire.link import MessageError
 from drivers.wire.messages import Message
+
+# Seconds a session's SnapshotRequest may go unanswered (dropped after its retransmissions, or
+# acknowledged and never answered) before it is sent again. A request lost while the sensors were
+# silent for less than the link's silence timeout (no PeerSilent, so no new session) was never asked
+# again: the table showed an empty felt with chips on it until a supervisor voided the round.
+SNAPSHOT_AGAIN_AFTER = 3.0
 
 
 class SensorDriver(FramedDriver):
@@ -34,6 +43,8 @@ class SensorDriver(FramedDriver):
         self.positions = positions          # the table's positions: a reading for another is refused
         self.spots: dict[tuple[int, int], int | None] = {}   # (position, spot) -> value; absent = empty
         self.faulted: set[tuple[int, int]] = set()             # spots reported faulty, until they read again
+        self.felt_read = False          # this session's Snapshot came (asked again until it does)
+        self._snapshot_asked_at = 0.0   # when it was last asked for
 
     def decode_message(self, type_code: int, payload: bytes) -> Message:
         """A reading for a position the table does not have is a bad message: NAK 2, never a wager."""
@@ -68,7 +79,23 @@ class SensorDriver(FramedDriver):
         if self.positions is not None and reply.positions != self.positions:
             self.fault(f"the sensors cover {reply.positions} positions, the table has {self.positions}: "
                        "readings for a position beyond the table are refused; one not covered is never read")
+        self.felt_read = False
+        self._ask_snapshot(now)
+
+    def _ask_snapshot(self, now: float) -> None:
+        self._snapshot_asked_at = now
         self._write(self.queue(proto.SnapshotRequest(), now))
+
+    def on_tick(self, now: float) -> None:
+        super().on_tick(now)
+        if (self.online and not self.felt_read and now - self._snapshot_asked_at >= SNAPSHOT_AGAIN_AFTER
+                and not self.link.sending(proto.SnapshotRequest.TYPE)):
+            self.log.info("sensor.snapshot_asked_again", after=round(now - self._snapshot_asked_at, 3))
+            self._ask_snapshot(now)
+
+    def went_offline(self, reason: str) -> None:
+        self.felt_read = False          # a new session asks again
+        super().went_offline(reason)
 
     def on_message(self, message: Any, now: float) -> None:
         if isinstance(message, proto.SpotReading):
@@ -79,6 +106,8 @@ class SensorDriver(FramedDriver):
             for reading in message.readings():
                 if (reading.position, reading.spot) not in self.faulted:
                     self._reading(reading)
+            self.felt_read = True
+            self.post(FeltRead(self.name))
         elif isinstance(message, proto.SensorFault):              # spot checked when decoded
             self.faulted.add((message.position, message.spot))
             self.post(SpotFault(self.name, message.position, proto.SPOTS[message.spot], message.problem))

@@ -61,7 +61,9 @@ class ScriptedDealer:
                snap["jackpot"]["super6_closed"],
                # a device back online is a visible change: "No more bets" refused while the sensors
                # were silent is asked again when they answer (the soak's stalls in betting)
-               tuple(sorted((role, d["online"]) for role, d in snap["devices"].items())), tuple(snap["holds"]))
+               # (and their reading of every spot after a connect: the detail says it is awaited)
+               tuple(sorted((role, d["online"], d.get("detail")) for role, d in snap["devices"].items())),
+               tuple(snap["holds"]))
         if key in self._tried:
             return
         self._tried.add(key)

@@ -228,7 +228,10 @@ class TableRun:
         the reason when the table halted (the watchdog pings stop then: engine.alive says no)."""
         state = "halted" if snap.get("halted") else snap["state"]
         if state == "halted" and self._notified_state != "halted":
-            self.notifier.status(f"table {snap['table']}: HALTED: {snap['halted']}")
+            # halted before it was ready (a finding the journal keeps: controller/store/behind.py): the
+            # service is up, its page says why; not ready, systemd would kill and restart it for nothing
+            say = self.notifier.ready if self._notified_state in (None, "starting") else self.notifier.status
+            say(f"table {snap['table']}: HALTED: {snap['halted']}")
             self._notified_state = state
             return
         if state == self._notified_state:
@@ -250,6 +253,8 @@ class TableRun:
         if self.forwarder:
             self.forwarder.start()
         self.notifier.start_watchdog(self.engine.alive)
+        if self.engine.halted:          # halted from its start (a finding the journal keeps): said once up
+            self._tell_systemd(self.engine.snapshot)
         self.clock.start()
         self.log.info("run.started", data_dir=str(self.data_dir), simulate=self.sim is not None,
                       devices={r: d.url for r, d in self.config.devices.items()})

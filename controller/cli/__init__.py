@@ -13,6 +13,7 @@ presentation; the work itself lives in the modules each command calls.
     jackpot.py   jackpot
     devices.py   devices: each device's identity at each connect
     pins.py      pin set, pin remove, pin list
+    behind.py    behind status, behind clear: a journal found behind the floor, kept until cleared
     audit.py     audit verify
     verify.py    verify: the journal, the audit trail and their anchors, all of them
     backup.py    backup: a checked copy of the journal, PIN file and audit trail
@@ -36,6 +37,7 @@ import argparse
 from controller.cli import (
     audit,
     backup,
+    behind,
     config,
     devices,
     feed,
@@ -54,7 +56,7 @@ from controller.errors import IntegrityError, TableError
 
 # --help's order
 GROUPS = (rules, table, records, replay, report, config, jackpot, devices, pins, feed, audit, verify, backup,
-          program)
+          behind, program)
 
 __all__ = ["build_parser", "main"]
 

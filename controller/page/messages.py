@@ -35,6 +35,7 @@ NAMES = (
     N_("supervisor {name}"), N_("technician {name}"), N_("dealer {name}"),
     N_("shoe"), N_("sensors"), N_("sign"), N_("shoe and sensors"),
     N_("online"), N_("offline"), N_("jammed"), N_("door open"), N_("not connected yet"),
+    N_("online, reading every spot"),
     N_("starting"), N_("ready"), N_("betting"), N_("closed"), N_("dealing"), N_("decisions"),
     N_("collecting"), N_("settling"), N_("complete"), N_("void"), N_("held"), N_("open"),
     N_("open betting"), N_("no more bets"), N_("deal"), N_("play"), N_("fold"), N_("reveal"), N_("confirm"),
@@ -196,6 +197,8 @@ ALERTS = (
 REFUSALS = (
     N_("waiting for the {devices} to answer"), N_("a round is being recovered"),
     N_("the bet-spot sensors are not answering"), N_("the shoe has not finished shuffling"),
+    N_("the bet-spot sensors have not yet reported every spot since they connected (asked again until they do): "
+       "the felt is not read"),
     N_("the shoe counted {count} cards after the shuffle, not 52"),
     N_("the shoe has not yet checked the deck (52 cards, all of the deck in play)"), N_("no wagers on the table"),
     N_("position {position} {spot}: {why}"), N_("name the two positions to link (position and other)"),
@@ -235,10 +238,15 @@ REFUSALS = (
     N_("a dealer signs in with their own dealer PIN"),
     N_("the dealer changes between rounds: finish round {round} first (it is {state})"),
     N_("the dealer changes between rounds, not while {state}"),
+    N_("the dealer on duty signs out with their own PIN, or a supervisor with theirs"),
+    N_("signing the dealer out needs the dealer's own PIN or a supervisor's"),
+    N_("Dealer {name} signed out: their PIN was removed. Betting opens once a dealer signs in"),
     N_("The table has stopped: {why}"), N_("{action}: internal error: {reason}"), N_("{action}: not handled"),
     N_("the journal cannot be written ({reason}). Nothing more is recorded or paid; call a technician"),
     N_("the audit trail cannot be written ({reason}). Nothing more is recorded or paid; call a technician"),
     N_("an internal error ({reason}). Nothing more is recorded or paid; call a technician"),
+    N_("{why} (found {at}; a technician clears it with `table-controller behind clear`, then restarts the "
+       "table). Nothing more is recorded or paid; call a technician"),
     # the page's own (controller/page/server.py) and the PIN store's (controller/store/pins.py)
     N_("address {address} may not use this table's page (page.allow in the table configuration)"),
     N_("the request body must be a JSON object"),

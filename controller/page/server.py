@@ -29,7 +29,8 @@ Routes:
   POST /api/action       {"action", "position"?, "other"?, "spot"?, "amount"?, "reason"?,
                           "role"?, "pin"?, "challenge"?} -> {"ok", "message"}; supervisor
                          actions need "role" (supervisor | technician), "pin" and "challenge"; a
-                         dealer's sign-in ("sign_in_dealer") "role": "dealer", their "pin", "challenge"
+                         dealer's sign-in ("sign_in_dealer") "role": "dealer", their "pin", "challenge";
+                         the sign-out the dealer on duty's PIN or a supervisor's (machine.PIN_ROLES)
 
 Status codes of /api/action: 200 done; 409 the table refused (the reason says why); 504 the
 table did not answer in time (the outcome is unknown: the action may still be done);

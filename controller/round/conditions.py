@@ -52,6 +52,7 @@ class Conditions:
         return not lost or self._clerk.refuse(f"waiting for the {' and '.join(lost)} to answer")
 
     def dealer_on_duty(self, event: EventData | None = None) -> bool:
+        self._shift.round_boundary()        # betting is about to open: a dealer whose PIN was removed is out
         problem = self._shift.problem()
         return problem is None or self._clerk.refuse(problem)
 
@@ -69,7 +70,13 @@ class Conditions:
         return self._recovery.found() is not None and self._recovery.problem() is not None
 
     def sensors_online(self, event: EventData | None = None) -> bool:
-        return self._links.answering("sensors") or self._clerk.refuse("the bet-spot sensors are not answering")
+        """The sensors answer and have read every spot since they connected: the felt the table holds
+        is the felt (a reconnection's snapshot not yet in, its chips would be missing from the wagers)."""
+        if not self._links.answering("sensors"):
+            return self._clerk.refuse("the bet-spot sensors are not answering")
+        return self._links.awaiting("sensors") is None or self._clerk.refuse(
+            "the bet-spot sensors have not yet reported every spot since they connected (asked again until they "
+            "do): the felt is not read")
 
     def deck_ready(self, event: EventData | None = None) -> bool:
         rnd = self._clerk.open_round

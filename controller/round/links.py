@@ -6,6 +6,9 @@ and the sensors: a failing sign never stops a round, it only closes Super 6)
 and the hold a lost one puts on the round. Each connect's identity
 (manufacturer, model, serial, firmware and its checksum) is journaled (a
 ``device_identity`` table event) and shown to a technician in the snapshot.
+A device whose first report after a connect is awaited (the sensors' reading
+of every spot, ``FIRST_REPORT``) answers but is not yet believed: betting does
+not close on the felt they have not read since they (re)connected.
 What a device that comes back is told again (a restarted sensor controller its
 locks and lamps, a shoe its shuffle and status, a sign the posted jackpot
 values) is asked of the felt, dealing and the jackpot desk by the model
@@ -26,6 +29,10 @@ OFFLINE_ADVICE = {"shoe": "The shoe is not answering: check its power and cable,
                   "sensors": "Call a technician: the bet sensors are not answering"}
 
 
+# what a device must report after each connect before the table relies on it, in the dealer's words
+FIRST_REPORT = {"sensors": "reading every spot"}
+
+
 class DeviceLinks:
     def __init__(self, clerk: Clerk, holds: Holds, roles: Iterable[str]) -> None:
         self._clerk = clerk
@@ -33,11 +40,15 @@ class DeviceLinks:
         self._online = {role: False for role in roles}
         self._detail = {role: "not connected yet" for role in roles}
         self._identity: dict[str, dict[str, Any]] = {}     # role -> its last connect's Identity
+        self._awaited = set(FIRST_REPORT) & set(roles)      # its first report since it connected not yet in
 
     def came_online(self, role: str, info: dict[str, Any]) -> None:
         clerk = self._clerk
         self._online[role] = True
         self._detail[role] = "online"
+        if role in FIRST_REPORT:
+            self._awaited.add(role)
+            self._detail[role] = f"online, {FIRST_REPORT[role]}"
         if info.get("identity"):
             # who answered, journaled at each connect: a swapped device or new firmware is on record
             identity = {"device": role, **info["identity"], "protocol_version": info.get("protocol_version"),
@@ -51,10 +62,24 @@ class DeviceLinks:
         clerk.log.info("device.online", device=role, state=clerk.state, round=clerk.round_id)
         self._holds.set(role, None)
 
+    def reported(self, role: str) -> None:
+        """The device's first report since it connected is in (the sensors' reading of every spot)."""
+        if role in self._awaited:
+            self._awaited.discard(role)
+            if self._online.get(role):
+                self._detail[role] = "online"
+            self._clerk.log.info("device.reported", device=role, state=self._clerk.state, round=self._clerk.round_id)
+
+    def awaiting(self, role: str) -> str | None:
+        """What the device has yet to report since it connected, in the dealer's words; None: nothing."""
+        return FIRST_REPORT[role] if role in self._awaited else None
+
     def went_offline(self, role: str, reason: str) -> None:
         """Told at once; the hold it puts on the round comes with ``hold_while_away``, once the
         parts have reacted (a sign lost closes Super 6 first)."""
         self._online[role] = False
+        if role in FIRST_REPORT:
+            self._awaited.add(role)
         self._detail[role] = reason
         self._clerk.alert("device_offline", device_says(role, f"not answering: {reason}"))
 

@@ -152,7 +152,9 @@ SUPERVISOR_ACTIONS = ("void_round", "override_wager", "reset_meters", "set_jackp
 # those roles and names the holder as the action's author. A dealer signs in with their own PIN (the
 # name they sign in under is the holder's, never a name the request gives).
 PIN_ROLES: dict[str, tuple[str, ...]] = {**{a: ("supervisor", "technician") for a in SUPERVISOR_ACTIONS},
-                                         "sign_in_dealer": ("dealer",)}
+                                         "sign_in_dealer": ("dealer",),
+                                         # the dealer on duty's own PIN, or a supervisor's (shift.py checks whose)
+                                         "sign_out_dealer": ("dealer", "supervisor", "technician")}
 # the dealer on duty changes between rounds only: a round is dealt by one dealer, named in its record
 SHIFT_ACTIONS = ("sign_in_dealer", "sign_out_dealer")
 BETWEEN_ROUNDS = ("ready", "complete", "void")

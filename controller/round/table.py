@@ -156,6 +156,10 @@ class Table:
         if role == "sign":
             self.jackpots.show_on_sign()            # rewritten from the journal's posted values
 
+    def on_felt_read(self, role: str) -> None:
+        """The sensors' snapshot of every spot is in: the felt is read (its SpotChanged came first)."""
+        self.links.reported(role)
+
     def on_offline(self, role: str, reason: str) -> None:
         self.links.went_offline(role, reason)
         if role == "sign":
@@ -221,7 +225,11 @@ class Table:
         if not _recovering(event):
             self.jackpots.announce_hits()
 
+    def on_enter_complete(self, event: EventData) -> None:
+        self.shift.round_boundary()                 # a dealer whose PIN was removed is signed out now
+
     def on_enter_void(self, event: EventData) -> None:
+        self.shift.round_boundary()
         self.dealing.stop()
         self.felt.lock_all()
         self.clerk.emit(Shuffle(self.clerk.open_round.deck))     # the voided cards go back and are reshuffled
@@ -254,5 +262,5 @@ class Table:
     def sign_in_dealer(self, by: str = "") -> bool:
         return self.shift.sign_in(by)
 
-    def sign_out_dealer(self, by: str = "dealer") -> bool:
+    def sign_out_dealer(self, by: str = "") -> bool:
         return self.shift.sign_out(by)

@@ -104,3 +104,36 @@ def test_a_dealer_pin_is_checked_like_a_supervisors_and_locks_every_role(tmp_pat
         assert status == 403 and "locked" in answer["message"]                          # even the right PIN
         assert rig.snap["shift"]["dealer"] is None
         rig.wait(lambda s: any(a["kind"] == "pin_lockout" for a in s["alerts"]), what="the lockout's alert")
+
+
+def test_signing_the_dealer_out_takes_the_dealers_own_pin_or_a_supervisors(tmp_path, page):
+    """Anyone at the page could sign the dealer out with one touch (betting then waited for a sign-in):
+    the request now carries the dealer on duty's PIN, or a supervisor's, and a challenge."""
+    def enrol(run) -> None:
+        _enrol(run)
+        run.pins.set_pin("supervisor", "Sam", "8642")
+    with table(tmp_path, page=True, dealer_sign_in=True, prepare=enrol) as rig:
+        open_page(page, rig)
+        _sign_in(page, ANA)
+        expect(page.locator("#on-duty")).to_have_text("Dealer: Ana")
+        body = {"action": "sign_out_dealer"}
+        assert _act(rig, body) == (401, {"ok": False, "message": "sign out dealer needs the dealer's PIN"})
+        assert _act(rig, {**body, "role": "dealer", "pin": BO, "challenge": _challenge(rig.run.page)}) == (
+            409, {"ok": False, "message": "the dealer on duty signs out with their own PIN, or a supervisor "
+                                          "with theirs"})
+        assert rig.snap["shift"]["dealer"] == "Ana"
+
+        tap(page, "#on-duty")                                    # Ana's own PIN, then Sign out
+        expect(page.locator("#shift-out")).to_be_visible()
+        _keypad(page, ANA)
+        page.locator("#shift-out").click()
+        expect(page.locator("#shift-dialog")).to_be_hidden()
+        expect(page.locator("#on-duty")).to_have_text("Dealer sign in")
+
+        _sign_in(page, BO)
+        expect(page.locator("#on-duty")).to_have_text("Dealer: Bo")
+        assert _act(rig, {**body, "role": "supervisor", "pin": "8642", "challenge": _challenge(rig.run.page)})[0] == 200
+        rig.wait(lambda s: s["shift"]["dealer"] is None, what="Bo signed out by the supervisor")
+        outs = [json.loads(d) for (d,) in rig.journal.db.execute(
+            "SELECT data FROM table_events WHERE kind = 'dealer_signed_out' ORDER BY seq")]
+        assert outs == [{"name": "Ana", "by": "dealer Ana"}, {"name": "Bo", "by": "supervisor Sam"}]

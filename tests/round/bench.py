@@ -21,7 +21,7 @@ from controller.engine import Engine
 from controller.engine_events import DealerAction, Verdict
 from controller.rules.cards import parse_cards
 from controller.store.journal import Journal
-from drivers.events import DeckChecked, DeviceOnline, HandDealt, ShuffleDone, SpotChanged
+from drivers.events import DeckChecked, DeviceOnline, FeltRead, HandDealt, ShuffleDone, SpotChanged
 from tests.support.rig import config_text
 
 
@@ -107,7 +107,7 @@ class Bench:
     # --- the devices, as their drivers would report ----------------------------------------
 
     def devices_up(self) -> None:
-        self.post(*(DeviceOnline(role, f"fake://{role}") for role in ("shoe", "sensors", "sign")))
+        self.post(*(DeviceOnline(role, f"fake://{role}") for role in ("shoe", "sensors", "sign")), FeltRead("sensors"))
 
     def place(self, position: int, spot: str, value: int | None) -> None:
         previous = self.table.felt.sensed().get((position, spot))

@@ -59,7 +59,7 @@ def test_the_dealer_changes_between_rounds_only_and_each_round_names_its_own(tmp
     bench.done("sign_in_dealer", who="dealer Ana")
     bench.open_and_bet(BETS)
     first = bench.table.open_round.id
-    for action, who in (("sign_in_dealer", "dealer Bo"), ("sign_out_dealer", "")):
+    for action, who in (("sign_in_dealer", "dealer Bo"), ("sign_out_dealer", "dealer Ana")):
         verdict = bench.act(action, who=who)
         assert not verdict.ok
         assert verdict.message == f"the dealer changes between rounds: finish round {first} first (it is betting)"
@@ -83,12 +83,62 @@ def test_the_dealer_changes_between_rounds_only_and_each_round_names_its_own(tmp
 def test_sign_out_closes_the_table_to_betting_until_the_next_sign_in(tmp_path):
     bench = ready(tmp_path)
     bench.done("sign_in_dealer", who="dealer Ana")
-    bench.done("sign_out_dealer")
+    bench.done("sign_out_dealer", who="dealer Ana")
     assert bench.snap["shift"]["dealer"] is None
     assert not bench.act("open_betting").ok
-    assert not bench.act("sign_out_dealer").ok           # nobody to sign out
+    assert not bench.act("sign_out_dealer", who="supervisor Bo").ok           # nobody to sign out
     assert shift_events(bench) == [("dealer_signed_in", {"name": "Ana", "replaces": None}),
-                                   ("dealer_signed_out", {"name": "Ana"})]
+                                   ("dealer_signed_out", {"name": "Ana", "by": "dealer Ana"})]
+
+
+def test_signing_the_dealer_out_takes_their_own_pin_or_a_supervisors(tmp_path):
+    """Anyone at the page could sign the dealer out (betting then waited for a sign-in): the page now
+    asks for a PIN (machine.PIN_ROLES) and the shift takes only the dealer on duty's or an overseer's."""
+    assert machine.PIN_ROLES["sign_out_dealer"] == ("dealer", "supervisor", "technician")
+    bench = ready(tmp_path)
+    bench.done("sign_in_dealer", who="dealer Ana")
+    for who in ("", "dealer", "dealer Bo", "someone"):
+        verdict = bench.act("sign_out_dealer", who=who)
+        assert not verdict.ok and "PIN" in verdict.message, who
+    assert bench.snap["shift"]["dealer"] == "Ana"
+    bench.done("sign_out_dealer", who="supervisor Bo")
+    bench.done("sign_in_dealer", who="dealer Cy")
+    bench.done("sign_out_dealer", who="technician Di")
+    assert [d for k, d in shift_events(bench) if k == "dealer_signed_out"] == [
+        {"name": "Ana", "by": "supervisor Bo"}, {"name": "Cy", "by": "technician Di"}]
+
+
+def test_a_dealer_whose_pin_is_removed_is_signed_out_at_the_next_round_boundary(tmp_path):
+    bench = ready(tmp_path)
+    bench.done("sign_in_dealer", who="dealer Ana")
+    bench.open_and_bet(BETS)
+    # `table-controller pin remove dealer Ana` while the round is dealt (controller/cli/pins.py journals it)
+    bench.journal.table_event("pin_changed", {"action": "removed", "role": "dealer", "name": "Ana"})
+    bench.journal.table_event("pin_changed", {"action": "removed", "role": "dealer", "name": "Bo"})
+    bench.deal(*HANDS)
+    assert bench.snap["shift"]["dealer"] == "Ana"          # the round she opened is hers to finish
+    bench.decide({1: True, 3: True})
+    bench.settle()
+    assert bench.state == "complete" and bench.snap["shift"]["dealer"] is None
+    assert shift_events(bench)[-1] == ("dealer_signed_out", {"name": "Ana", "by": "the table: the dealer's PIN was "
+                                                                                   "removed"})
+    assert [a["message"] for a in bench.snap["alerts"] if a["kind"] == "dealer_signed_out"] == [
+        "Dealer Ana signed out: their PIN was removed. Betting opens once a dealer signs in"]
+    refused = bench.act("open_betting")
+    assert not refused.ok and "no dealer is signed in" in refused.message
+
+
+def test_a_pin_removed_between_rounds_signs_the_dealer_out_before_betting_opens(tmp_path):
+    bench = ready(tmp_path)
+    bench.done("sign_in_dealer", who="dealer Ana")
+    bench.journal.table_event("pin_changed", {"action": "removed", "role": "dealer", "name": "Ana"})
+    bench.journal.table_event("pin_changed", {"action": "set", "role": "dealer", "name": "Ana"})
+    bench.done("open_betting")                             # removed and set again: still hers
+    bench.done("void_round", role="supervisor", reason="test")
+    bench.journal.table_event("pin_changed", {"action": "removed", "role": "dealer", "name": "Ana"})
+    refused = bench.act("open_betting")
+    assert not refused.ok and "no dealer is signed in" in refused.message
+    assert bench.snap["shift"]["dealer"] is None
 
 
 def test_a_restart_keeps_the_dealer_on_duty(tmp_path):

@@ -321,7 +321,7 @@ def test_sensors_that_reconnect_between_rounds_are_locked_whole_until_betting_op
     """sensors.md, Locks: a Hello unlocks every spot on the sensors, and between rounds no bet is
     open, so the host locks the whole table again at once (every spot shows closed), as it is after
     a round's settlement; it used to send nothing until betting opened (issue 33 item 16)."""
-    from drivers.events import DeviceOffline, DeviceOnline
+    from drivers.events import DeviceOffline, DeviceOnline, FeltRead
     bench = ready(tmp_path)                  # before the first round
     for settled in (False, True):
         if settled:                         # and after one (the table waits in complete)
@@ -334,3 +334,4 @@ def test_sensors_that_reconnect_between_rounds_are_locked_whole_until_betting_op
         bench.post(DeviceOnline("sensors", "fake://sensors"))
         locks = [(args, kwargs) for m, args, kwargs, _ in bench.ports.sensors.calls[calls:] if m == "lock"]
         assert locks == [((True,), {"position": None, "spots": None})], bench.state
+        bench.post(FeltRead("sensors"))     # their snapshot of every spot (drivers/sensors.py)

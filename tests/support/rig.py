@@ -93,7 +93,9 @@ class Rig:
         return self.wait(lambda s: not any(p["felt"] for p in s["positions"]), what="the felt cleared")
 
     def open_and_bet(self, bets: dict[int, dict[str, int]], *, super6_open: bool = True) -> dict:
-        self.wait(lambda s: "open_betting" in s["actions"] and s["state"] != "starting", what="ready")
+        # ready, and the sensors' reading of every spot since they connected in (No more bets waits for it)
+        self.wait(lambda s: "open_betting" in s["actions"] and s["state"] != "starting"
+                  and s["devices"]["sensors"]["detail"] == "online", what="ready")
         if super6_open and any("super6" in w for w in bets.values()):   # as a dealer would wait for the sign
             self.wait(lambda s: s["jackpot"]["super6_closed"] is None, what="Super 6 open")
         self.act("open_betting")

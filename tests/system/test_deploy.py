@@ -258,3 +258,34 @@ def test_an_abstract_notify_socket_and_no_socket_at_all():
     finally:
         sock.close()
     assert Notifier({}).send("READY=1") is False       # not under systemd: nothing happens
+
+
+def test_a_table_found_behind_the_floor_starts_halted_says_ready_and_answers_the_watchdog(tmp_path):
+    """The finding kept in the journal (controller/store/behind.py): the restarted controller is up,
+    halted in its words, and neither killed for never being ready nor restarted by the watchdog."""
+    from controller.store.behind import record_behind
+    from controller.store.journal import Journal
+    data = tmp_path / "data"
+    first = subprocess.run([sys.executable, "-m", "controller.cli", "run", "--autoplay", "--rounds", "1", "--port",
+                            "0", "--data-dir", str(data), "--log-format", "json"],
+                           capture_output=True, text=True, timeout=120)
+    assert first.returncode == 0, first.stderr[-2000:]
+    journal = Journal(data / "journal.sqlite")
+    record_behind(journal, "This table's journal is behind the floor: it ends at record 9, the floor holds ...")
+    journal.close()
+    fake = FakeNotifySocket(tmp_path / "notify")
+    env = dict(os.environ, NOTIFY_SOCKET=fake.path, WATCHDOG_USEC="1000000")
+    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--port", "0", "--data-dir",
+                             str(data), "--log-format", "json"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        ready = next(m for m in fake.wait_for("READY=1", 30) if "READY=1" in m)
+        assert "HALTED: This table's journal is behind the floor" in ready and "behind clear" in ready
+        fake.collect(1.5)
+        assert any("WATCHDOG=1" in m for m in fake.messages)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        fake.close()

@@ -83,7 +83,7 @@ const KINDS = {
   config_changed: t("configuration changed"), clock: t("clock"), security: t("security"),
   pin_lockout: t("PIN lockout"), journal_behind_floor: t("journal behind the floor"),
   jackpot_locked: t("jackpot locked"), jackpot_claim: t("jackpot claim"), jackpot_referred: t("jackpot referred"),
-  jackpot_final_differs: t("jackpot claim changed"),
+  jackpot_final_differs: t("jackpot claim changed"), dealer_signed_out: t("dealer signed out"),
 };
 const DEVICES = { shoe: t("shoe"), sensors: t("sensors"), sign: t("sign") };
 const STATUS = { online: t("online"), offline: t("offline"), jammed: t("jammed"), "door open": t("door open"),

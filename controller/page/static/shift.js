@@ -25,7 +25,7 @@ $("on-duty").addEventListener("click", () => {
   }
   const dealer = snap.shift && snap.shift.dealer;
   $("shift-who").textContent = dealer ? t("Dealing now: {name}", { name: dealer }) : t("No dealer is signed in");
-  $("shift-out").hidden = !dealer;
+  for (const id of ["shift-out", "shift-out-words", "shift-out-supervisor"]) $(id).hidden = !dealer;
   $("shift-pin").value = "";
   $("shift-error").textContent = "";
   $("shift-dialog").showModal();
@@ -51,12 +51,20 @@ $("shift-submit").addEventListener("click", async () => {
   }
 });
 
-$("shift-out").addEventListener("click", async () => {
-  const answer = await send({ action: "sign_out_dealer" });
+// Signing out takes a PIN (the dealer on duty's own, or a supervisor's): typed on the keypad first.
+async function signOut(role) {
+  const body = { action: "sign_out_dealer", role: role, pin: $("shift-pin").value,
+                 challenge: await useChallenge() };
+  const answer = await send(body);
+  $("shift-pin").value = "";
   if (answer.ok) {
     $("shift-dialog").close();
     toast(t("Signed out: betting opens once a dealer signs in"), true);
   } else {
     $("shift-error").textContent = answer.message;
+    askChallenge();
   }
-});
+}
+
+$("shift-out").addEventListener("click", () => signOut("dealer"));
+$("shift-out-supervisor").addEventListener("click", () => signOut("supervisor"));

@@ -1,0 +1,87 @@
+"""After a (re)connection the host reads the whole felt before betting may close on it (sensors.md:
+"Snapshot answers SnapshotRequest with every spot; the host asks after each connection").
+
+Sensors that went quiet during the handshake, for less than the link's silence timeout, let the
+host's SnapshotRequest fail after its retransmissions; nothing asked again (no PeerSilent, so no new
+session), and the table showed an empty felt while chips lay on it until a supervisor voided. Here:
+the real driver and the simulated sensors on the simulation's in-memory link and virtual clock, and
+the round with fake ports (tests/round/bench.py)."""
+
+from __future__ import annotations
+
+import random
+
+import structlog
+
+from drivers.events import CommandFailed, DeviceOffline, DeviceOnline, FeltRead, SpotChanged
+from drivers.sensors import SNAPSHOT_AGAIN_AFTER, SensorDriver
+from simulators.devices.sensors import SimulatedSensors
+from simulators.sim.clock import VirtualClock
+from simulators.sim.links import DeviceLoop, DriverLoop, MemoryLink
+from tests.round.bench import Bench
+
+
+def quiet_in_the_handshake(after: float, quiet: float, until: float = 20.0) -> tuple[SensorDriver, list]:
+    """Chips on position 2's Ante; the sensors go quiet ``after`` seconds after the host took them
+    online (its UseCapabilities, SetClock and SnapshotRequest still unacknowledged), for ``quiet``."""
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(50))
+    clock = VirtualClock()
+    link = MemoryLink("sensors", clock, random.Random(1))
+    sensors = SimulatedSensors(link.device, positions=6, clock=clock.monotonic, wall=clock.wall)
+    sensors.spots[(2, 0)] = 500
+    DeviceLoop(sensors, link, clock, 0.25).start()
+    events: list = []
+
+    def post(event: object) -> None:
+        events.append(event)
+        if isinstance(event, DeviceOnline) and len([e for e in events if isinstance(e, DeviceOnline)]) == 1:
+            clock.after(after, lambda: setattr(sensors, "silent", True))
+            clock.after(after + quiet, lambda: setattr(sensors, "silent", False))
+    driver = SensorDriver("sensors", link.host, post, positions=6, clock=clock.monotonic, wall=clock.wall)
+    DriverLoop(driver, link, clock, 0.25).start()
+    while clock.now < until and (due := clock.next_due()) is not None:
+        clock.advance(due)
+        action = clock.pop_due()
+        if action is not None:
+            action()
+    structlog.reset_defaults()
+    return driver, events
+
+
+def test_a_snapshot_request_lost_while_the_sensors_were_quiet_is_asked_again_until_answered():
+    driver, events = quiet_in_the_handshake(0.01, 2.5)
+    names = [type(e).__name__ for e in events]
+    failed = [e.command for e in events if isinstance(e, CommandFailed)]
+    assert "SnapshotRequest" in failed                  # the first request went unacknowledged
+    assert not [e for e in events if isinstance(e, DeviceOffline)]     # quiet too briefly for a new session
+    assert SpotChanged("sensors", 2, "ante", "placed", 500, None) in events    # asked again: the chips are seen
+    assert names[-1] == "FeltRead" and names.index("SpotChanged") < names.index("FeltRead")
+    assert driver.felt_read and driver.spots == {(2, 0): 500}
+
+
+def test_a_snapshot_asked_for_and_never_answered_is_asked_again():
+    """Quiet for longer than the silence timeout: a new session, which asks again itself; then
+    still read once, and only once the sensors answer."""
+    driver, events = quiet_in_the_handshake(0.01, 2 * SNAPSHOT_AGAIN_AFTER)
+    assert [type(e).__name__ for e in events].count("FeltRead") == 1 and driver.felt_read
+    assert driver.spots == {(2, 0): 500}
+
+
+def test_betting_does_not_close_on_a_felt_the_sensors_have_not_read_since_they_connected(tmp_path):
+    from drivers.events import DeviceOffline as Offline
+    bench = Bench(tmp_path)
+    bench.devices_up()
+    bench.open_and_bet({1: {"ante": 500}})
+    bench.post(Offline("sensors", "fake://sensors", "unplugged"), DeviceOnline("sensors", "fake://sensors"))
+    assert bench.snap["devices"]["sensors"]["detail"] == "online, reading every spot"
+    verdict = bench.act("no_more_bets")
+    assert not verdict.ok and bench.state == "betting"
+    assert verdict.message == ("the bet-spot sensors have not yet reported every spot since they connected "
+                               "(asked again until they do): the felt is not read")
+    bench.place(3, "ante", 1000)                        # the snapshot: chips put down while the link was down
+    bench.post(FeltRead("sensors"))
+    assert bench.snap["devices"]["sensors"]["detail"] == "online"
+    bench.done("no_more_bets")
+    assert bench.records("wagers")[-1].data["positions"] == {
+        "1": {"ante": 500, "pair_plus": 0, "six_card_bonus": 0, "super6": 0},
+        "3": {"ante": 1000, "pair_plus": 0, "six_card_bonus": 0, "super6": 0}}
