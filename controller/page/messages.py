@@ -245,6 +245,8 @@ REFUSALS = (
     N_("the journal cannot be written ({reason}). Nothing more is recorded or paid; call a technician"),
     N_("the audit trail cannot be written ({reason}). Nothing more is recorded or paid; call a technician"),
     N_("an internal error ({reason}). Nothing more is recorded or paid; call a technician"),
+    # a halt in words of its own (a table found behind the floor as it plays: controller/floor/head.py)
+    N_("{why}. Nothing more is recorded or paid; call a technician"),
     N_("{why} (found {at}; a technician clears it with `table-controller behind clear`, then restarts the "
        "table). Nothing more is recorded or paid; call a technician"),
     # the page's own (controller/page/server.py) and the PIN store's (controller/store/pins.py)

@@ -11,6 +11,7 @@ from typing import Any
 from controller.app.config import parse_config
 from controller.engine import Engine
 from controller.engine_events import FloorJackpots, FloorLink, JackpotClaimed, JournalBehindFloor
+from controller.page.i18n import Words
 from controller.store.journal import Journal
 from drivers.events import SignShowing
 from tests.round.bench import Bench, FakeClock, FakePorts
@@ -216,3 +217,5 @@ def test_a_journal_found_behind_the_floor_halts_the_table_in_words(tmp_path):
     assert [a["message"] for a in bench.table_events("alert") if a["kind"] == "journal_behind_floor"] == [words]
     verdict = bench.act("open_betting")
     assert not verdict.ok and verdict.message == f"The table has stopped: {bench.snap['halted']}"
+    # the page in Spanish says the halt's ending in Spanish too (the words before it are the alert's)
+    assert Words("es").text(bench.snap["halted"]).endswith("No se registra ni se paga nada más; llame a un técnico")
