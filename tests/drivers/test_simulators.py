@@ -137,6 +137,38 @@ def test_scripted_players_follow_their_script(tmp_path):
                 {2: False, 3: True}
 
 
+def test_the_scripted_dealer_opens_betting_once_the_sign_has_answered(tmp_path):
+    """Not while the sign is still taking the posted values (a Super 6 bet made then is refused, and
+    when the sign answered decided the wagers: the same seed played other rounds); once it shows them,
+    or once it failed (the game goes on with Super 6 closed). The words are the jackpot board's own."""
+    from controller.store.jackpot import JackpotBoard
+    from controller.store.journal import Journal
+    from simulators.dealer import ScriptedDealer
+    from tests.round.parts import table_config
+    config = table_config()
+    board = JackpotBoard(Journal(tmp_path / "journal.sqlite"), config.preset, config.jackpots)
+    submitted: list[str] = []
+    dealer = ScriptedDealer(lambda action, **args: submitted.append(action), Players(config.preset, Recorder(),
+                                                                                   Recorder()))
+
+    def ready():
+        return {"state": "ready", "round": None, "prompt": ["Open betting"], "positions": [], "holds": [],
+                "devices": {"sign": {"online": True}}, "jackpots": dict(board.values),
+                "jackpot": {"super6_closed": board.super6_closed(), "won": []}}
+    dealer.observe(ready())                                 # as the table starts: the sign not heard yet
+    board.post(dict(board.values, mega=board.values["mega"] + 100), by="supervisor Ana", reason="weekly")
+    dealer.observe(ready())                                 # new values on their way to the sign
+    assert board.super6_closed() and submitted == []
+    board.sign_failed("sign offline: no answer")
+    dealer.observe(ready())
+    assert submitted == ["open_betting"]                    # a sign that failed: Super 6 stays closed
+    submitted.clear()
+    dealer = ScriptedDealer(lambda action, **args: submitted.append(action), dealer.players)
+    board.sign_shows(board.values)
+    dealer.observe(ready())
+    assert submitted == ["open_betting"]
+
+
 # --- faults the lab asks for never crash the simulator ---------------------------------------------
 
 def _players_with_a_bet(strategy="optimal"):

@@ -207,8 +207,8 @@ def test_a_sign_going_offline_mid_round_does_not_stop_the_round_and_is_rewritten
 
 def test_an_unattended_table_gets_its_jackpot_hit_verified_and_plays_on(tmp_path):
     """--autoplay: the scripted dealer calls the simulated supervisor for a hit, who posts the values
-    again after the payout (the reseed: the same values are allowed after a win), so Super 6
-    reopens; the players take back a Super 6 stack refused meanwhile."""
+    again after the payout (the reseed: the same values are allowed after a win), and the next
+    betting opens once the sign shows them, Super 6 open again."""
     def prepare(run):
         run.sim.shoe.planned = [parse_card(c) for c in ("As", "Ks", "Qs", "Js", "Ts", "2c")]
         run.sim.players.script = [{"bets": {1: {"ante": 500, "super6": 1000}}, "decisions": {1: "play"}}]
