@@ -208,7 +208,7 @@ def test_the_controller_reports_ready_pings_the_watchdog_and_says_it_is_stopping
         ready = next(m for m in messages if "READY=1" in m)
         assert "STATUS=table SIM-1: ready" in ready           # ready only once the devices answered
         before = len(fake.messages)
-        fake.wait_for("WATCHDOG=1", 5)
+        fake.wait_for("WATCHDOG=1", 20)
         assert any("WATCHDOG=1" in m for m in fake.messages[before:])
         # and go on while the engine answers (every half second on a quiet machine; counted, not timed:
         # three pings in a fixed 2 s failed when a loaded machine kept the engine from answering in time)
