@@ -12,7 +12,7 @@ from controller.rules.roundio import settle_json
 from controller.rules.words import dealer_announcement
 from drivers.wire import shoe_protocol as shoe_proto
 from tests.rules.reference import reference_settle
-from tests.support.rig import table
+from tests.support.rig import QUICK_SILENCE, table
 
 
 def _recheck_settlements(rig, round_ids):
@@ -229,7 +229,7 @@ def test_jam_mid_deal_holds_and_resumes(tmp_path):
 
 
 def test_shoe_lost_mid_round_holds_then_resumes_or_is_voided(tmp_path):
-    with table(tmp_path, "sheet-002") as rig:
+    with table(tmp_path, "sheet-002", silence_after=QUICK_SILENCE) as rig:
         rig.open_and_bet({1: {"ante": 500}})
         rig.deal()
         rig.state("decisions")
