@@ -44,7 +44,7 @@ def touch(page, selector: str) -> None:
     button.click(force=True)
 
 
-def wait_state(page, state: str, timeout: float = 10_000) -> None:
+def wait_state(page, state: str, timeout: float = 15_000) -> None:
     page.wait_for_function("s => document.body.dataset.state === s", arg=state, timeout=timeout)
 
 
