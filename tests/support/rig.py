@@ -39,7 +39,8 @@ def config_text(preset: str = "sheet-004", *, positions: int = 6, two_positions:
             f'[page]\n{page_settings}\n'
             f'[devices.shoe]\ndriver = "shoe-framed"\nurl = "loop://"\n{link}\n'
             f'[devices.sensors]\ndriver = "sensors-framed"\nurl = "loop://"\n{link}\n'
-            f'[devices.sign]\ndriver = "sign-alpha"\nurl = "loop://"\naddress = "01"\nack_timeout = {sign_ack_timeout:g}\n')
+            f'[devices.sign]\ndriver = "sign-alpha"\nurl = "loop://"\naddress = "01"\n'
+            f'ack_timeout = {sign_ack_timeout:g}\n')
 
 
 class Rig:
