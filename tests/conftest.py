@@ -57,9 +57,13 @@ def p004(presets):
 @pytest.fixture(scope="session")
 def browser():
     """One Debian chromium for the session (the page's and the pit's tests), a context per test."""
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
     from tests.support.browser import launch
+    # an expectation waits for what the page must come to show: 15 s, not Playwright's 5 s, for a
+    # loaded 2-core machine running the table, its page and Chromium at once (a deadline: a page that
+    # shows it at once passes at once)
+    expect.set_options(timeout=15_000)
     with sync_playwright() as playwright:
         chromium = launch(playwright)
         yield chromium

@@ -172,7 +172,8 @@ class PitPage:
         self.port = runner.addresses[0][1]
         self._ready.set()
         loop.run_until_complete(self._stopping.wait())
-        self.streams.wake()
+        self.streams.wake()                     # streams and feeds see the stop and end (a feed left
+        self.feed.wake()                        # waiting outlived the shutdown timeout, destroyed pending)
         loop.run_until_complete(runner.cleanup())
         loop.close()
 

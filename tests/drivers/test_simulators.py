@@ -137,6 +137,44 @@ def test_scripted_players_follow_their_script(tmp_path):
                 {2: False, 3: True}
 
 
+def test_the_scripted_dealer_opens_betting_once_the_sign_has_answered(tmp_path):
+    """Not while a sign that is there is still taking the posted values (a Super 6 bet made then is
+    refused, and when the sign answered decided the wagers: the same seed played other rounds); once it
+    shows them, once it failed, or when it is offline (the game goes on with Super 6 closed). The words
+    are the jackpot board's own."""
+    from controller.round.links import DeviceLinks
+    from controller.store.jackpot import JackpotBoard
+    from controller.store.journal import Journal
+    from simulators.dealer import ScriptedDealer
+    from tests.round.parts import Desk, table_config
+    config = table_config()
+    desk = Desk("ready")
+    not_connected = DeviceLinks(desk.clerk, desk.holds, ("sign",)).view()["sign"]      # the table's own words
+    board = JackpotBoard(Journal(tmp_path / "journal.sqlite"), config.preset, config.jackpots)
+
+    def ready(sign=None):
+        return {"state": "ready", "round": None, "prompt": ["Open betting"], "positions": [], "holds": [],
+                "devices": {"sign": sign or {"online": True, "detail": "online"}}, "jackpots": dict(board.values),
+                "jackpot": {"super6_closed": board.super6_closed(), "won": []}}
+
+    def dealer_sees(snap):
+        submitted.clear()
+        ScriptedDealer(lambda action, **args: submitted.append(action), players).observe(snap)
+        return submitted == ["open_betting"]
+    players = Players(config.preset, Recorder(), Recorder())
+    submitted: list[str] = []
+    # as the table starts: the sign not connected yet, then connected, its answer still to come
+    assert not dealer_sees(ready(not_connected)) and not dealer_sees(ready())
+    board.post(dict(board.values, mega=board.values["mega"] + 100), by="supervisor Ana", reason="weekly")
+    assert board.super6_closed() and not dealer_sees(ready())           # new values on their way to the sign
+    # posted while the sign is offline: nothing to wait for; the game goes on with Super 6 closed
+    assert dealer_sees(ready({"online": False, "detail": "no answer within 0.5 s"}))
+    board.sign_failed("sign offline: no answer")
+    assert dealer_sees(ready())                             # a sign that failed: Super 6 stays closed
+    board.sign_shows(board.values)
+    assert board.super6_closed() is None and dealer_sees(ready())
+
+
 # --- faults the lab asks for never crash the simulator ---------------------------------------------
 
 def _players_with_a_bet(strategy="optimal"):

@@ -11,7 +11,7 @@ import sys
 import time
 
 from controller.floor.cluster import free_port
-from controller.floor.demo import DemoTable, _wait_tables
+from controller.floor.demo import DemoTable, _journal_end, _wait_tables
 from controller.floor.demo_check import summary as floor_summary
 from controller.floor.forwarder import Forwarder
 from controller.store.outbox import chain_end
@@ -37,6 +37,11 @@ def test_a_table_that_stops_journaling_is_stopped_and_a_slow_one_that_goes_on_is
         text=True))
     stuck = DemoTable("STUCK", stuck_dir, None, b"", subprocess.Popen(
         [sys.executable, "-c", "import time; time.sleep(60)"], stdout=subprocess.PIPE, text=True))
+    # watched from its first fact: a Python started on a busy machine may take longer than the stall to
+    # make its journal, and a table that has not started is not one that stopped making progress
+    deadline = time.monotonic() + 60
+    while _journal_end(slow) == 0 and slow.process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
     started = time.monotonic()
     closed, caught, stalled = _wait_tables(cluster, [slow, stuck], stall=1.5, linked=False)
     took = time.monotonic() - started

@@ -5,6 +5,7 @@ final only when every table took the lock, and postings by a supervisor under th
 
 from __future__ import annotations
 
+import json
 import secrets
 import threading
 from datetime import timedelta
@@ -18,6 +19,20 @@ from controller.rules.settlement import split_jackpot
 from tests.floor.conftest import make_table
 
 VALUES = {"mega": 10_000_001, "major": 2_500_000, "minor": 250_000}
+
+
+def _notes_so_far(listener, admin) -> list[dict]:
+    """Every note sent on the channel until now, read until a NOTIFY of our own arrives (the server
+    delivers notes in the order their transactions committed), not for a fixed time: 0.5 s of
+    listening missed notes a loaded machine delivered later, and a note sent twice went unseen."""
+    mark = {"mark": secrets.token_hex(4)}
+    admin.execute("SELECT pg_notify(%s, %s)", (CHANNEL, json.dumps(mark)))
+    notes = []
+    for note in listener.notifies(timeout=60):
+        if json.loads(note.payload) == mark:
+            return notes
+        notes.append(json.loads(note.payload))
+    raise AssertionError(f"our own note did not arrive within 60 s; before it: {notes}")
 
 
 @pytest.fixture
@@ -46,8 +61,8 @@ def test_two_tables_hitting_one_level_at_once_split_it_in_the_floors_order(clust
             t.start()
         for t in threads:
             t.join(20)
-        notes = [n.payload for n in listener.notifies(timeout=5, stop_after=1)]
-    assert len(notes) == 1 and '"state" : "pending"' in notes[0] and '"level" : "mega"' in notes[0]
+        notes = _notes_so_far(listener, admin)
+    assert [(n["group"], n["level"], n["state"]) for n in notes] == [(group_id, "mega", "pending")]
     recorded = claims(admin, group_id, "mega", 1)
     assert [r["claim_order"] for r in recorded] == [1, 2] and {r["winners"] for r in recorded} == {2}
     shares = [r["share_percent"] for r in recorded]
@@ -149,7 +164,6 @@ def test_only_a_table_in_the_group_claims_and_only_for_itself(cluster, admin, gr
 def test_the_acknowledgement_that_makes_a_split_final_is_heard_by_every_table_at_once(cluster, admin, group):
     """ack_lock NOTIFYs the group when it made the split final (state "final"), once: the tables
     ask for their final answer then, not at their next poll; earlier acks and repeats say nothing."""
-    import json
     group_id, (a, b, c) = group
     with psycopg.connect(cluster.dsn(), autocommit=True) as listener, \
             a.connect() as ca, b.connect() as cb, c.connect() as cc:
@@ -158,7 +172,7 @@ def test_the_acknowledgement_that_makes_a_split_final_is_heard_by_every_table_at
         for conn in (ca, cb):
             assert not ack_lock(conn, "minor", 1)
         assert ack_lock(cc, "minor", 1) and ack_lock(cc, "minor", 1)       # final; the repeat adds no ack
-        notes = [json.loads(n.payload) for n in listener.notifies(timeout=0.5, stop_after=10)]
+        notes = _notes_so_far(listener, admin)
     finals = [n for n in notes if n.get("state") == "final"]
     assert finals == [{"group": group_id, "level": "minor", "state": "final", "generation": 1}]
 
@@ -169,8 +183,6 @@ def test_a_floor_supervisor_closes_the_claims_a_cut_off_table_holds_up(cluster, 
     final among the claims received (the group told at once), a later claim of that generation is
     refused in words (its table settles it without the linked award), and new values may be
     posted although that table never acknowledged."""
-    import json
-
     from controller.floor.jackpot import close_claims
     group_id, (a, b, c) = group
     with psycopg.connect(cluster.dsn(), autocommit=True) as listener, \
@@ -189,7 +201,7 @@ def test_a_floor_supervisor_closes_the_claims_a_cut_off_table_holds_up(cluster, 
         with pytest.raises(psycopg.IntegrityError, match=f"table {c.table_id}: round 4: the floor closed the "
                                                          "claims of minor generation 1 before this one came"):
             claim(cc, 4, "minor", 6, 1000, 100, 1)
-        notes = [json.loads(n.payload) for n in listener.notifies(timeout=0.5, stop_after=10)]
+        notes = _notes_so_far(listener, admin)
         assert {"group": group_id, "level": "minor", "state": "final", "generation": 1} in notes
         with pytest.raises(FloorError, match="has no claims waiting"):
             close_claims(admin, group_id, "minor", 1, by="Ana", reason="again")

@@ -44,7 +44,7 @@ def touch(page, selector: str) -> None:
     button.click(force=True)
 
 
-def wait_state(page, state: str, timeout: float = 10_000) -> None:
+def wait_state(page, state: str, timeout: float = 15_000) -> None:
     page.wait_for_function("s => document.body.dataset.state === s", arg=state, timeout=timeout)
 
 
@@ -63,10 +63,18 @@ def open_page(page, rig, url: str | None = None) -> None:
 def bets_down(page, rig) -> None:
     """Open betting from the page and wait until the simulated players' chips are all seen and
     the shoe has shuffled."""
+    players = rig.sim.players
+    with players.lock:          # chips left out from a round dealt: picked up first (counted in rounds)
+        left_out = players.rounds if players.betting_done and players._locked_since_bets else None
     tap(page, "button[data-action=open_betting]")
     wait_state(page, "betting")
-    players = rig.sim.players
-    rig.eventually(lambda: players.betting_done, what="the players' bets")
+
+    def this_rounds_bets() -> bool:
+        # the bets of this round, not the last round's still out: after a void the last bets satisfied
+        # the wait at once, and the page was then waited on for chips the players had picked up
+        with players.lock:      # both read as one: the pick-up counts the round and clears the flag together
+            return players.betting_done and (left_out is None or players.rounds > left_out)
+    rig.eventually(this_rounds_bets, what="the players' bets")
     page.wait_for_function(
         "bets => { const s = window.tableSnapshot; return !s.prompt.includes('Shoe shuffling') &&"
         " Object.entries(bets).every(([p, w]) => Object.entries(w).every(([k, v]) =>"

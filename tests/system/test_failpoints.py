@@ -14,6 +14,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -71,10 +72,11 @@ def test_a_second_controller_on_the_same_folder_is_refused_naming_the_first(tmp_
     data.mkdir()
     first = _run(data, 1, rounds=1000, wait=False)
     try:
-        for _ in range(200):                        # wait until the first holds the lock
-            if (data / "controller.lock").exists() and (data / "controller.lock").read_text().strip():
-                break
-            subprocess.run(["sleep", "0.05"])
+        lock = data / "controller.lock"
+        deadline = time.monotonic() + 60            # until the first holds the lock (a deadline: a loaded
+        while not (lock.exists() and lock.read_text().strip()):     # machine starts a Python slowly)
+            assert time.monotonic() < deadline and first.poll() is None, "the first controller never took the lock"
+            time.sleep(0.05)
         second = subprocess.run([sys.executable, "-m", "controller.cli", "run", "--data-dir", str(data),
                                  "--port", "0"], capture_output=True, text=True, timeout=60)
         assert second.returncode == 2

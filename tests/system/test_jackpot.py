@@ -10,7 +10,7 @@ from controller.rules.cards import parse_card
 from controller.rules.settlement import JackpotClaim, award_jackpots, split_jackpot
 from controller.store.jackpot import CHANGE_INTERVAL
 from simulators.dealer import ScriptedDealer
-from tests.support.rig import table
+from tests.support.rig import QUICK_SIGN_ACK, table
 
 POSTED = {"mega": 10_000_000, "major": 2_500_000, "minor": 250_000}
 
@@ -177,7 +177,7 @@ def test_a_sign_dropping_packets_closes_super6_until_it_shows_the_values_again(t
 
 
 def test_a_sign_going_offline_mid_round_does_not_stop_the_round_and_is_rewritten_from_the_journal(tmp_path):
-    with table(tmp_path, "sheet-004") as rig:
+    with table(tmp_path, "sheet-004", sign_ack_timeout=QUICK_SIGN_ACK) as rig:
         rig.wait(_ready_and_open, what="ready, Super 6 open")
         rig.run.devices.drivers["sign"].heartbeat_every = 0.2
         rig.open_and_bet({1: {"ante": 500, "super6": 500}, 2: {"ante": 500}})
@@ -207,8 +207,8 @@ def test_a_sign_going_offline_mid_round_does_not_stop_the_round_and_is_rewritten
 
 def test_an_unattended_table_gets_its_jackpot_hit_verified_and_plays_on(tmp_path):
     """--autoplay: the scripted dealer calls the simulated supervisor for a hit, who posts the values
-    again after the payout (the reseed: the same values are allowed after a win), so Super 6
-    reopens; the players take back a Super 6 stack refused meanwhile."""
+    again after the payout (the reseed: the same values are allowed after a win), and the next
+    betting opens once the sign shows them, Super 6 open again."""
     def prepare(run):
         run.sim.shoe.planned = [parse_card(c) for c in ("As", "Ks", "Qs", "Js", "Ts", "2c")]
         run.sim.players.script = [{"bets": {1: {"ante": 500, "super6": 1000}}, "decisions": {1: "play"}}]

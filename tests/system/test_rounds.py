@@ -12,7 +12,7 @@ from controller.rules.roundio import settle_json
 from controller.rules.words import dealer_announcement
 from drivers.wire import shoe_protocol as shoe_proto
 from tests.rules.reference import reference_settle
-from tests.support.rig import table
+from tests.support.rig import QUICK_SILENCE, table
 
 
 def _recheck_settlements(rig, round_ids):
@@ -86,10 +86,14 @@ def test_the_same_seed_gives_the_same_rounds(tmp_path):
             for rid in rig.journal.round_ids(5):
                 # the clocks are what differ from run to run: the shoe's on each hand, and when each chip
                 # was put out during betting (the felt's story keeps the order and amounts, compared)
-                out.append([(r.kind, json.dumps({k: [e[1:] for e in v] if k == "felt" else v
-                                                 for k, v in r.data.items() if k != "device_time"},
-                                                sort_keys=True)) for r in rig.journal.records(rid)
-                            if r.kind in ("wagers", "hand", "decision", "settlement")])
+                facts = [(r.kind, json.dumps({k: [e[1:] for e in v] if k == "felt" else v
+                                              for k, v in r.data.items() if k != "device_time"},
+                                             sort_keys=True)) for r in rig.journal.records(rid)
+                         if r.kind in ("wagers", "hand", "decision", "settlement")]
+                # and so is the order of the decisions: a player's Play chips (read by the sensors) and
+                # the dealer's touch folding another position reach the table in either order, each
+                # position's decision the same (under load the fold came first: the test failed on it)
+                out.append([f for f in facts if f[0] != "decision"] + sorted(f for f in facts if f[0] == "decision"))
             return out
     assert play("a") == play("b")
 
@@ -225,7 +229,7 @@ def test_jam_mid_deal_holds_and_resumes(tmp_path):
 
 
 def test_shoe_lost_mid_round_holds_then_resumes_or_is_voided(tmp_path):
-    with table(tmp_path, "sheet-002") as rig:
+    with table(tmp_path, "sheet-002", silence_after=QUICK_SILENCE) as rig:
         rig.open_and_bet({1: {"ante": 500}})
         rig.deal()
         rig.state("decisions")

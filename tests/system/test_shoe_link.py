@@ -4,11 +4,11 @@ authenticated link the simulators use by default (docs/protocols/shoe.md, framin
 import json
 
 from drivers.wire import shoe_protocol as shoe
-from tests.support.rig import table
+from tests.support.rig import QUICK_SILENCE, table
 
 
 def test_a_shoe_lost_mid_deal_comes_back_with_the_hand_it_formed_and_the_round_goes_on(tmp_path):
-    with table(tmp_path, "sheet-002") as rig:
+    with table(tmp_path, "sheet-002", silence_after=QUICK_SILENCE) as rig:
         rig.open_and_bet({1: {"ante": 500}, 2: {"ante": 500}, 3: {"ante": 1000}})
         device = rig.run.sim.shoe
 
