@@ -69,6 +69,26 @@ def deployed_nice() -> int:
     return next((int(line.split("=", 1)[1]) for line in unit.splitlines() if line.startswith("Nice=")), 0)
 
 
+def disk_sync(folder: str, count: int = 500) -> list[float]:
+    """The folder's own fdatasync time, a 4 KiB page written in place each time (as SQLite's WAL is
+    reused): the floor under any event that commits, whatever the engine does."""
+    path = os.path.join(folder, "sync-probe")
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        os.write(fd, bytes(4096 * 64))
+        os.fsync(fd)
+        times = []
+        for n in range(count):
+            os.pwrite(fd, b"\1" * 4096, 4096 * (n % 64))
+            began = time.monotonic()
+            os.fdatasync(fd)
+            times.append(time.monotonic() - began)
+        return times
+    finally:
+        os.close(fd)
+        os.unlink(path)
+
+
 def percentiles(values: list[float]) -> dict[str, float]:
     values = sorted(values)
     pick = lambda p: values[min(len(values) - 1, int(len(values) * p / 100))] * 1e3   # noqa: E731
@@ -95,6 +115,8 @@ def main() -> int:
     posted: dict[int, float] = {}               # id(event) -> its post (a chip or a card)
     waiting: list[float] = []                   # chips and cards handled since the last publication
     answered: dict[int, list[float]] = {}       # version -> the posts it answers
+    queued: list[float] = []                    # a chip or a card: its post to the engine taking it up
+    handled: list[float] = []                   # the engine's handling of it, to the end of its publication
     post, handle, publish = Engine.post, Engine.handle, Publisher.publish
 
     def posting(self: Engine, event: object) -> None:
@@ -103,9 +125,14 @@ def main() -> int:
         post(self, event)
 
     def handling(self: Engine, event: object) -> None:
-        if id(event) in posted:
+        began = time.monotonic()
+        mine = id(event) in posted
+        if mine:
             waiting.append(posted.pop(id(event)))
+            queued.append(began - waiting[-1])
         handle(self, event)
+        if mine:
+            handled.append(time.monotonic() - began)
 
     def publishing(self: Publisher, snapshot: dict | None = None) -> None:
         publish(self, snapshot)
@@ -120,6 +147,7 @@ def main() -> int:
     busy = [subprocess.Popen([sys.executable, "-c", "while 1: pass"]) for _ in range(args.busy)]
     stop = multiprocessing.Event()
     with tempfile.TemporaryDirectory(prefix="bench-latency-") as tmp:
+        synced = disk_sync(tmp)
         client = multiprocessing.Process(target=page_client, args=(port, f"{tmp}/received.json", stop))
         client.start()
         # after the helpers started (they keep 0), before the controller's threads (which inherit it)
@@ -151,7 +179,11 @@ def main() -> int:
                                                                                             "max_ms")},
               "snapshot_to_page_written": {k: summary["latency"]["snapshot_to_page"][k]
                                            for k in ("n", "p50_ms", "p99_ms", "max_ms")},
-              "chip_or_card_to_page_event": percentiles(to_page)}
+              "chip_or_card_to_page_event": percentiles(to_page),
+              # the frame-to-snapshot time split in two: waiting in the engine's queue (behind the events
+              # posted before it, each its own fsynced transaction) and the engine's own work on it
+              "disk_fdatasync": percentiles(synced),
+              "chip_or_card_queued": percentiles(queued), "chip_or_card_handled": percentiles(handled)}
     print(json.dumps(result, indent=1))
     return 0
 
