@@ -14,7 +14,8 @@ then lets the engine handle every event that produced, one at a time, before tim
 again on the same folder, as a restarted service does, and the round recovers.
 
 Only a simulation may lower the journal's durability: ``durable=False`` (the default) runs the
-journal with ``synchronous=OFF``; the real table's configuration has no such setting.
+journal with ``synchronous=OFF`` and the audit trail without fsync (a simulated crash drops the
+process, not the machine's power); the real table's configuration has no such setting.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ class WorldOptions:
     # seconds between two runs of a driver's or a device's timers: its shortest timer (a frame resent
     # after 0.25 s unacknowledged; heartbeats every second, silence after three)
     tick: float = 0.25
-    durable: bool = False       # the journal's synchronous=FULL (the real table's); OFF otherwise
+    durable: bool = False       # the journal's synchronous=FULL and the trail's fsync (the real table's); off otherwise
     strategy: str = "optimal"
 
 
@@ -136,7 +137,8 @@ class World:
     def start(self) -> None:
         """The controller starting (again) on its folder, as controller/app/run.py ``TableRun`` does."""
         config, trail = self.config, self.folder / AUDIT_DIR
-        self.audit = AuditTrail(trail, retention=config.audit_retention, clock=self.clock.wall, background_sync=False)
+        self.audit = AuditTrail(trail, retention=config.audit_retention, clock=self.clock.wall, background_sync=False,
+                                fsync=self.options.durable)
         self.audit.check()
         journal = Journal(self.folder / JOURNAL_FILE)
         journal.now = self.clock.iso
