@@ -5,8 +5,8 @@ trail checked, the journal opened and checked against it, the drivers built from
 configuration, the engine), but with the drivers on in-memory links (simulators/sim/links.py) to
 the simulated devices of simulators/table.py, every clock the virtual one
 (simulators/sim/clock.py), and every random choice drawn from one ``random.Random(seed)``: the
-keys, the cards, the players, the devices' timing, the dealer's think time, the faults. The same
-seed gives the same journal, fact for fact, time for time.
+keys, the cards, the players and their think times, the devices' timing, the dealer's think time,
+the faults. The same seed gives the same journal, fact for fact, time for time.
 
 ``run`` takes the next thing due (an engine deadline, a byte arriving, a tick, the dealer acting),
 then lets the engine handle every event that produced, one at a time, before time moves on.
@@ -55,6 +55,9 @@ class WorldOptions:
     preset: str = "sheet-004"
     positions: int = 6
     think: tuple[float, float] = (0.3, 2.0)     # the dealer's seconds before each action
+    # each player's seconds before its chips go down, and before its Play or fold (simulators/players.py
+    # ``pace``): stacks and decisions in varied orders and times; None: every player at once
+    players_think: tuple[float, float] | None = (0.2, 2.5)
     # seconds between two runs of a driver's or a device's timers: its shortest timer (a frame resent
     # after 0.25 s unacknowledged; heartbeats every second, silence after three)
     tick: float = 0.25
@@ -117,6 +120,9 @@ class World:
         for role, device in (("shoe", self.sim.shoe), ("sensors", self.sim.sensors), ("sign", self.sim.sign)):
             DeviceLoop(device, self.links[role], self.clock, o.tick if role != "sign" else None).start()
         self._think = self._stream()
+        if o.players_think is not None:
+            self.sim.players.pace(self.clock.after, self._stream(), bet=o.players_think, decide=o.players_think,
+                                  noticed=self._players_moved)
         self.inbox: deque[Any] = deque()        # events for the engine, in the order they happened
         self.observers: list[Callable[[dict], None]] = []
         self.dealer = ScriptedDealer(self._submit, self.sim.players)
@@ -215,6 +221,11 @@ class World:
             if self.engine is not None:
                 self.engine.submit(action, role=role, who=who, **args)
         self.clock.after(self._think.uniform(*self.options.think), act)
+
+    def _players_moved(self) -> None:
+        """A player folded (no chips move, nothing reaches the table): the dealer looks at it again."""
+        if self.engine is not None and self.engine.halted is None:
+            self.dealer.observe(self.engine.snapshot)
 
     def _observe(self, snap: dict) -> None:
         for observer in self.observers:
