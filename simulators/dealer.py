@@ -74,7 +74,9 @@ class ScriptedDealer:
             # a locked PIN entry, is asked again only when something changes)
             self._once(snap, "sign_in_dealer", role="dealer", who=SIMULATED_DEALER)
             return
-        if any(p["felt"] for p in snap["positions"]):
+        # the felt the table reads, or the chips the players still have out (a dealer looks at the
+        # table itself: after a restart the sensors may not have told the table of them yet)
+        if any(p["felt"] for p in snap["positions"]) or self.players.betting_done:
             if ("collect", snap["round"]) not in self._tried:
                 self._tried.add(("collect", snap["round"]))
                 self.players.collect()
