@@ -57,7 +57,7 @@ class WorldOptions:
     think: tuple[float, float] = (0.3, 2.0)     # the dealer's seconds before each action
     # each player's seconds before its chips go down, and before its Play or fold (simulators/players.py
     # ``pace``): stacks and decisions in varied orders and times; None: every player at once
-    players_think: tuple[float, float] | None = (0.2, 2.5)
+    players_think: tuple[float, float] | None = (0.1, 1.5)
     # seconds between two runs of a driver's or a device's timers: its shortest timer (a frame resent
     # after 0.25 s unacknowledged; heartbeats every second, silence after three)
     tick: float = 0.25
