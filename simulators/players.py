@@ -173,7 +173,7 @@ class Players:
         generation = self._generation
 
         def act() -> None:
-            if generation == self._generation and not self.paused:
+            if generation == self._generation:
                 action()
         self._later(self._think_rng.uniform(*seconds), act)
 
@@ -220,8 +220,9 @@ class Players:
                 bets = self._random_bets()
             self.bets, self.hands, self.folded = bets, {}, set()
             self._dealt = 0
+            if self._later is not None:
+                self._placing = len(bets)
         if self._later is not None and bets:
-            self._placing = len(bets)
             for position, wagers in sorted(bets.items()):
                 self._after(self._bet, functools.partial(self._place, position, wagers))
             return
@@ -233,8 +234,9 @@ class Players:
             self._locked_since_bets = False
 
     def _place(self, position: int, wagers: dict[str, int]) -> None:
-        """One position's chips down after its think time; the last one down ends the betting."""
-        for spot, value in wagers.items():
+        """One position's chips down after its think time (none while paused: a test or the CLI places
+        chips by hand); the last one down ends the betting."""
+        for spot, value in wagers.items() if not self.paused else ():
             self.sensors.place(position, spot, value)
         with self.lock:
             self._placing -= 1
@@ -308,9 +310,12 @@ class Players:
             self.sensors.place(position, "play", ante)
 
     def _play(self, position: int, ante: int) -> None:
-        self.sensors.place(position, "play", ante)
+        if not self.paused:
+            self.sensors.place(position, "play", ante)
 
     def _fold(self, position: int) -> None:
+        if self.paused:
+            return
         with self.lock:
             self.folded.add(position)
         self._noticed()
