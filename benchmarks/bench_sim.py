@@ -8,8 +8,12 @@ Measures, on this machine, in this order:
   left out);
 - ``sim, durable``: the same with the journal ``synchronous=FULL`` in the system's temporary folder, as a
   table's;
-- ``sim --jobs 2``: ``2 * rounds`` rounds, one seed per process, two processes at once (the campaign's
-  own code, simulators/sim/campaign.py), against the same with one process: the scaling;
+- ``sim --jobs 1`` and ``--jobs 2``: ``--jobs-seeds`` seeds of ``--jobs-rounds`` rounds each (the
+  campaign's own code, simulators/sim/campaign.py: each seed played and checked in a process of its
+  own), one process at a time and two at once, alternately ``--jobs-repeats`` times: rounds per second,
+  the CPU seconds they took (this process and its children), the cores they obtained (CPU over wall
+  time) and the cores other work left idle meanwhile (/proc/stat). On a machine other work keeps busy,
+  ``--jobs 2`` can only scale as far as a second core is free: the cores obtained say how far it was;
 - ``ptys``: ``table-controller run --autoplay`` (benchmarks/bench_table.py ``measure``: real drivers on
   ptys, the journal durable), steady-state rounds per second, and its process's CPU per round (the
   simulated devices, players and dealer run in it too, as in the simulation).
@@ -30,6 +34,7 @@ import json
 import os
 import pstats
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -58,11 +63,44 @@ def one_seed(rounds: int, seed: int, durable: bool) -> dict:
             round(played.virtual_s / played.rounds, 2)}
 
 
-def jobs(rounds: int, seed: int, n: int) -> dict:
+def _cpu_idle() -> tuple[int, int]:
+    """The machine's idle and total jiffies so far, over every core (/proc/stat's first line)."""
+    with open("/proc/stat") as f:
+        ticks = [int(x) for x in f.readline().split()[1:]]
+    return ticks[3] + ticks[4], sum(ticks)
+
+
+def jobs(rounds: int, seeds: int, seed: int, n: int) -> dict:
+    """``seeds`` seeds of ``rounds`` rounds on ``n`` processes: rounds per second, and how much CPU they
+    had (see the header)."""
+    idle0, all0 = _cpu_idle()
+    before = os.times()
     with tempfile.TemporaryDirectory(prefix="bench-jobs-", dir=MEMORY) as work:
-        doc = run(CampaignOptions(rounds=rounds * 2, seed=seed, per_seed=rounds, jobs=n, work_dir=work))
+        doc = run(CampaignOptions(rounds=rounds * seeds, seed=seed, per_seed=rounds, jobs=n, work_dir=work))
+    after = os.times()
+    idle1, all1 = _cpu_idle()
+    cpu = sum(after[i] - before[i] for i in range(4))      # user, system, children's user and system
+    cores = os.cpu_count() or 1
     return {"rounds": doc["rounds_closed"], "rounds_per_second": doc["rounds_per_second"],
+            "elapsed_s": doc["elapsed_s"], "cpu_s": round(cpu, 2),
+            "cpu_ms_per_round": round(cpu * 1000 / max(doc["rounds_closed"], 1), 2),
+            "cores_obtained": round(cpu / doc["elapsed_s"], 2) if doc["elapsed_s"] else None,
+            "cores_left_idle": round(cores * (idle1 - idle0) / max(all1 - all0, 1), 2),
             "ok": not doc["failed_seeds"]}
+
+
+def scaling(rounds: int, seeds: int, seed: int, repeats: int) -> dict:
+    """``--jobs 1`` and ``--jobs 2`` alternately, ``repeats`` times each: every run and the medians."""
+    runs: dict[int, list[dict]] = {1: [], 2: []}
+    for _ in range(repeats):
+        for n in (1, 2):
+            runs[n].append(jobs(rounds, seeds, seed, n))
+    med = {n: statistics.median(r["rounds_per_second"] for r in runs[n]) for n in runs}
+    return {"seeds": seeds, "rounds_per_seed": rounds, "runs": {f"--jobs {n}": runs[n] for n in runs},
+            "median_rounds_per_second": {f"--jobs {n}": med[n] for n in med},
+            "scaling": round(med[2] / med[1], 2) if med[1] else None,
+            "median_cores_obtained": {f"--jobs {n}": statistics.median(r["cores_obtained"] for r in runs[n])
+                                      for n in runs}}
 
 
 def profile(rounds: int, seed: int) -> str:
@@ -82,19 +120,21 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=2000, help="rounds of each simulated run")
     parser.add_argument("--pty-rounds", type=int, default=400, help="rounds of the whole table on ptys (0: skip)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--jobs-seeds", type=int, default=8, help="seeds of the --jobs runs (0: skip them)")
+    parser.add_argument("--jobs-rounds", type=int, default=100, help="rounds of each seed of the --jobs runs")
+    parser.add_argument("--jobs-repeats", type=int, default=2, help="alternating --jobs 1 / --jobs 2 runs")
     parser.add_argument("--profile", action="store_true")
     args = parser.parse_args()
     results = {"sim": one_seed(args.rounds, args.seed, durable=False),
-               "sim, durable": one_seed(args.rounds, args.seed, durable=True),
-               "sim --jobs 1 (2 seeds)": jobs(args.rounds, args.seed, 1),
-               "sim --jobs 2 (2 seeds)": jobs(args.rounds, args.seed, 2)}
+               "sim, durable": one_seed(args.rounds, args.seed, durable=True)}
+    scaled = scaling(args.jobs_rounds, args.jobs_seeds, args.seed, args.jobs_repeats) if args.jobs_seeds else None
     if args.pty_rounds:
         before = os.times()
         results["ptys"] = measure(ROOT, args.pty_rounds, args.seed)
         after = os.times()          # the controller's CPU (its process is this one's child): load-independent
-        cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
-        results["ptys"]["cpu_ms_per_round"] = round(cpu * 1000 / max(results["ptys"]["rounds"], 1), 2)
-    print(json.dumps(results, indent=1))
+        used = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+        results["ptys"]["cpu_ms_per_round"] = round(used * 1000 / max(results["ptys"]["rounds"], 1), 2)
+    print(json.dumps(results | ({"jobs": scaled} if scaled else {}), indent=1))
     rate = {name: r["rounds_per_second"] for name, r in results.items()}
     print("\n| run | rounds/s |\n| --- | --- |")
     for name, value in rate.items():
@@ -103,7 +143,16 @@ def main() -> int:
     print("\n| run | CPU ms per round | rounds/s per core from it |\n| --- | --- | --- |")
     for name, value in cpu.items():
         print(f"| {name} | {value} | {1000 / value:.1f} |")
-    print(f"\nscaling, --jobs 2 over --jobs 1: {rate['sim --jobs 2 (2 seeds)'] / rate['sim --jobs 1 (2 seeds)']:.2f}x")
+    if scaled:
+        what = f"{scaled['seeds']} seeds x {scaled['rounds_per_seed']} rounds"
+        print(f"\n| --jobs ({what}) | rounds/s | CPU ms per round | cores obtained | cores idle meanwhile |\n"
+              "| --- | --- | --- | --- | --- |")
+        for name, runs in scaled["runs"].items():
+            for one in runs:
+                print(f"| {name} | {one['rounds_per_second']} | {one['cpu_ms_per_round']} | {one['cores_obtained']} "
+                      f"| {one['cores_left_idle']} |")
+        print(f"\nscaling, --jobs 2 over --jobs 1 (medians): {scaled['scaling']}x; cores obtained (medians): "
+              f"{scaled['median_cores_obtained']}")
     if "ptys" in cpu:
         print(f"simulation over ptys, CPU per round: {cpu['ptys'] / cpu['sim']:.1f}x")
     if "ptys" in rate:

@@ -91,6 +91,9 @@ class ScriptedDealer:
             # a locked PIN entry, is asked again only when something changes)
             self._once(snap, "sign_in_dealer", role="dealer", who=SIMULATED_DEALER)
             return
+        # the felt the table reads, not the chips the players know they have out: a table that cannot
+        # see chips lying on its felt is a controller bug (the sensors' Snapshot lost after a restart,
+        # fixed in 723ab13), and a dealer who picked them up anyway would hide it from the campaigns
         if any(p["felt"] for p in snap["positions"]):
             if ("collect", snap["round"]) not in self._tried:
                 self._tried.add(("collect", snap["round"]))

@@ -30,6 +30,11 @@ a card of the other deck is judged as the card it is. Nothing a hand holds
 may raise on the shoe's thread (simulators/devices/framed.py logs and goes on
 if something does).
 
+Think times (``pace``, the deterministic simulation's): each position places its chips, and makes
+its Play or its fold, after a think time of its own drawn from a seeded stream, on the caller's
+clock; so stacks and decisions reach the table in varied orders and at varied times. Without it
+(the whole table on ptys) players act the moment they see the table change, as before.
+
 With no scripted dealer (``table-controller run`` worked from the page), the
 players pick up what lay on the felt from the last round when the next
 betting opens (the spots unlocking after having been locked), then bet.
@@ -37,9 +42,11 @@ betting opens (the spots unlocking after having been locked), then bet.
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from controller.rules.hand3 import score3
@@ -143,8 +150,32 @@ class Players:
         self.betting_done = False
         self.paused = False          # a test or the CLI places chips by hand instead
         self._locked_since_bets = False
+        self._later: Callable[[float, Callable[[], None]], None] | None = None     # ``pace``
+        self._placing = 0            # positions whose chips are still to be placed (think times)
+        self._generation = 0         # a round's pending moves die with it (``collect``)
+        self._think_rng = random.Random(seed)
+        self._bet = self._decide_in = (0.0, 0.0)
+        self._noticed: Callable[[], None] = lambda: None
         sensors.listeners.append(self._sensors_heard)
         shoe.listeners.append(self._shoe_said)
+
+    def pace(self, later: Callable[[float, Callable[[], None]], None], rng: random.Random, *,
+             bet: tuple[float, float], decide: tuple[float, float], noticed: Callable[[], None]) -> None:
+        """Think times (see the header): ``later(seconds, action)`` runs ``action`` on the caller's
+        clock; ``rng`` draws each position's think time, from ``bet`` (seconds before its chips go
+        down) and ``decide`` (before its Play or fold); ``noticed()`` when a player folds, who then
+        shows the dealer the cards are folded (no chips move: the dealer looks at the table again)."""
+        self._later, self._think_rng, self._bet, self._decide_in, self._noticed = later, rng, bet, decide, noticed
+
+    def _after(self, seconds: tuple[float, float], action: Callable[[], None]) -> None:
+        """``action`` after a think time, unless the round is over by then."""
+        assert self._later is not None
+        generation = self._generation
+
+        def act() -> None:
+            if generation == self._generation:
+                action()
+        self._later(self._think_rng.uniform(*seconds), act)
 
     # --- what players see ------------------------------------------------------------
 
@@ -178,7 +209,7 @@ class Players:
 
     def _place_bets(self) -> None:
         with self.lock:
-            if self.betting_done:
+            if self.betting_done or self._placing:
                 return
             if self.rounds + 1 in self.rigged:
                 bets = {1: {"ante": 500, "super6": 1000}}
@@ -189,12 +220,29 @@ class Players:
                 bets = self._random_bets()
             self.bets, self.hands, self.folded = bets, {}, set()
             self._dealt = 0
+            if self._later is not None:
+                self._placing = len(bets)
+        if self._later is not None and bets:
+            for position, wagers in sorted(bets.items()):
+                self._after(self._bet, functools.partial(self._place, position, wagers))
+            return
         for position, wagers in sorted(bets.items()):
             for spot, value in wagers.items():
                 self.sensors.place(position, spot, value)
         with self.lock:
             self.betting_done = True
             self._locked_since_bets = False
+
+    def _place(self, position: int, wagers: dict[str, int]) -> None:
+        """One position's chips down after its think time (none while paused: a test or the CLI places
+        chips by hand); the last one down ends the betting."""
+        for spot, value in wagers.items() if not self.paused else ():
+            self.sensors.place(position, spot, value)
+        with self.lock:
+            self._placing -= 1
+            if not self._placing:
+                self.betting_done = True
+                self._locked_since_bets = False
 
     def _random_bets(self) -> dict[int, dict[str, int]]:
         # nobody sitting down (about once in 15,000 rounds at six positions) is drawn again: a table is
@@ -254,10 +302,23 @@ class Players:
             if not ante:
                 return
             plays = self._decide(position, cards)
-            if not plays:
+            if not plays and self._later is None:
                 self.folded.add(position)
-        if plays:
+        if self._later is not None:
+            self._after(self._decide_in, lambda: self._play(position, ante) if plays else self._fold(position))
+        elif plays:
             self.sensors.place(position, "play", ante)
+
+    def _play(self, position: int, ante: int) -> None:
+        if not self.paused:
+            self.sensors.place(position, "play", ante)
+
+    def _fold(self, position: int) -> None:
+        if self.paused:
+            return
+        with self.lock:
+            self.folded.add(position)
+        self._noticed()
 
     def _decide(self, position: int, cards) -> bool:
         if self.script:
@@ -280,6 +341,8 @@ class Players:
         """The round is over: every stack leaves the felt (paid, taken or picked up)."""
         self.sensors.clear_table()
         with self.lock:
+            self._generation += 1            # chips and decisions still to come are not made
+            self._placing = 0
             self.rounds += 1
             if self.rounds + 1 in self.rigged:         # the next shuffle is the rigged round's
                 self.shoe.planned = list(self.rigged[self.rounds + 1])

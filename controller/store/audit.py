@@ -149,7 +149,9 @@ class AuditTrail:
     """A structlog processor: writes the entry to the trail, passes it on unchanged."""
 
     def __init__(self, directory: str | Path, max_bytes: int | None = None, *, retention: Retention | None = None,
-                 clock=time.time, background_sync: bool = True):
+                 clock=time.time, background_sync: bool = True, fsync: bool = True):
+        """``background_sync`` and ``fsync``: controller/store/audit_sync.py (a table's are the defaults;
+        only a simulation turns the fsync off, as it runs its journal ``synchronous=OFF``)."""
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.retention = retention or Retention()
@@ -167,7 +169,7 @@ class AuditTrail:
         self._fd: int | None = None
         self._size = 0
         self._open_current()
-        self._durable = DurableHead(self._flush_and_dup, background=background_sync)
+        self._durable = DurableHead(self._flush_and_dup, background=background_sync, fsync=fsync)
         if torn:
             self.write({"event": "audit.torn_tail_set_aside", "file": str(torn), "level": "warning"})
 

@@ -18,7 +18,10 @@ or its thread gone) is remembered and raised at the next commit, which halts the
 any journal write failure does: the journal never keeps a stale head.
 
 A deterministic simulation (simulators/sim) has no threads: with ``background=False`` the
-lines written since are synced when a commit asks for the head, on the caller's thread.
+lines written since are synced when a commit asks for the head, on the caller's thread. It also
+runs its journal without fsync (a simulated crash drops the process, never the machine's power), and
+with ``fsync=False`` the trail's lines are flushed to the file but not fsynced; a table never
+passes it (controller/app/run.py builds its trail with the defaults).
 """
 
 from __future__ import annotations
@@ -32,10 +35,12 @@ SYNC_AFTER = 0.02       # seconds a written line waits for its fsync (lines mean
 
 
 class DurableHead:
-    def __init__(self, flush_and_dup: Callable[[], tuple[int, str]], *, background: bool = True):
+    def __init__(self, flush_and_dup: Callable[[], tuple[int, str]], *, background: bool = True,
+                 fsync: bool = True):
         """``flush_and_dup()``: flushes the trail's file and returns a duplicate of its descriptor
         (the caller's to close) and the hash of its last line, under the trail's lock."""
         self._flush_and_dup = flush_and_dup
+        self._fsync = fsync
         self._unsynced = False          # without the thread: lines written since the last sync
         self._failed: OSError | None = None
         self._due = threading.Event()
@@ -80,7 +85,8 @@ class DurableHead:
             try:
                 descriptor, last = self._flush_and_dup()
                 try:
-                    os.fsync(descriptor)
+                    if self._fsync:
+                        os.fsync(descriptor)
                 finally:
                     os.close(descriptor)
             except Exception as err:    # the trail's disk failing (or its file closed under it):

@@ -25,6 +25,7 @@ class VirtualClock:
         self._heap: list[tuple[float, int, Callable[[], None]]] = []
         self._seq = itertools.count()
         self._epoch = EPOCH.timestamp()
+        self._iso: tuple[float, str] = (-1.0, "")     # the last stamp made: asked for again until time moves
 
     # --- the clocks handed to the parts -----------------------------------------------
 
@@ -37,7 +38,9 @@ class VirtualClock:
 
     def iso(self) -> str:
         """The journal's stamp (controller/store/journal.py ``now_iso``), in virtual time."""
-        return (EPOCH + timedelta(seconds=round(self.now, 3))).isoformat(timespec="milliseconds")
+        if self._iso[0] != self.now:
+            self._iso = (self.now, (EPOCH + timedelta(seconds=round(self.now, 3))).isoformat(timespec="milliseconds"))
+        return self._iso[1]
 
     # --- timers -------------------------------------------------------------------------
 

@@ -48,6 +48,7 @@ class Faults:
         self.crashes = 0
         self.restart_due = False
         self.unexpected_halts: list[str] = []
+        self.kept_through: list[int] = []               # at each crash, the last fact the journal kept (its chain)
         self._armed: str | None = None                  # the failpoint's kind, until the table halts
         self._pending: list[tuple[tuple[str, ...], bool]] = []     # (undo commands, ends with the round)
         self._state: str | None = None
@@ -85,13 +86,18 @@ class Faults:
         self.world.clock.after(0.0, self._now)
 
     def _now(self) -> None:
+        self.kept_through.append(self.world.journal.chain_head[0])
         self.world.crash()
         self.crashes += 1
         self.world.clock.after(RESTART_AFTER, self._restart)
 
     def _arm(self, kind: str, state: str) -> None:
+        self.crash_at_commit(self.world.journal.commits + self.rng.randint(1, 6), kind, state)
+
+    def crash_at_commit(self, at: int, kind: str = "crash at commit", state: str = "") -> None:
+        """The process dies at the journal's commit ``at`` (counted since the journal opened, as the
+        failpoint counts): that commit is refused, the table halts and is started again."""
         journal = self.world.journal
-        at = journal.commits + self.rng.randint(1, 6)
         failpoints = Failpoints(f"journal.commit={at}:fail")
         failpoints.commits = journal.commits            # the journal's commits, as a process counts them
         journal.failpoints = failpoints
@@ -107,6 +113,7 @@ class Faults:
         if kind is None or DISK_WORDS not in engine.halted:
             self.unexpected_halts.append(engine.halted)
         self.restart_due = True
+        self.kept_through.append(self.world.journal.chain_head[0])
         self.world.crash()
         self.crashes += 1
         self.world.clock.after(self.plan.space_after if kind == "disk full" else RESTART_AFTER, self._restart)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from drivers.transport import TransportError
@@ -37,8 +38,7 @@ class Pipe:
     def send(self, data: bytes) -> None:
         when = max(self._last, self.clock.now + self.rng.uniform(*LATENCY))
         self._last = when
-        generation = self._generation
-        self.clock.at(when, lambda: self._arrive(generation, data))
+        self.clock.at(when, partial(self._arrive, self._generation, data))
 
     def _arrive(self, generation: int, data: bytes) -> None:
         if generation == self._generation:
@@ -153,29 +153,27 @@ class DriverLoop:
         self._schedule_tick(self._generation)
 
     def _schedule_tick(self, generation: int) -> None:
-        self.clock.after(self.tick, lambda: self._tick(generation))
+        self.clock.after(self.tick, partial(self._tick, generation))
 
     def _tick(self, generation: int) -> None:
         if generation != self._generation or self.stopped:
             return
-        self._run(lambda: self.driver.on_tick(self.clock.now), b"")
+        self._run(b"")
         if generation == self._generation and self.driver.connected:
             self._schedule_tick(generation)
 
     def _bytes(self, data: bytes) -> None:
         if self.stopped or not self.driver.connected:
             return
-        now = self.clock.now
+        self._run(data)
 
-        def both() -> None:
-            self.driver.on_bytes(data, now)
-            self.driver.on_tick(now)
-        self._run(both, data)
-
-    def _run(self, step: Callable[[], None], data: bytes) -> None:
-        driver = self.driver
+    def _run(self, data: bytes) -> None:
+        """What arrived (``on_bytes``), then the timers (``on_tick``), as the driver's loop runs them."""
+        driver, now = self.driver, self.clock.now
         try:
-            step()
+            if data:
+                driver.on_bytes(data, now)
+            driver.on_tick(now)
         except TransportError as err:
             self._retry(err, "writing")
             return

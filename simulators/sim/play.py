@@ -35,11 +35,13 @@ class Played:
     stuck: list[dict[str, Any]] = field(default_factory=list)
     halts: list[str] = field(default_factory=list)
     unexpected_halts: list[str] = field(default_factory=list)   # halts no fault of ours caused: findings
+    kept_through: list[int] = field(default_factory=list)       # at each crash, the journal's last fact (chain)
     check: dict[str, Any] = field(default_factory=dict)
 
 
 def play(options: WorldOptions, folder: Path, rounds: int, *, plan: FaultPlan | None = None,
-         stop_at: int | None = None, stuck_after: float = 600.0, checked: bool = True) -> tuple[Played, World]:
+         stop_at: int | None = None, stuck_after: float = 600.0, checked: bool = True,
+         crash_at_commit: int | None = None) -> tuple[Played, World]:
     began = time.perf_counter()
     world = World(options, folder)
     faults = Faults(world, plan or FaultPlan())
@@ -47,6 +49,8 @@ def play(options: WorldOptions, folder: Path, rounds: int, *, plan: FaultPlan | 
     played = Played(options.seed)
     last_round, progress_at = 0, 0.0
     world.start()
+    if crash_at_commit is not None:         # one crash at that commit (a campaign of every commit)
+        faults.crash_at_commit(crash_at_commit, state="chosen")
     try:
         while not world.dealer.done.is_set():
             if world.engine is not None and world.engine.halted and not faults.restart_due:
@@ -69,6 +73,7 @@ def play(options: WorldOptions, folder: Path, rounds: int, *, plan: FaultPlan | 
     played.crashes = faults.crashes
     played.faults, played.faults_by_state = faults.counts(), faults.by_state()
     played.unexpected_halts = faults.unexpected_halts
+    played.kept_through = faults.kept_through
     if checked:
         played.check = check(folder / JOURNAL_FILE)
     played.wall_s = round(time.perf_counter() - began, 3)

@@ -5,8 +5,8 @@ trail checked, the journal opened and checked against it, the drivers built from
 configuration, the engine), but with the drivers on in-memory links (simulators/sim/links.py) to
 the simulated devices of simulators/table.py, every clock the virtual one
 (simulators/sim/clock.py), and every random choice drawn from one ``random.Random(seed)``: the
-keys, the cards, the players, the devices' timing, the dealer's think time, the faults. The same
-seed gives the same journal, fact for fact, time for time.
+keys, the cards, the players and their think times, the devices' timing, the dealer's think time,
+the faults. The same seed gives the same journal, fact for fact, time for time.
 
 ``run`` takes the next thing due (an engine deadline, a byte arriving, a tick, the dealer acting),
 then lets the engine handle every event that produced, one at a time, before time moves on.
@@ -14,7 +14,8 @@ then lets the engine handle every event that produced, one at a time, before tim
 again on the same folder, as a restarted service does, and the round recovers.
 
 Only a simulation may lower the journal's durability: ``durable=False`` (the default) runs the
-journal with ``synchronous=OFF``; the real table's configuration has no such setting.
+journal with ``synchronous=OFF`` and the audit trail without fsync (a simulated crash drops the
+process, not the machine's power); the real table's configuration has no such setting.
 """
 
 from __future__ import annotations
@@ -54,10 +55,13 @@ class WorldOptions:
     preset: str = "sheet-004"
     positions: int = 6
     think: tuple[float, float] = (0.3, 2.0)     # the dealer's seconds before each action
+    # each player's seconds before its chips go down, and before its Play or fold (simulators/players.py
+    # ``pace``): stacks and decisions in varied orders and times; None: every player at once
+    players_think: tuple[float, float] | None = (0.1, 1.5)
     # seconds between two runs of a driver's or a device's timers: its shortest timer (a frame resent
     # after 0.25 s unacknowledged; heartbeats every second, silence after three)
     tick: float = 0.25
-    durable: bool = False       # the journal's synchronous=FULL (the real table's); OFF otherwise
+    durable: bool = False       # the journal's synchronous=FULL and the trail's fsync (the real table's); off otherwise
     strategy: str = "optimal"
 
 
@@ -116,6 +120,9 @@ class World:
         for role, device in (("shoe", self.sim.shoe), ("sensors", self.sim.sensors), ("sign", self.sim.sign)):
             DeviceLoop(device, self.links[role], self.clock, o.tick if role != "sign" else None).start()
         self._think = self._stream()
+        if o.players_think is not None:
+            self.sim.players.pace(self.clock.after, self._stream(), bet=o.players_think, decide=o.players_think,
+                                  noticed=self._players_moved)
         self.inbox: deque[Any] = deque()        # events for the engine, in the order they happened
         self.observers: list[Callable[[dict], None]] = []
         self.dealer = ScriptedDealer(self._submit, self.sim.players)
@@ -136,7 +143,8 @@ class World:
     def start(self) -> None:
         """The controller starting (again) on its folder, as controller/app/run.py ``TableRun`` does."""
         config, trail = self.config, self.folder / AUDIT_DIR
-        self.audit = AuditTrail(trail, retention=config.audit_retention, clock=self.clock.wall, background_sync=False)
+        self.audit = AuditTrail(trail, retention=config.audit_retention, clock=self.clock.wall, background_sync=False,
+                                fsync=self.options.durable)
         self.audit.check()
         journal = Journal(self.folder / JOURNAL_FILE)
         journal.now = self.clock.iso
@@ -159,7 +167,8 @@ class World:
             if role in ("shoe", "sensors"):
                 driver.link.auth = Authenticator(self.keys[role], HOST, nonce=self._nonces())
             self.loops.append(DriverLoop(driver, self.links[role], self.clock, self.options.tick))
-        self.engine = Engine(config, journal, Ports(drivers), clock=self.clock.monotonic)
+        # the anchors straight to the trail's writer, as controller/app/run.py has them
+        self.engine = Engine(config, journal, Ports(drivers), clock=self.clock.monotonic, trail=self._anchor)
         self.engine.observers.append(self._observe)
         for loop in self.loops:
             loop.start()
@@ -182,6 +191,11 @@ class World:
         """A clean stop at the end of a run."""
         if self.engine is not None:
             self.crash()
+
+    def _anchor(self, entry: Any) -> None:
+        """controller/engine_trail.py's line, stamped with the virtual time as every other line is."""
+        entry["timestamp"] = self.clock.iso().replace("+00:00", "Z")
+        self.audit.write(entry)
 
     def _configure_logs(self) -> None:
         """controller/app/logs.py's processors with the virtual time: every entry into the trail,
@@ -207,6 +221,11 @@ class World:
             if self.engine is not None:
                 self.engine.submit(action, role=role, who=who, **args)
         self.clock.after(self._think.uniform(*self.options.think), act)
+
+    def _players_moved(self) -> None:
+        """A player folded (no chips move, nothing reaches the table): the dealer looks at it again."""
+        if self.engine is not None and self.engine.halted is None:
+            self.dealer.observe(self.engine.snapshot)
 
     def _observe(self, snap: dict) -> None:
         for observer in self.observers:

@@ -3,6 +3,7 @@ seed's schedule; every round settled again; nothing of the wall clock or of thre
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 import time
@@ -87,3 +88,22 @@ def test_only_the_simulation_lowers_the_journals_durability(tmp_path):
     played, _ = play(WorldOptions(seed=1), tmp_path / "sim", 1, checked=False)
     db = sqlite3.connect(tmp_path / "sim" / JOURNAL_FILE)
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_only_the_simulation_writes_its_audit_trail_without_fsync(tmp_path, monkeypatch):
+    """A simulated run fsyncs its trail only with ``durable``; a table's trail (built as
+    controller/app/run.py builds it) fsyncs what it writes before a commit vouches for it."""
+    from controller.store import audit_sync
+    from controller.store.audit import AuditTrail
+    synced: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(audit_sync.os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd))[1])
+    play(WorldOptions(seed=1), tmp_path / "sim", 2, checked=False)
+    assert synced == []
+    play(WorldOptions(seed=1, durable=True), tmp_path / "durable", 2, checked=False)
+    assert len(synced) >= 20                    # at each commit that follows new lines
+    synced.clear()
+    trail = AuditTrail(tmp_path / "table-audit")
+    trail.write({"event": "x", "level": "info"})
+    trail.close()
+    assert synced
