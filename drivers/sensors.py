@@ -8,6 +8,10 @@ every (re)connection it asks for a snapshot, so chips moved while the link was
 down are seen, and asks again (``SNAPSHOT_AGAIN_AFTER``) until one comes: a
 request the sensors never acknowledged (silent during the handshake) or never
 answered is not the end of it. ``FeltRead`` says the session's snapshot came.
+The locks the table asked for are its wanted state, not one-shot commands: a Lock
+the sensors never acknowledged within the session has them sent again
+(``_wanted_locks``), so spots are never left locked through a betting round (a new
+session is told its locks by the engine after the Hello).
 A reading, fault or snapshot with chips for a position the table does not have
 is refused whole (NAK 2), never a wager; sensors that say at the handshake
 they cover other positions than the table's are reported.
@@ -21,7 +25,7 @@ from typing import Any
 from drivers.events import DeviceMessage, FeltRead, SpotChanged, SpotFault
 from drivers.framed import FramedDriver
 from drivers.wire import sensor_protocol as proto
-from drivers.wire.link import MessageError
+from drivers.wire.link import LinkEvent, MessageError, SendFailed
 from drivers.wire.messages import Message
 
 # Seconds a session's SnapshotRequest may go unanswered (dropped after its retransmissions, or
@@ -45,6 +49,12 @@ class SensorDriver(FramedDriver):
         self.faulted: set[tuple[int, int]] = set()             # spots reported faulty, until they read again
         self.felt_read = False          # this session's Snapshot came (asked again until it does)
         self._snapshot_asked_at = 0.0   # when it was last asked for
+        # the Lock messages that make the felt's wanted state, in order from the last whole-felt one
+        # (replaced whole, never changed in place: the engine's thread sets it, the I/O thread reads
+        # it); resent after a Lock went unacknowledged (the sensors silent for less than the silence
+        # timeout: a betting round stayed locked, no chips read, until a supervisor voided it)
+        self._wanted_locks: tuple[proto.Lock, ...] = ()
+        self._locks_unsure = False
 
     def decode_message(self, type_code: int, payload: bytes) -> Message:
         """A reading for a position the table does not have is a bad message: NAK 2, never a wager."""
@@ -68,8 +78,10 @@ class SensorDriver(FramedDriver):
         """Lock (chips may not change) or unlock ``spots`` (names; None: all) of ``position``
         (None: every position)."""
         mask = proto.ALL_SPOTS if spots is None else proto.spot_mask(spots)
-        return self.send(proto.Lock(proto.ALL_POSITIONS if position is None else position, mask,
-                                    int(locked)))
+        message = proto.Lock(proto.ALL_POSITIONS if position is None else position, mask, int(locked))
+        whole = position is None and spots is None
+        self._wanted_locks = (message,) if whole else (*self._wanted_locks[-63:], message)
+        return self.send(message)
 
     def lamp(self, position: int, spot: str, lamp: str) -> bool:
         """Light a spot: ``lamp`` is "off", "on" or "flash"."""
@@ -81,6 +93,12 @@ class SensorDriver(FramedDriver):
                        "readings for a position beyond the table are refused; one not covered is never read")
         self.felt_read = False
         self._ask_snapshot(now)
+        self._locks_unsure = False      # a new session: the engine tells the locks again (sensors.md)
+
+    def _send_wanted_locks(self, now: float) -> None:
+        self._locks_unsure = False
+        for message in self._wanted_locks:
+            self._write(self.queue(message, now))
 
     def _ask_snapshot(self, now: float) -> None:
         self._snapshot_asked_at = now
@@ -92,6 +110,14 @@ class SensorDriver(FramedDriver):
                 and not self.link.sending(proto.SnapshotRequest.TYPE)):
             self.log.info("sensor.snapshot_asked_again", after=round(now - self._snapshot_asked_at, 3))
             self._ask_snapshot(now)
+        if self.online and self._locks_unsure and not self.link.sending(proto.Lock.TYPE):
+            self.log.info("sensor.locks_sent_again", locks=len(self._wanted_locks))
+            self._send_wanted_locks(now)
+
+    def _handle_one(self, event: LinkEvent, now: float) -> None:
+        super()._handle_one(event, now)
+        if isinstance(event, SendFailed) and event.message_type == proto.Lock.TYPE:
+            self._locks_unsure = True           # sent again at the next tick while online
 
     def went_offline(self, reason: str) -> None:
         self.felt_read = False          # a new session asks again

@@ -85,3 +85,38 @@ def test_betting_does_not_close_on_a_felt_the_sensors_have_not_read_since_they_c
     assert bench.records("wagers")[-1].data["positions"] == {
         "1": {"ante": 500, "pair_plus": 0, "six_card_bonus": 0, "super6": 0},
         "3": {"ante": 1000, "pair_plus": 0, "six_card_bonus": 0, "super6": 0}}
+
+
+def test_an_unlock_lost_while_the_sensors_were_quiet_is_sent_again():
+    """The locks are the felt's wanted state: Open betting's unlock, unacknowledged by sensors quiet
+    for less than the silence timeout, was never sent again, so the spots stayed locked through the
+    betting round (a simulated campaign's round stuck in betting until the supervisor voided it)."""
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(50))
+    clock = VirtualClock()
+    link = MemoryLink("sensors", clock, random.Random(2))
+    sensors = SimulatedSensors(link.device, positions=6, clock=clock.monotonic, wall=clock.wall)
+    DeviceLoop(sensors, link, clock, 0.25).start()
+    events: list = []
+    driver: SensorDriver
+
+    def quiet_then_unlock() -> None:
+        sensors.silent = True
+        driver.lock(False)                                      # Open betting, while the sensors are quiet
+        clock.after(1.5, lambda: setattr(sensors, "silent", False))
+
+    def post(event: object) -> None:
+        events.append(event)
+        if isinstance(event, FeltRead) and len([e for e in events if isinstance(e, FeltRead)]) == 1:
+            driver.lock(True)                                   # between rounds: the felt locked
+            clock.after(1.0, quiet_then_unlock)
+    driver = SensorDriver("sensors", link.host, post, positions=6, clock=clock.monotonic, wall=clock.wall)
+    DriverLoop(driver, link, clock, 0.25).start()
+    while clock.now < 20 and (due := clock.next_due()) is not None:
+        clock.advance(due)
+        action = clock.pop_due()
+        if action is not None:
+            action()
+    structlog.reset_defaults()
+    assert "Lock" in [e.command for e in events if isinstance(e, CommandFailed)]   # the unlock went unanswered
+    assert not [e for e in events if isinstance(e, DeviceOffline)]                  # no new session
+    assert sensors.locked == set()                                                  # sent again: unlocked
