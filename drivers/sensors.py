@@ -9,9 +9,10 @@ down are seen, and asks again (``SNAPSHOT_AGAIN_AFTER``) until one comes: a
 request the sensors never acknowledged (silent during the handshake) or never
 answered is not the end of it. ``FeltRead`` says the session's snapshot came.
 The locks the table asked for are its wanted state, not one-shot commands: a Lock
-the sensors never acknowledged within the session has them sent again
-(``_wanted_locks``), so spots are never left locked through a betting round (a new
-session is told its locks by the engine after the Hello).
+the sensors never acknowledged within the session has that state sent again
+(``LockPicture``: a whole-table Lock and each position's exceptions, a few frames
+however many Locks made it), so spots are never left locked through a betting
+round (a new session is told its locks by the engine after the Hello).
 A reading, fault or snapshot with chips for a position the table does not have
 is refused whole (NAK 2), never a wager; sensors that say at the handshake
 they cover other positions than the table's are reported.
@@ -35,6 +36,47 @@ from drivers.wire.messages import Message
 SNAPSHOT_AGAIN_AFTER = 3.0
 
 
+class LockPicture:
+    """The felt's wanted locks, folded from the Locks sent: the spots locked at every position
+    (``base``, from whole-table Locks) and the positions told otherwise since. Folded, not kept as the
+    Locks themselves: while Super 6 stays closed no whole-table Lock is sent for hours, and a list of
+    them grew to dozens of frames that a restarted sensor (no session, so no ACK) made the Hello wait
+    behind, one 4 x 0.25 s failure each."""
+
+    def __init__(self) -> None:
+        self.known = False                  # no whole-table Lock yet (the engine's first after a Hello)
+        self.base = 0                       # spot mask locked at every position
+        self.positions: dict[int, int] = {}     # position -> its spot mask locked, where not ``base``
+
+    def apply(self, lock: proto.Lock) -> None:
+        def fold(mask: int) -> int:
+            return mask | lock.spots if lock.locked else mask & ~lock.spots
+        if lock.position == proto.ALL_POSITIONS:
+            self.known = True
+            self.base = fold(self.base)
+            self.positions = {p: fold(m) for p, m in self.positions.items() if fold(m) != self.base}
+        else:
+            mask = fold(self.positions.get(lock.position, self.base))
+            self.positions.pop(lock.position, None)
+            if mask != self.base:
+                self.positions[lock.position] = mask
+
+    def locks(self) -> list[proto.Lock]:
+        """The Locks that make this picture on sensors in any state: the whole table, then each
+        position that differs from it."""
+        if not self.known:
+            return []
+        every = [proto.Lock(proto.ALL_POSITIONS, proto.ALL_SPOTS, 1)]
+        if proto.ALL_SPOTS & ~self.base:
+            every.append(proto.Lock(proto.ALL_POSITIONS, proto.ALL_SPOTS & ~self.base, 0))
+        for position, mask in sorted(self.positions.items()):
+            if mask & ~self.base:
+                every.append(proto.Lock(position, mask & ~self.base, 1))
+            if self.base & ~mask:
+                every.append(proto.Lock(position, self.base & ~mask, 0))
+        return every
+
+
 class SensorDriver(FramedDriver):
     catalog = proto.catalog
     decode = proto.host_decode
@@ -49,11 +91,11 @@ class SensorDriver(FramedDriver):
         self.faulted: set[tuple[int, int]] = set()             # spots reported faulty, until they read again
         self.felt_read = False          # this session's Snapshot came (asked again until it does)
         self._snapshot_asked_at = 0.0   # when it was last asked for
-        # the Lock messages that make the felt's wanted state, in order from the last whole-felt one
-        # (replaced whole, never changed in place: the engine's thread sets it, the I/O thread reads
-        # it); resent after a Lock went unacknowledged (the sensors silent for less than the silence
-        # timeout: a betting round stayed locked, no chips read, until a supervisor voided it)
-        self._wanted_locks: tuple[proto.Lock, ...] = ()
+        # the felt's wanted locks (under the driver's lock: the engine's thread folds each Lock in, the
+        # I/O thread reads it); sent again after a Lock went unacknowledged (the sensors silent for less
+        # than the silence timeout: a betting round stayed locked, no chips read, until a supervisor
+        # voided it)
+        self._wanted_locks = LockPicture()
         self._locks_unsure = False
 
     def decode_message(self, type_code: int, payload: bytes) -> Message:
@@ -79,9 +121,9 @@ class SensorDriver(FramedDriver):
         (None: every position)."""
         mask = proto.ALL_SPOTS if spots is None else proto.spot_mask(spots)
         message = proto.Lock(proto.ALL_POSITIONS if position is None else position, mask, int(locked))
-        whole = position is None and spots is None
-        self._wanted_locks = (message,) if whole else (*self._wanted_locks[-63:], message)
-        return self.send(message)
+        with self._lock:
+            self._wanted_locks.apply(message)
+            return self.send(message)
 
     def lamp(self, position: int, spot: str, lamp: str) -> bool:
         """Light a spot: ``lamp`` is "off", "on" or "flash"."""
@@ -97,7 +139,7 @@ class SensorDriver(FramedDriver):
 
     def _send_wanted_locks(self, now: float) -> None:
         self._locks_unsure = False
-        for message in self._wanted_locks:
+        for message in self._wanted_locks.locks():
             self._write(self.queue(message, now))
 
     def _ask_snapshot(self, now: float) -> None:
@@ -111,7 +153,7 @@ class SensorDriver(FramedDriver):
             self.log.info("sensor.snapshot_asked_again", after=round(now - self._snapshot_asked_at, 3))
             self._ask_snapshot(now)
         if self.online and self._locks_unsure and not self.link.sending(proto.Lock.TYPE):
-            self.log.info("sensor.locks_sent_again", locks=len(self._wanted_locks))
+            self.log.info("sensor.locks_sent_again", locks=len(self._wanted_locks.locks()))
             self._send_wanted_locks(now)
 
     def _handle_one(self, event: LinkEvent, now: float) -> None:
@@ -121,6 +163,7 @@ class SensorDriver(FramedDriver):
 
     def went_offline(self, reason: str) -> None:
         self.felt_read = False          # a new session asks again
+        self._locks_unsure = False      # and is told its locks by the engine after the Hello
         super().went_offline(reason)
 
     def on_message(self, message: Any, now: float) -> None:

@@ -120,3 +120,35 @@ def test_an_unlock_lost_while_the_sensors_were_quiet_is_sent_again():
     assert "Lock" in [e.command for e in events if isinstance(e, CommandFailed)]   # the unlock went unanswered
     assert not [e for e in events if isinstance(e, DeviceOffline)]                  # no new session
     assert sensors.locked == set()                                                  # sent again: unlocked
+
+
+def apply_locks(locked: set, locks, positions: int = 6) -> set:
+    """What sensors hold after ``locks`` (sensors.md: a Lock sets or clears the spots of its mask at its
+    position, or at every position for 0)."""
+    locked = set(locked)
+    for lock in locks:
+        for position in range(1, positions + 1) if lock.position == 0 else [lock.position]:
+            for spot in range(5):
+                if lock.spots >> spot & 1:
+                    (locked.add if lock.locked else locked.discard)((position, spot))
+    return locked
+
+
+def test_the_wanted_locks_are_resent_as_a_few_frames_that_make_the_same_felt():
+    """Folded, not listed: hours of partial Locks (Super 6 closed, so no whole-table Lock after the first)
+    are sent again as a whole-table Lock and each position's exceptions, and make what they made."""
+    from drivers.sensors import LockPicture
+    from drivers.wire import sensor_protocol as proto
+    rng = random.Random(7)
+    sent = [proto.Lock(0, proto.ALL_SPOTS, 1)]
+    for _ in range(500):
+        where = rng.choice([0, 0, 1, 2, 3, 4, 5, 6])
+        sent.append(proto.Lock(where, rng.randint(1, proto.ALL_SPOTS), rng.randint(0, 1)))
+    picture = LockPicture()
+    for n, lock in enumerate(sent, 1):
+        picture.apply(lock)
+        again = picture.locks()
+        assert len(again) <= 2 + 2 * 6
+        anything = {(p, s) for p in range(1, 7) for s in range(5) if rng.random() < 0.5}   # sensors in any state
+        assert apply_locks(anything, again) == apply_locks(set(), sent[:n])
+    assert LockPicture().locks() == []                  # nothing wanted yet: nothing sent again
