@@ -16,6 +16,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from controller.rules.words import NOT_CONNECTED_YET, SIGN_NEW_UNCONFIRMED, SIGN_UNCONFIRMED
+
 Submit = Callable[..., None]        # submit(action, role="dealer", who="", **arguments)
 # who the simulated dealer signs in as where the engine is called directly (a page client's PIN names
 # its holder instead: simulators/page_client.py)
@@ -25,8 +27,7 @@ SIMULATED_DEALER = "dealer Sim (simulated)"
 # (or is still being connected to at the start), its ACK or its failure (no answer, a NAK, offline)
 # follows within seconds and publishes the next snapshot. Values posted while the sign is offline wait
 # for it to come back: the game goes on meanwhile, Super 6 closed.
-SIGN_CONFIRMING = ("the jackpot sign has not confirmed the values yet", "the sign has not yet confirmed the new values")
-NOT_CONNECTED_YET = "not connected yet"          # a device's detail before its first connection (round/links.py)
+SIGN_CONFIRMING = (SIGN_UNCONFIRMED, SIGN_NEW_UNCONFIRMED)
 
 
 def sign_confirming(snap: dict) -> bool:

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from controller.round.clerk import Clerk, Holds
-from controller.rules.words import device_says
+from controller.rules.words import NOT_CONNECTED_YET, device_says
 
 REQUIRED_DEVICES = ("shoe", "sensors")          # the sign failing never stops a round
 # what a held round tells the dealer to do about a device that stopped answering
@@ -38,7 +38,7 @@ class DeviceLinks:
         self._clerk = clerk
         self._holds = holds
         self._online = {role: False for role in roles}
-        self._detail = {role: "not connected yet" for role in roles}
+        self._detail = {role: NOT_CONNECTED_YET for role in roles}
         self._identity: dict[str, dict[str, Any]] = {}     # role -> its last connect's Identity
         self._awaited = set(FIRST_REPORT) & set(roles)      # its first report since it connected not yet in
 

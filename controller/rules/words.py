@@ -32,6 +32,12 @@ COMMANDS = {"Shuffle": "shuffle", "DeliverHand": "deal a hand", "StatusRequest":
             "SnapshotRequest": "report every spot", "Hello": "start talking",
             "ACK/NAK responses on": "answer each packet (ACK/NAK)", "memory configuration": "set up its memory",
             "layout": "take the display layout"}
+# A device's detail before its first connection, and why Super 6 waits on the jackpot sign after the
+# values were sent to it (at the start; after a posting): the table's words (controller/round/links.py,
+# controller/store/jackpot.py), which the scripted dealer also reads (simulators/dealer.py)
+NOT_CONNECTED_YET = "not connected yet"
+SIGN_UNCONFIRMED = "the jackpot sign has not confirmed the values yet"
+SIGN_NEW_UNCONFIRMED = "the sign has not yet confirmed the new values"
 
 
 def device_says(role: str, rest: str) -> str:

@@ -19,11 +19,6 @@ from controller.store.journal import Journal
 FOUND, CLEARED = "journal_behind_floor", "journal_behind_cleared"
 
 
-def record_behind(journal: Journal, words: str) -> str:
-    """The finding, journaled (the engine's event: committed with the alert, before the halt)."""
-    return journal.table_event(FOUND, {"words": words})
-
-
 def standing(journal: Journal) -> dict[str, Any] | None:
     """The finding not yet cleared: ``{"words", "at"}``; None when there is none."""
     row = journal.db.execute("SELECT kind, at, data FROM table_events WHERE kind IN (?, ?) "

@@ -35,7 +35,7 @@ from collections import deque
 from datetime import datetime
 
 from controller.rules.paytable import JACKPOTS, Preset
-from controller.rules.words import money
+from controller.rules.words import SIGN_NEW_UNCONFIRMED, SIGN_UNCONFIRMED, money
 from controller.store.journal import Journal
 
 CHANGE_INTERVAL = 24 * 3600      # seconds between two postings without a win in between
@@ -54,7 +54,7 @@ class JackpotBoard:
         self.last_posting: tuple[float, str] | None = None     # (epoch, by) of the last change
         self.won_since_posting: set[str] = set()
         self.sign_showing: dict[str, int] | None = None
-        self.sign_problem = "the jackpot sign has not confirmed the values yet"
+        self.sign_problem = SIGN_UNCONFIRMED
         self.hits: deque[dict] = deque(maxlen=HISTORY)
         # a linked jackpot (the floor's, docs/floor-jackpot.md): no Super 6 wager while the floor is out of reach
         self.group = group
@@ -147,7 +147,7 @@ class JackpotBoard:
         if by != "configuration":
             self.last_posting = (self.clock(), by)      # the injected clock runs the 24-hour rule
         self.won_since_posting = set()
-        self.sign_problem = "the sign has not yet confirmed the new values"
+        self.sign_problem = SIGN_NEW_UNCONFIRMED
         self._drop_lifted_locks()
         return doc
 

@@ -259,7 +259,7 @@ def test_an_abstract_notify_socket_and_no_socket_at_all():
 def test_a_table_found_behind_the_floor_starts_halted_says_ready_and_answers_the_watchdog(tmp_path):
     """The finding kept in the journal (controller/store/behind.py): the restarted controller is up,
     halted in its words, and neither killed for never being ready nor restarted by the watchdog."""
-    from controller.store.behind import record_behind
+    from controller.store.behind import FOUND
     from controller.store.journal import Journal
     data = tmp_path / "data"
     first = subprocess.run([sys.executable, "-m", "controller.cli", "run", "--autoplay", "--rounds", "1", "--port",
@@ -267,7 +267,8 @@ def test_a_table_found_behind_the_floor_starts_halted_says_ready_and_answers_the
                            capture_output=True, text=True, timeout=120)
     assert first.returncode == 0, first.stderr[-2000:]
     journal = Journal(data / "journal.sqlite")
-    record_behind(journal, "This table's journal is behind the floor: it ends at record 9, the floor holds ...")
+    # the finding as the engine journals it (controller/engine_events.py JournalBehindFloor)
+    journal.table_event(FOUND, {"words": "This table's journal is behind the floor: it ends at record 9, ..."})
     journal.close()
     fake = FakeNotifySocket(tmp_path / "notify")
     env = dict(os.environ, NOTIFY_SOCKET=fake.path, WATCHDOG_USEC="1000000")
