@@ -207,6 +207,15 @@ class FramedDevice(PortDevice):
             except Exception as err:         # a listener's bug is not the device's
                 self.survived(err, f"a listener of {direction} {type(message).__name__}")
 
+    def write_frame(self, seq: int, type_: int, payload: bytes) -> bytes:
+        """``frame`` put on the line at once: sealed and written under the device's lock, so no frame
+        of the device's own (a heartbeat, an ACK) takes a later counter and reaches the host first,
+        which would make ours a replay (a flake of the fault-code test on a loaded machine)."""
+        with self.lock:
+            data = self.frame(seq, type_, payload)
+            self.port.write(data)
+        return data                         # for a test that replays it
+
     def write_raw(self, data: bytes) -> None:
         """Put bytes on the line as they are (line noise, a hand-made bad frame)."""
         self.port.write(data)

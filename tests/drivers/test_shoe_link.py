@@ -70,7 +70,7 @@ def test_a_hand_formed_while_the_link_was_lost_is_reported_after_it_and_never_fo
 
 def test_a_shoe_fault_code_outside_the_list_is_refused_naming_device_and_field(table_shoe):
     device, drv, events = table_shoe
-    device.write_raw(device.frame(200, shoe.ShoeFault.TYPE, b"\x09\x00"))     # authentic, but code 9
+    device.write_frame(200, shoe.ShoeFault.TYPE, b"\x09\x00")     # authentic, but code 9
     fault = events.of(DeviceFault)
     assert fault.device == "shoe" and "ShoeFault: fault code 9 is not one of 1 (jammed)" in fault.reason
     assert not [e for e in events.seen if isinstance(e, DeviceTrouble)]
@@ -168,8 +168,7 @@ def test_a_card_read_injected_on_the_line_is_refused_and_reported(table_shoe):
     device.write_raw(encode_frame(99, *forged))                 # anyone on the line, without the key
     fault = events.of(DeviceFault)
     assert fault.security and fault.reason == "refused: unauthenticated frame"
-    authentic = device.frame(98, *shoe.catalog.encode(shoe.Door(1)))
-    device.write_raw(authentic)
+    authentic = device.write_frame(98, *shoe.catalog.encode(shoe.Door(1)))
     assert events.of(ShoeDoor).open is True
     device.write_raw(authentic)                                 # the same frame, replayed
     deadline = time.monotonic() + 5.0
