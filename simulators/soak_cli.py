@@ -55,9 +55,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--report", metavar="FILE", help="write the HTML report here")
     p.add_argument("--summary", metavar="FILE", help="write the JSON summary here too")
     p.add_argument("--resume", action="store_true", help=(
-        "go on with the soak in --work-dir after its process ended (a reboot, a kill): what it gathered is "
-        "read back from soak-progress.jsonl, the table recovers from its journal as after a SIGKILL, the "
-        "simulated devices start afresh as after a power cut; give the same --seed and --preset"))
+        "go on with the soak in --work-dir after its process ended (a reboot, a kill). sim: the seeds its "
+        "ledger (seeds.jsonl) holds are not played again, a seed cut short is played again from its start; "
+        "give the same options. process: what it gathered is read back from soak-progress.jsonl, the table "
+        "recovers from its journal as after a SIGKILL, the simulated devices start afresh as after a power "
+        "cut; give the same --seed and --preset"))
     return p
 
 

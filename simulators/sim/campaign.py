@@ -6,7 +6,9 @@ under ``work_dir``, played and checked in a process of its own (``jobs`` at once
 removed once it checked clean (kept when it did not, or with ``keep``). The summary is the soak's
 (simulators/soak_report.py ``summary``'s keys, with what a simulation cannot measure left empty)
 and more: each seed's figures, and for a seed that failed the command that replays it exactly to
-its first failing round (``replay``), which prints that round's facts.
+its first failing round (``replay``), which prints that round's facts. Each finished seed is kept in
+the work folder's ledger (simulators/sim/ledger.py) as it ends, so ``resume`` goes on with a campaign
+a reboot or a kill cut short.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import Any
 
 from simulators.sim.check import passed, round_facts
 from simulators.sim.faults import FaultPlan
+from simulators.sim.ledger import Ledger
 from simulators.sim.play import play
 from simulators.sim.world import JOURNAL_FILE, WorldOptions
 
@@ -87,21 +90,33 @@ def _ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def run(o: CampaignOptions, progress: Any = None, stop: Callable[[], bool] = lambda: False) -> dict[str, Any]:
+def run(o: CampaignOptions, progress: Any = None, stop: Callable[[], bool] = lambda: False, *,
+        resume: bool = False) -> dict[str, Any]:
     """Every seed played (``jobs`` processes at once); the campaign's summary. Once ``stop()`` is true
     (a lab ends a long campaign early) no seed is begun and the seeds under way finish: the summary
-    tells what was played."""
-    began = time.perf_counter()
-    todo = seeds(o)
+    tells what was played. ``resume``: the seeds the work folder's ledger holds are not played again
+    (a LedgerError when it holds another campaign)."""
+    ledger = Ledger(o.work_dir, o, resume=resume)
+    began = time.perf_counter() - ledger.elapsed_before
+    finished = ledger.finished()
+    todo = [(seed, rounds) for seed, rounds in seeds(o) if seed not in finished]
     results: list[dict[str, Any]] = []
     samples: list[dict[str, Any]] = []
 
-    def done(doc: dict[str, Any]) -> None:
+    def counted(doc: dict[str, Any]) -> None:
         results.append(doc)
-        samples.append({"t": round(time.perf_counter() - began, 2), "rounds": sum(r["rounds"] for r in results),
+        samples.append({"t": doc["campaign_elapsed_s"], "rounds": sum(r["rounds"] for r in results),
                         "rss_kb": doc["rss_kb"]})
+
+    def done(doc: dict[str, Any]) -> None:
+        doc["campaign_elapsed_s"] = round(time.perf_counter() - began, 2)
+        ledger.add(doc)
+        counted(doc)
         if progress is not None:
             progress(samples[-1]["rounds"], o.rounds)
+    resumed = len(ledger.done)
+    for doc in list(ledger.done):
+        counted(doc)
     if o.jobs <= 1:
         for seed, rounds in todo:
             if stop():
@@ -116,7 +131,9 @@ def run(o: CampaignOptions, progress: Any = None, stop: Callable[[], bool] = lam
                         later.cancel()          # those begun cannot be: they finish and are counted
                 if not future.cancelled():
                     done(future.result())
-    return summary(o, results, samples, time.perf_counter() - began)
+    doc = summary(o, results, samples, time.perf_counter() - began)
+    doc["seeds_resumed"] = resumed          # seeds read back from the ledger, not played by this process
+    return doc
 
 
 def summary(o: CampaignOptions, results: list[dict[str, Any]], samples: list[dict[str, Any]],

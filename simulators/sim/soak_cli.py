@@ -6,8 +6,9 @@ ends (rounds done of rounds asked) and for each failing seed with the command th
 with ``--stop-at-round N`` the facts of round N of ``--seed``, one JSON line each (chain, round, time,
 kind, data), after the round's summary.
 Stopped by SIGTERM or SIGINT (Ctrl-C), no seed is begun, those under way finish, and the summary says
-what was played, with ``stopped_by``. Exit status as simulators/soak_cli.py says: 0 clean, 1 a finding,
-2 options refused.
+what was played, with ``stopped_by``. ``--resume`` goes on with the campaign in ``--work-dir`` after its
+process ended (simulators/sim/ledger.py), given the same options. Exit status as simulators/soak_cli.py
+says: 0 clean, 1 a finding, 2 options refused.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 
 from simulators.sim.campaign import CampaignOptions, replay, run
 from simulators.sim.faults import FaultPlan
+from simulators.sim.ledger import LedgerError
 
 
 def options(args: argparse.Namespace) -> CampaignOptions:
@@ -32,10 +34,6 @@ def options(args: argparse.Namespace) -> CampaignOptions:
 
 
 def main_sim(args: argparse.Namespace) -> int:
-    if args.resume:
-        print("table-sim soak: --resume goes on with a soak of the whole table in its own process (--on process); "
-              "a simulated seed is played again from its start, exactly", file=sys.stderr)
-        return 2
     o = options(args)
     if args.stop_at_round is not None:
         if args.stop_at_round > o.per_seed:
@@ -59,7 +57,11 @@ def main_sim(args: argparse.Namespace) -> int:
               flush=True)
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    doc = run(o, progress, stop=lambda: bool(stopped))
+    try:
+        doc = run(o, progress, stop=lambda: bool(stopped), resume=args.resume)
+    except LedgerError as err:
+        print(f"table-sim soak: {err}", file=sys.stderr)
+        return 2
     doc["stopped_by"] = stopped[0] if stopped else None     # None: the rounds asked for were played
     text = json.dumps(doc, indent=1)
     print(text, flush=True)

@@ -82,7 +82,33 @@ def test_simulation_only_options_are_refused_in_words(tmp_path):
     assert done.returncode == 2 and "--stop-at-round replays a seed of the simulation" in done.stderr
     done = subprocess.run([sys.executable, "-m", "simulators.cli", "soak", "--resume", "--work-dir", str(tmp_path)],
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2 and "--on process" in done.stderr
+    assert done.returncode == 2 and "no campaign to go on with" in done.stderr
+
+
+def test_a_campaign_cut_short_goes_on_where_it_was_and_its_summary_counts_every_seed(tmp_path):
+    """A reboot or a kill in the middle of a long campaign: --resume plays only the seeds its ledger does
+    not hold (the one cut short again from its start) and sums all of them; the same seeds' figures as an
+    uncut run's. Another campaign's ledger is refused in words, and nothing is played."""
+    from simulators.sim.campaign import run
+    from simulators.sim.ledger import LEDGER_FILE, LedgerError
+    o = CampaignOptions(rounds=30, seed=9, per_seed=10, plan=FaultPlan(fault_rate=0.2), work_dir=str(tmp_path / "a"))
+    whole = run(o)
+    cut = CampaignOptions(**{**o.__dict__, "work_dir": str(tmp_path / "b")})
+    seen: list[int] = []
+    run(cut, progress=lambda done, total: seen.append(done), stop=lambda: bool(seen))
+    ledger = tmp_path / "b" / LEDGER_FILE
+    with ledger.open("a") as f:
+        f.write('{"seed": 10, "rounds"')             # the next seed's line, cut short by the crash
+    resumed = run(cut, resume=True)
+    assert resumed["seeds_resumed"] == 1 and [s["seed"] for s in resumed["seeds"]] == [9, 10, 11]
+    played = {s["seed"]: (s["rounds"], s["virtual_s"], s["crashes"]) for s in resumed["seeds"]}
+    assert played == {s["seed"]: (s["rounds"], s["virtual_s"], s["crashes"]) for s in whole["seeds"]}
+    assert resumed["rounds_closed"] == whole["rounds_closed"] == 30 and resumed["check"] == whole["check"]
+    lines = [json.loads(line) for line in ledger.read_text().splitlines()]    # the cut line gone, not merged
+    assert [d.get("seed") for d in lines] == [None, 9, 10, 11]
+    other = CampaignOptions(**{**cut.__dict__, "seed": 12})
+    with pytest.raises(LedgerError, match="other options .*seed"):
+        run(other, resume=True)
 
 
 def test_a_campaign_stopped_early_finishes_its_seed_and_says_what_was_played(tmp_path):
