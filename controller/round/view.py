@@ -14,6 +14,7 @@ players hold while they decide).
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from controller.round import machine as procedure
@@ -292,7 +293,7 @@ def build_snapshot(table: Table, lines_of: SettlementLines, memo: PositionMemo |
         "dealer": {
             "dealt": bool(rnd and DEALER in rnd.hands),
             # arranged from the highest card to the lowest, as the dealer lays it out (sheet 000)
-            "cards": _show(rnd.hands[DEALER] if void else sorted(rnd.hands[DEALER], reverse=True))
+            "cards": _show(rnd.hands[DEALER] if void else tuple(sorted(rnd.hands[DEALER], reverse=True)))
             if rnd and DEALER in rnd.hands and revealed else None,
             "hand": _hand(rnd.hands[DEALER]) if rnd and DEALER in rnd.hands and revealed and not void else None,
             "announcement": rnd.settlement["announcement"] if rnd and rnd.settlement else None,
@@ -343,13 +344,17 @@ def _side_bets(rnd: Round, p: int) -> bool:
     return bool(wagers.get(Spot.SIX_CARD_BONUS) or wagers.get(Spot.SUPER6))
 
 
-def _hand(cards) -> str | None:
-    """A three-card hand's name as the dealer announces it; None where a card could not be read."""
+@lru_cache(maxsize=4096)
+def _hand(cards: tuple[int, ...]) -> str | None:
+    """A three-card hand's name as the dealer announces it; None where a card could not be read.
+    (Kept per hand: a revealed hand is named again in each of the round's later snapshots.)"""
     # a card read twice (a shoe fault: the round is void) makes no hand to name, and no lookup to fail
     return hand_words(score3(cards)) if len(set(cards)) == 3 == len(cards) and all(0 <= c < 52 for c in cards) \
         else None
 
 
-def _show(cards) -> str:
-    """A hand as text; "??" for a card the shoe could not read (shown after a misdeal)."""
+@lru_cache(maxsize=4096)
+def _show(cards: tuple[int, ...]) -> str:
+    """A hand as text; "??" for a card the shoe could not read (shown after a misdeal). (Kept per
+    hand, as ``_hand``.)"""
     return " ".join(card_text(c) if 0 <= c < 52 else "??" for c in cards)
