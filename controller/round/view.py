@@ -13,7 +13,7 @@ players hold while they decide).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import Any
 
@@ -344,17 +344,24 @@ def _side_bets(rnd: Round, p: int) -> bool:
     return bool(wagers.get(Spot.SIX_CARD_BONUS) or wagers.get(Spot.SUPER6))
 
 
+def _hand(cards: Iterable[int]) -> str | None:
+    """A three-card hand's name as the dealer announces it; None where a card could not be read."""
+    return _named(tuple(cards))
+
+
+def _show(cards: Iterable[int]) -> str:
+    """A hand as text; "??" for a card the shoe could not read (shown after a misdeal)."""
+    return _shown(tuple(cards))
+
+
+# Kept per hand: a revealed hand is named and shown again in each of the round's later snapshots
 @lru_cache(maxsize=4096)
-def _hand(cards: tuple[int, ...]) -> str | None:
-    """A three-card hand's name as the dealer announces it; None where a card could not be read.
-    (Kept per hand: a revealed hand is named again in each of the round's later snapshots.)"""
+def _named(cards: tuple[int, ...]) -> str | None:
     # a card read twice (a shoe fault: the round is void) makes no hand to name, and no lookup to fail
     return hand_words(score3(cards)) if len(set(cards)) == 3 == len(cards) and all(0 <= c < 52 for c in cards) \
         else None
 
 
 @lru_cache(maxsize=4096)
-def _show(cards: tuple[int, ...]) -> str:
-    """A hand as text; "??" for a card the shoe could not read (shown after a misdeal). (Kept per
-    hand, as ``_hand``.)"""
+def _shown(cards: tuple[int, ...]) -> str:
     return " ".join(card_text(c) if 0 <= c < 52 else "??" for c in cards)

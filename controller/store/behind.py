@@ -22,7 +22,7 @@ FOUND, CLEARED = "journal_behind_floor", "journal_behind_cleared"
 def standing(journal: Journal) -> dict[str, Any] | None:
     """The finding not yet cleared: ``{"words", "at"}``; None when there is none."""
     row = journal.db.execute("SELECT kind, at, data FROM table_events WHERE kind IN (?, ?) "
-                             "ORDER BY chain DESC LIMIT 1", (FOUND, CLEARED)).fetchone()
+                             "ORDER BY seq DESC LIMIT 1", (FOUND, CLEARED)).fetchone()
     if row is None or row[0] != FOUND:
         return None
     data = json.loads(row[2])

@@ -39,6 +39,10 @@ def create_tables(journal: Journal) -> str | None:
         CREATE TABLE IF NOT EXISTS table_events (
             seq INTEGER PRIMARY KEY, at TEXT NOT NULL, kind TEXT NOT NULL, data TEXT NOT NULL,
             digest TEXT, chain INTEGER UNIQUE);
+        -- the table's facts of a kind, newest or since one: start-up (the dealer signed in, a finding
+        -- behind the floor, the jackpot's postings) and each round's end (PIN changes since the
+        -- sign-in) ask by kind; without it each of those read every table event ever kept
+        CREATE INDEX IF NOT EXISTS table_events_kind ON table_events(kind, seq);
     """)
     return journal.meta("schema_version")
 
