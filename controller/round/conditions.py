@@ -52,7 +52,6 @@ class Conditions:
         return not lost or self._clerk.refuse(f"waiting for the {' and '.join(lost)} to answer")
 
     def dealer_on_duty(self, event: EventData | None = None) -> bool:
-        self._shift.round_boundary()        # betting is about to open: a dealer whose PIN was removed is out
         problem = self._shift.problem()
         return problem is None or self._clerk.refuse(problem)
 

@@ -51,7 +51,7 @@ TRANSITIONS: list[dict[str, Any]] = [
 
     # the round
     {"trigger": "open_betting", "source": ["ready", "complete", "void"], "dest": "betting",
-     "conditions": ["devices_answering", "dealer_on_duty"]},
+     "prepare": "sign_out_removed_dealer", "conditions": ["devices_answering", "dealer_on_duty"]},
     {"trigger": "no_more_bets", "source": "betting", "dest": "closed",
      "conditions": ["sensors_online", "deck_ready", "has_wagers", "wagers_valid"]},
     {"trigger": "deal", "source": "closed", "dest": "dealing",
@@ -182,7 +182,8 @@ def build(model, answers: Sequence[object] = (), initial: str = "starting") -> M
     def bind(names: str | list[str]) -> Any:
         return bound(names) if isinstance(names, str) else [bound(n) for n in names]
 
-    transitions = [{k: bind(v) if k in ("conditions", "after") else v for k, v in t.items()} for t in TRANSITIONS]
+    transitions = [{k: bind(v) if k in ("prepare", "conditions", "after") else v for k, v in t.items()}
+                   for t in TRANSITIONS]
     return Machine(model=model, states=STATES, transitions=cast(Any, transitions), initial=initial,
                    auto_transitions=False, send_event=True, queued=False,
                    before_state_change=bound("record_state"), model_attribute="state")

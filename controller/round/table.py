@@ -225,6 +225,12 @@ class Table:
         if not _recovering(event):
             self.jackpots.announce_hits()
 
+    def sign_out_removed_dealer(self, event: EventData) -> None:
+        """Before Open betting's conditions (its ``prepare``): a dealer whose PIN was removed since the
+        round's end (the table waited in ready or complete) is signed out, journaled, so betting waits
+        for a dealer with a PIN. A condition only answers; this is where the fact is made."""
+        self.shift.round_boundary()
+
     def on_enter_complete(self, event: EventData) -> None:
         self.shift.round_boundary()                 # a dealer whose PIN was removed is signed out now
 
