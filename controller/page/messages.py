@@ -198,7 +198,7 @@ REFUSALS = (
     N_("waiting for the {devices} to answer"), N_("a round is being recovered"),
     N_("the bet-spot sensors are not answering"), N_("the shoe has not finished shuffling"),
     N_("the bet-spot sensors have not yet reported every spot since they connected (asked again until they do): "
-       "the felt is not read"),
+       "the felt is not read; if it lasts, call a technician"),
     N_("the shoe counted {count} cards after the shuffle, not 52"),
     N_("the shoe has not yet checked the deck (52 cards, all of the deck in play)"), N_("no wagers on the table"),
     N_("position {position} {spot}: {why}"), N_("name the two positions to link (position and other)"),

@@ -75,7 +75,7 @@ class Conditions:
             return self._clerk.refuse("the bet-spot sensors are not answering")
         return self._links.awaiting("sensors") is None or self._clerk.refuse(
             "the bet-spot sensors have not yet reported every spot since they connected (asked again until they "
-            "do): the felt is not read")
+            "do): the felt is not read; if it lasts, call a technician")
 
     def deck_ready(self, event: EventData | None = None) -> bool:
         rnd = self._clerk.open_round

@@ -77,7 +77,7 @@ def test_betting_does_not_close_on_a_felt_the_sensors_have_not_read_since_they_c
     verdict = bench.act("no_more_bets")
     assert not verdict.ok and bench.state == "betting"
     assert verdict.message == ("the bet-spot sensors have not yet reported every spot since they connected "
-                               "(asked again until they do): the felt is not read")
+                               "(asked again until they do): the felt is not read; if it lasts, call a technician")
     bench.place(3, "ante", 1000)                        # the snapshot: chips put down while the link was down
     bench.post(FeltRead("sensors"))
     assert bench.snap["devices"]["sensors"]["detail"] == "online"
