@@ -216,6 +216,20 @@ class FrameDecoder:
 
 
 _frame = tuple.__new__      # a Frame from its fields' tuple, in one C call (the named tuple's __new__ is Python)
+_TIME, _TRAILER = struct.Struct(">Q"), struct.Struct(">I8s")        # TIME; COUNTER and MAC
+
+
+def _layout(ver: int) -> str | tuple[int, int, int]:
+    """What a VER byte says: why it is refused, or (version, where the payload starts, trailer size)."""
+    version = ver & ~FLAGS
+    if version != VERSION and version != SEALED_VERSION:
+        return f"protocol version {version} unsupported (expected {VERSION} or {SEALED_VERSION})"
+    if version == SEALED_VERSION and not ver & FLAG_AUTH:
+        return f"a version {SEALED_VERSION} frame without its authentication trailer"
+    return version, 3 + TIME_SIZE if ver & FLAG_TIME else 3, TRAILER_SIZE if ver & FLAG_AUTH else 0
+
+
+_LAYOUTS = [_layout(ver) for ver in range(256)]      # each VER byte's, worked out once
 
 
 def _check(chunk: bytes) -> Frame | BadFrame:
@@ -233,23 +247,17 @@ def _check(chunk: bytes) -> Frame | BadFrame:
     # is 0 exactly when the CRC is right: one call, no slices
     if crc_hqx(body, 0xFFFF):
         return BadFrame("CRC mismatch", chunk)
-    ver = body[0]
-    version = ver & ~FLAGS
-    if version != SEALED_VERSION and version != VERSION:
-        return BadFrame(f"protocol version {version} unsupported (expected {VERSION} or {SEALED_VERSION})",
-                        chunk)
-    if version == SEALED_VERSION and not ver & FLAG_AUTH:
-        return BadFrame(f"a version {SEALED_VERSION} frame without its authentication trailer", chunk)
-    start, end = 3, size - 2
-    time_ms = counter = None
-    mac = signed = b""
-    if ver & FLAG_TIME:
-        time_ms, start = int.from_bytes(body[3:3 + TIME_SIZE], "big"), 3 + TIME_SIZE
-    if ver & FLAG_AUTH:
-        end -= TRAILER_SIZE
-        counter, mac, signed = int.from_bytes(body[end:end + 4], "big"), body[end + 4:end + 12], body[:end + 4]
+    layout = _LAYOUTS[body[0]]
+    if isinstance(layout, str):
+        return BadFrame(layout, chunk)
+    version, start, trailer = layout
+    end = size - 2 - trailer
     if end < start:
         return BadFrame(f"frame of {size} bytes is too short for its TIME and trailer", chunk)
     if end - start > MAX_PAYLOAD:
         return BadFrame(f"payload of {end - start} bytes exceeds {MAX_PAYLOAD}", chunk)
-    return _frame(Frame, (body[1], body[2], body[start:end], time_ms, counter, mac, signed, version))
+    time_ms = None if start == 3 else _TIME.unpack_from(body, 3)[0]
+    if not trailer:
+        return _frame(Frame, (body[1], body[2], body[start:end], time_ms, None, b"", b"", version))
+    counter, mac = _TRAILER.unpack_from(body, end)
+    return _frame(Frame, (body[1], body[2], body[start:end], time_ms, counter, mac, body[:end + 4], version))
