@@ -175,7 +175,8 @@ class Authenticator:
         key = self._send_key
         assert key is not None, "sealing with no session"
         self.sent += 1
-        return self._trailer(key, body, self.sent)
+        count = self.sent.to_bytes(4, "big")
+        return count + key(body + count)
 
     @staticmethod
     def _trailer(key: Mac, body: bytes, counter: int) -> bytes:
@@ -232,16 +233,16 @@ class Authenticator:
 
     def check(self, frame: Frame) -> str | None:
         """Any other frame: None when it is authentic and new, else why it is refused."""
-        if not frame.authenticated:
+        counter, key = frame.counter, self._recv_key       # every frame passes here: written out flat
+        if counter is None:
             return "unauthenticated frame"
-        if (old := self._old_scheme(frame)) is not None:
-            return old
-        if not _holds(self._recv_key, frame):
+        if frame.version != SCHEME:
+            return self._old_scheme(frame)
+        if key is None or not hmac.compare_digest(key(frame.signed), frame.mac):
             if _holds(self._ended, frame):
                 return STALE
-            return NO_SESSION if self._recv_key is None else "bad MAC"
-        assert frame.counter is not None
-        if frame.counter <= self.heard:
-            return f"replayed frame (counter {frame.counter}, last {self.heard})"
-        self.heard = frame.counter
+            return NO_SESSION if key is None else "bad MAC"
+        if counter <= self.heard:
+            return f"replayed frame (counter {counter}, last {self.heard})"
+        self.heard = counter
         return None
