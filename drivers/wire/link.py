@@ -389,7 +389,7 @@ class Link:
 
     def poll(self, now: float) -> tuple[list[LinkEvent], bytes]:
         events: list[LinkEvent] = []
-        out = bytearray()
+        out = b""                   # two frames at most: no buffer to make, nothing copied when idle
         if self._in_flight and now - self._sent_at >= self._retry_after:
             out += self._retry(now, events)
         if now - self._last_tx >= self.heartbeat_every:
@@ -397,4 +397,4 @@ class Link:
         if not self._silent and now - self._last_rx >= self.silence_after:
             self._silent = True
             events.append(PeerSilent(round(now - self._last_rx, 3)))
-        return events, bytes(out)
+        return events, out
