@@ -117,7 +117,8 @@ class ByteList(Field):
         body = data[at + 1:end]
         if self.width == 1:
             return tuple(body), end
-        return tuple(tuple(body[i:i + self.width]) for i in range(0, len(body), self.width)), end
+        # the items' k-th bytes are body[k::width]: zipped in C, no slice per item
+        return tuple(zip(*[body[k::self.width] for k in range(self.width)])), end
 
 
 U8, U16, U32, U64, TEXT, U8_LIST, CARDS = Int(1), Int(2), Int(4), Int(8), Text(), ByteList(1), ByteList(2)

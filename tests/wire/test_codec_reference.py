@@ -311,3 +311,26 @@ def test_a_value_a_field_cannot_hold_is_still_the_fields_error():
     assert sp.catalog.encode(sp.Lock(True, 1, True)) == (0x11, b"\x01\x01\x01")
     assert shoe.catalog.encode(shoe.DeckCheck()) == (0x13, b"")
     assert messages.SESSION.encode(messages.SetClock(2 ** 63)) == (0x71, (2 ** 63).to_bytes(8, "big"))
+
+
+@settings(max_examples=300)
+@given(st.sampled_from([1, 2, 3]), st.binary(max_size=120), st.integers(0, 5))
+def test_item_lists_decode_as_item_by_item(width, payload, at):
+    field = messages.ByteList(width)
+
+    def reference():
+        if at >= len(payload):
+            raise MessageError("count")
+        end = at + 1 + payload[at] * width
+        if end > len(payload):
+            raise MessageError("past")
+        body = payload[at + 1:end]
+        items = tuple(body) if width == 1 else tuple(tuple(body[i:i + width]) for i in range(0, len(body), width))
+        return items, end
+    try:
+        want = reference()
+    except MessageError:
+        with pytest.raises(MessageError):
+            field.decode(payload, at)
+        return
+    assert field.decode(payload, at) == want
