@@ -118,7 +118,7 @@ class ByteList(Field):
         if self.width == 1:
             return tuple(body), end
         # the items' k-th bytes are body[k::width]: zipped in C, no slice per item
-        return tuple(zip(*[body[k::self.width] for k in range(self.width)])), end
+        return tuple(zip(*[body[k::self.width] for k in range(self.width)], strict=True)), end
 
 
 U8, U16, U32, U64, TEXT, U8_LIST, CARDS = Int(1), Int(2), Int(4), Int(8), Text(), ByteList(1), ByteList(2)
