@@ -13,7 +13,7 @@ import queue
 import statistics
 import time
 
-from drivers.events import DeviceMessage, DeviceOnline
+from drivers.events import DeviceOnline, ShoeJam
 from drivers.registry import build
 from drivers.wire import alpha
 from drivers.wire import sensor_protocol as sp
@@ -78,7 +78,7 @@ def latency(samples: int = 2000) -> tuple[float, float]:
         written = time.perf_counter()
         while True:
             stamp, event = events.get(timeout=5)
-            if isinstance(event, DeviceMessage) and isinstance(event.message, shoe.Jam):
+            if isinstance(event, ShoeJam):         # what the shoe driver posts for a Jam
                 break
         out.append(stamp - written)
         time.sleep(0.001)                 # let the ACK go back before the next frame

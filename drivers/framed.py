@@ -135,8 +135,10 @@ class FramedDriver(DeviceDriver):
 
     def on_tick(self, now: float) -> None:
         events, out = self.link.poll(now)
-        self._write(out)
-        self._handle(events, now)
+        if out:                                 # most ticks have nothing to send or handle
+            self._write(out)
+        if events:
+            self._handle(events, now)
         if not self.online and now - self._hello_at >= self.link.silence_after and self.link.idle:
             if self._reply is not None:         # a device built without the session's second half
                 self._reply = None

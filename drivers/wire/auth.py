@@ -69,8 +69,35 @@ def new_key() -> bytes:
 
 
 def mac(key: bytes, signed: bytes) -> bytes:
-    # hmac.digest: the same HMAC in one C call (hmac.new builds a Python object per frame: two a frame)
+    """A frame's MAC under ``key``, by the standard library's HMAC (what ``Mac`` computes faster)."""
     return hmac.digest(key, signed, "sha256")[:MAC_SIZE]
+
+
+_IPAD = bytes(x ^ 0x36 for x in range(256))     # RFC 2104's pads, as translation tables
+_OPAD = bytes(x ^ 0x5C for x in range(256))
+_BLOCK = 64                                     # SHA-256's block
+
+
+class Mac:
+    """``mac`` under one key, its two padded key blocks hashed once (RFC 2104 section 4: HMAC is
+    H(K ^ opad | H(K ^ ipad | text)), so the hash states after each padded key can be kept and
+    copied). ``mac`` hashes them again for every frame: half of each MAC's work."""
+
+    __slots__ = ("_inner", "_outer")
+
+    def __init__(self, key: bytes):
+        if len(key) > _BLOCK:
+            key = hashlib.sha256(key).digest()
+        key = key.ljust(_BLOCK, b"\0")
+        self._inner = hashlib.sha256(key.translate(_IPAD))
+        self._outer = hashlib.sha256(key.translate(_OPAD))
+
+    def __call__(self, signed: bytes) -> bytes:
+        inner = self._inner.copy()
+        inner.update(signed)
+        outer = self._outer.copy()
+        outer.update(inner.digest())
+        return outer.digest()[:MAC_SIZE]
 
 
 TO_DEVICE, TO_HOST = b"TCP2 host to device", b"TCP2 device to host"
@@ -90,8 +117,8 @@ def session_keys(key: bytes, host_nonce: int, device_nonce: int) -> tuple[bytes,
             direction_key(key, TO_HOST, host_nonce, device_nonce))
 
 
-def _holds(key: bytes | None, frame: Frame) -> bool:
-    return key is not None and hmac.compare_digest(mac(key, frame.signed), frame.mac)
+def _holds(key: Mac | None, frame: Frame) -> bool:
+    return key is not None and hmac.compare_digest(key(frame.signed), frame.mac)
 
 
 class Authenticator:
@@ -101,14 +128,15 @@ class Authenticator:
         if len(key) != KEY_SIZE:
             raise ValueError(f"a pairing key is {KEY_SIZE} bytes, not {len(key)}")
         self.key, self.role, self._nonce = key, role, nonce
+        self._pairing = Mac(key)
         self.reset()
 
     def reset(self) -> None:
         """No session (a new connection, a reboot)."""
-        self._send_key: bytes | None = None     # this session's key for what we send
-        self._recv_key: bytes | None = None     # and for what we receive
-        self._ended: bytes | None = None        # the host: the receive key of the session its Hello ended
-        self._pending: tuple[bytes, bytes] | None = None   # the device: a checked Hello's (send, receive)
+        self._send_key: Mac | None = None       # this session's key for what we send
+        self._recv_key: Mac | None = None       # and for what we receive
+        self._ended: Mac | None = None          # the host: the receive key of the session its Hello ended
+        self._pending: tuple[Mac, Mac] | None = None   # the device: a checked Hello's (send, receive)
         self.host_nonce: int | None = None      # the host: its last Hello's; the device: the last checked
         self.sent = 0                           # the last COUNTER we sent in this session
         self.heard = 0                          # the last COUNTER we accepted in this session
@@ -118,7 +146,7 @@ class Authenticator:
     def ready(self) -> bool:
         return self._send_key is not None
 
-    def _start(self, send_key: bytes, recv_key: bytes, heard: int = 0) -> None:
+    def _start(self, send_key: Mac, recv_key: Mac, heard: int = 0) -> None:
         self._send_key, self._recv_key, self.sent, self.heard = send_key, recv_key, 0, heard
 
     # --- sending ---------------------------------------------------------------------------------
@@ -129,7 +157,7 @@ class Authenticator:
         self._ended = self._recv_key or self._ended
         self._send_key = self._recv_key = None
         self.sent = self.heard = 0
-        return self._trailer(self.key, body, self.host_nonce)
+        return self._trailer(self._pairing, body, self.host_nonce)
 
     def seal_hello_ack(self, body: bytes, device_nonce: int) -> bytes:
         """The device's ACK of a Hello, its challenge: its nonce, under the pending session's key."""
@@ -140,13 +168,20 @@ class Authenticator:
         """Any other frame: the next COUNTER under our session key; None without a session."""
         if self._send_key is None:
             return None
+        return self.seal_next(body)
+
+    def seal_next(self, body: bytes) -> bytes:
+        """``seal`` when ``ready`` (a session): the link's path for every frame it sends."""
+        key = self._send_key
+        assert key is not None, "sealing with no session"
         self.sent += 1
-        return self._trailer(self._send_key, body, self.sent)
+        count = self.sent.to_bytes(4, "big")
+        return count + key(body + count)
 
     @staticmethod
-    def _trailer(key: bytes, body: bytes, counter: int) -> bytes:
-        signed = body + counter.to_bytes(4, "big")
-        return signed[len(body):] + mac(key, signed)
+    def _trailer(key: Mac, body: bytes, counter: int) -> bytes:
+        count = counter.to_bytes(4, "big")
+        return count + key(body + count)
 
     # --- receiving -------------------------------------------------------------------------------
 
@@ -164,12 +199,12 @@ class Authenticator:
             return "unauthenticated Hello"
         if (old := self._old_scheme(frame)) is not None:
             return old
-        if not _holds(self.key, frame):
+        if not _holds(self._pairing, frame):
             return "Hello with a bad MAC"
         assert frame.counter is not None
         device_nonce = self._nonce()
         to_device, to_host = session_keys(self.key, frame.counter, device_nonce)
-        self._pending, self.pending_ack_nonce = (to_host, to_device), device_nonce
+        self._pending, self.pending_ack_nonce = (Mac(to_host), Mac(to_device)), device_nonce
         return None
 
     def confirm(self, frame: Frame) -> bool:
@@ -190,23 +225,24 @@ class Authenticator:
         if self._old_scheme(frame) is not None:
             return False
         to_device, to_host = session_keys(self.key, self.host_nonce, frame.counter)
-        if not _holds(to_host, frame):
+        receive = Mac(to_host)
+        if not _holds(receive, frame):
             return False
-        self._start(to_device, to_host)
+        self._start(Mac(to_device), receive)
         return True
 
     def check(self, frame: Frame) -> str | None:
         """Any other frame: None when it is authentic and new, else why it is refused."""
-        if not frame.authenticated:
+        counter, key = frame.counter, self._recv_key       # every frame passes here: written out flat
+        if counter is None:
             return "unauthenticated frame"
-        if (old := self._old_scheme(frame)) is not None:
-            return old
-        if not _holds(self._recv_key, frame):
+        if frame.version != SCHEME:
+            return self._old_scheme(frame)
+        if key is None or not hmac.compare_digest(key(frame.signed), frame.mac):
             if _holds(self._ended, frame):
                 return STALE
-            return NO_SESSION if self._recv_key is None else "bad MAC"
-        assert frame.counter is not None
-        if frame.counter <= self.heard:
-            return f"replayed frame (counter {frame.counter}, last {self.heard})"
-        self.heard = frame.counter
+            return NO_SESSION if key is None else "bad MAC"
+        if counter <= self.heard:
+            return f"replayed frame (counter {counter}, last {self.heard})"
+        self.heard = counter
         return None

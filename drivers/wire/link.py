@@ -54,7 +54,7 @@ from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from drivers.wire.auth import HOST, NO_SESSION, STALE, Authenticator
-from drivers.wire.framing import BadFrame, Frame, FrameDecoder, encode_frame
+from drivers.wire.framing import BadFrame, Frame, FrameDecoder, check_frame, frame_bytes
 
 ACK, NAK, HEARTBEAT = 0x00, 0x01, 0x02
 FIRST_MESSAGE_TYPE = 0x10
@@ -191,7 +191,7 @@ class Link:
         """Queue a message (``time_ms``: stamp it with the time it happened); the bytes to write now."""
         if message_type < FIRST_MESSAGE_TYPE:
             raise ValueError(f"message type 0x{message_type:02x} is reserved for the link")
-        encode_frame(0, message_type, payload, time_ms=time_ms)    # refuse an unsendable frame now
+        check_frame(0, message_type, payload, time_ms)      # refuse an unsendable frame now
         if message_type == self._reply_type and self._parked is not None:
             # our answer to the peer's Hello goes first, then what the old session left undelivered
             self._queue = deque([(message_type, payload, time_ms), *self._parked, *self._queue])
@@ -223,19 +223,19 @@ class Link:
 
     def _wire(self, seq: int, type_: int, payload: bytes, now: float, *, time_ms: int | None = None) -> bytes:
         """A frame's bytes, sealed when the link is authenticated; nothing when it may not be sent
-        (no session yet: only the host's Hello goes out before one)."""
+        (no session yet: only the host's Hello goes out before one). Unchecked: ``send`` checked it."""
         auth = self.auth
         if auth is None:
-            data = encode_frame(seq, type_, payload, time_ms=time_ms)
+            data = frame_bytes(seq, type_, payload, time_ms)
         elif type_ == self._hello_type and auth.role == HOST:
-            data = encode_frame(seq, type_, payload, time_ms=time_ms, seal=auth.seal_hello)
+            data = frame_bytes(seq, type_, payload, time_ms, auth.seal_hello)
         elif type_ == ACK and self._hello_ack_nonce is not None:
             nonce, self._hello_ack_nonce = self._hello_ack_nonce, None
-            data = encode_frame(seq, type_, payload, seal=lambda body: auth.seal_hello_ack(body, nonce))
+            data = frame_bytes(seq, type_, payload, None, lambda body: auth.seal_hello_ack(body, nonce))
         elif not auth.ready:
             return b""
         else:
-            data = encode_frame(seq, type_, payload, time_ms=time_ms, seal=lambda body: auth.seal(body) or b"")
+            data = frame_bytes(seq, type_, payload, time_ms, auth.seal_next)
         self._last_tx = now
         self.stats["frames_out"] += 1
         return data
@@ -389,7 +389,7 @@ class Link:
 
     def poll(self, now: float) -> tuple[list[LinkEvent], bytes]:
         events: list[LinkEvent] = []
-        out = bytearray()
+        out = b""                   # two frames at most: no buffer to make, nothing copied when idle
         if self._in_flight and now - self._sent_at >= self._retry_after:
             out += self._retry(now, events)
         if now - self._last_tx >= self.heartbeat_every:
@@ -397,4 +397,4 @@ class Link:
         if not self._silent and now - self._last_rx >= self.silence_after:
             self._silent = True
             events.append(PeerSilent(round(now - self._last_rx, 3)))
-        return events, bytes(out)
+        return events, out

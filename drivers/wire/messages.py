@@ -26,7 +26,9 @@ is valid through and through, so nothing built from it later can fail.
 from __future__ import annotations
 
 import dataclasses
+import struct
 from collections.abc import Callable, Sequence
+from operator import attrgetter
 from typing import Any, ClassVar, TypeVar, dataclass_transform
 
 from drivers.wire.link import MessageError
@@ -54,9 +56,11 @@ class Field:
 
 class Int(Field):
     size: int
+    FORMATS = {1: "B", 2: "H", 4: "I", 8: "Q"}      # struct's code for each size (big-endian: ">")
 
     def __init__(self, size: int):
         super().__init__(f"u{size * 8}", size)
+        self.format = self.FORMATS[size]
 
     def encode(self, value: Any) -> bytes:
         if isinstance(value, bool):
@@ -113,7 +117,8 @@ class ByteList(Field):
         body = data[at + 1:end]
         if self.width == 1:
             return tuple(body), end
-        return tuple(tuple(body[i:i + self.width]) for i in range(0, len(body), self.width)), end
+        # the items' k-th bytes are body[k::width]: zipped in C, no slice per item
+        return tuple(zip(*[body[k::self.width] for k in range(self.width)], strict=True)), end
 
 
 U8, U16, U32, U64, TEXT, U8_LIST, CARDS = Int(1), Int(2), Int(4), Int(8), Text(), ByteList(1), ByteList(2)
@@ -132,6 +137,13 @@ class Message:
 M = TypeVar("M", bound=Message)
 
 
+def _values_getter(names: list[str]) -> Callable[[Any], tuple[Any, ...]]:
+    """A function giving a message's values of ``names`` as a tuple (attrgetter, in C, from two)."""
+    if len(names) > 1:
+        return attrgetter(*names)
+    return lambda message: tuple(getattr(message, name) for name in names)
+
+
 class Catalog:
     """One protocol's messages: type codes, senders and field layouts."""
 
@@ -139,9 +151,12 @@ class Catalog:
         self.name = name
         self._by_type: dict[int, tuple[type[Message], str, list[Field]]] = {}
         self._by_class: dict[type[Message], tuple[int, list[tuple[str, Field]]]] = {}
+        # a layout of integers only is one struct: decoded and encoded in one C call (``_fixed``)
+        self._fixed: dict[int, tuple[struct.Struct, Callable[[Any], Any]]] = {}
         if session:                     # every framed protocol speaks the common session messages
             self._by_type.update(SESSION._by_type)
             self._by_class.update(SESSION._by_class)
+            self._fixed.update(SESSION._fixed)
 
     def message(self, type_code: int, sender: str, *fields: Field) -> Callable[[type[M]], type[M]]:
         """Class decorator registering a dataclass whose fields match ``fields`` in order."""
@@ -154,6 +169,9 @@ class Catalog:
                 raise TypeError(f"{self.name}: type 0x{type_code:02x} registered twice")
             self._by_type[type_code] = (cls, sender, list(fields))
             self._by_class[cls] = (type_code, list(zip(names, fields, strict=True)))
+            if all(isinstance(enc, Int) for enc in fields):
+                layout = struct.Struct(">" + "".join(enc.format for enc in fields if isinstance(enc, Int)))
+                self._fixed[type_code] = (layout, _values_getter(names))
             cls.TYPE = type_code
             cls.SENDER = sender
             return cls
@@ -168,29 +186,45 @@ class Catalog:
 
     def encode(self, message: Message) -> tuple[int, bytes]:
         type_code, fields = self._by_class[type(message)]      # (name, encoding): dataclasses.fields once
+        fixed = self._fixed.get(type_code)
+        if fixed is not None:
+            try:
+                return type_code, fixed[0].pack(*fixed[1](message))
+            except struct.error:        # a value the field cannot hold: the field's own error, below
+                pass
         return type_code, b"".join([enc.encode(getattr(message, name)) for name, enc in fields])
 
     def decoder(self, receiver: str) -> Callable[[int, bytes], Message]:
         """A decode function for the link that accepts only what the other side may send."""
+        by_type, fixed = self._by_type, self._fixed
+
         def decode(type_code: int, payload: bytes) -> Message:
-            entry = self._by_type.get(type_code)
+            entry = by_type.get(type_code)
             if entry is None or entry[1] == receiver:
                 raise MessageError(f"{self.name}: unknown message type 0x{type_code:02x} "
                                    f"for the {receiver}", unknown_type=True)
             cls, _, fields = entry
-            values: list[Any] = []
-            at = 0
-            for enc in fields:
-                value, at = enc.decode(payload, at)
-                values.append(value)
-            if at != len(payload):
-                raise MessageError(f"{self.name} {cls.__name__}: {len(payload) - at} "
-                                   "unexpected bytes at the end")
+            layout = fixed.get(type_code)
+            if layout is not None and len(payload) == layout[0].size:
+                values: Sequence[Any] = layout[0].unpack(payload)
+            else:                       # fields of varying size, or a payload of the wrong size
+                values = self._fields(cls, fields, payload)
             try:
                 return cls(*values)
             except (ValueError, TypeError) as err:        # a field out of range (``__post_init__``)
                 raise MessageError(f"{self.name} {cls.__name__}: {err}") from None
         return decode
+
+    def _fields(self, cls: type[Message], fields: list[Field], payload: bytes) -> list[Any]:
+        """A payload's values, field by field; MessageError naming the first that does not fit."""
+        values: list[Any] = []
+        at = 0
+        for enc in fields:
+            value, at = enc.decode(payload, at)
+            values.append(value)
+        if at != len(payload):
+            raise MessageError(f"{self.name} {cls.__name__}: {len(payload) - at} unexpected bytes at the end")
+        return values
 
 
 # --- the session messages every framed device speaks (docs/protocols/framing.md, Session) ----------

@@ -142,20 +142,24 @@ class FramedDevice(PortDevice):
     def step(self, data: bytes, now: float) -> None:
         if data and not self.silent:
             events, out = self.link.receive(data, now)
-            self._send(out, now)
+            if out:
+                self._send(out, now)
             for event in events:
                 if isinstance(event, Delivered):
-                    self.received.append(event.message)
+                    message = event.message
+                    self.received.append(message)
                     try:
-                        if not self._session(event.message):
-                            self.handle(event.message, now)
+                        if not self._session(message):
+                            self.handle(message, now)
                     except Exception as err:     # one bad message must not stop the device
-                        self.survived(err, f"handling {type(event.message).__name__}")
-                    self._tell("received", event.message)
+                        self.survived(err, f"handling {type(message).__name__}")
+                    self._tell("received", message)
         if not self.silent:
             _, out = self.link.poll(now)
-            self._send(out, now)
-        self._flush_delayed(now)
+            if out:
+                self._send(out, now)
+        if self._delayed:
+            self._flush_delayed(now)
 
     def pair(self, key: bytes) -> None:
         """Give the device its pairing key: from now on every frame is authenticated."""
