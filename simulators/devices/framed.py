@@ -156,7 +156,7 @@ class FramedDevice(PortDevice):
         self.listeners: list[Callable[[str, Any], None]] = []
 
     def step(self, data: bytes, now: float) -> None:
-        if data and not self.silent:
+        if data and not self._silent:
             events, out = self.link.receive(data, now)
             self._send(out, now)
             for event in events:
@@ -168,14 +168,14 @@ class FramedDevice(PortDevice):
                     except Exception as err:     # one bad message must not stop the device
                         self.survived(err, f"handling {type(event.message).__name__}")
                     self._tell("received", event.message)
-        if not self.silent:
+        if not self._silent:
             _, out = self.link.poll(now)
             self._send(out, now)
         self._flush_delayed(now)
 
     def next_due(self) -> float:
         """The link's timers (none while silent: nothing is polled) and the replies held back."""
-        due = inf if self.silent else self.link.next_due()
+        due = inf if self._silent else self.link.next_due()
         for at, _ in self._delayed:
             due = min(due, at)
         return due
@@ -244,7 +244,7 @@ class FramedDevice(PortDevice):
         self.port.write(data)
 
     def _send(self, data: bytes, now: float) -> None:
-        if not data or self.silent:
+        if not data or self._silent:
             return
         if self.corrupt_next:
             self.corrupt_next -= 1
