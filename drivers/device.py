@@ -28,6 +28,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from math import inf
 from typing import Any, Protocol
 
 import structlog
@@ -226,6 +227,11 @@ class DeviceDriver:
 
     def on_tick(self, now: float) -> None:
         pass
+
+    def next_due(self, now: float) -> float:
+        """When ``on_tick`` next acts (inf: not before something is heard, sent or commanded): before
+        it, ``on_tick`` changes nothing, so a loop may sleep until then (the simulation's does)."""
+        return inf
 
 
 def _why(err: BaseException) -> str:

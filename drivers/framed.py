@@ -139,16 +139,29 @@ class FramedDriver(DeviceDriver):
             self._write(out)
         if events:
             self._handle(events, now)
-        if not self.online and now - self._hello_at >= self.link.silence_after and self.link.idle:
+        if not self.online and now >= self._hello_at + self.link.silence_after and self.link.idle:
             if self._reply is not None:         # a device built without the session's second half
                 self._reply = None
                 self.fault("the device answered Hello but sent no Identity after its HelloReply "
                            "(docs/protocols/framing.md, Session): it stays offline")
             self._write(self.say_hello(now))
-        elif self.online and now - self._clock_at >= CLOCK_EVERY:
+        elif self.online and now >= self._clock_at + CLOCK_EVERY:
             self._set_clock(now)
-        if self._refused_unsaid and now - (self._refused_alerted_at or 0.0) >= REFUSED_ALERT_EVERY:
+        if self._refused_unsaid and now >= (self._refused_alerted_at or 0.0) + REFUSED_ALERT_EVERY:
             self._alert_refused(now)
+
+    def next_due(self, now: float) -> float:
+        """When ``on_tick`` next acts (its tests, the same sums; inf: not before something is heard,
+        sent or commanded): the link's timers, a Hello said again, the device's clock set again, the
+        refused frames alerted. Before it, ``on_tick`` changes nothing: a loop may sleep until then."""
+        due = self.link.next_due()
+        if not self.online and self.link.idle:
+            due = min(due, self._hello_at + self.link.silence_after)
+        elif self.online:
+            due = min(due, self._clock_at + CLOCK_EVERY)
+        if self._refused_unsaid:
+            due = min(due, (self._refused_alerted_at or 0.0) + REFUSED_ALERT_EVERY)
+        return due
 
     def _set_clock(self, now: float) -> None:
         """The device's clock is ours (UTC): set at each session and every CLOCK_EVERY seconds."""

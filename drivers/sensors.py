@@ -148,13 +148,24 @@ class SensorDriver(FramedDriver):
 
     def on_tick(self, now: float) -> None:
         super().on_tick(now)
-        if (self.online and not self.felt_read and now - self._snapshot_asked_at >= SNAPSHOT_AGAIN_AFTER
+        if (self.online and not self.felt_read and now >= self._snapshot_asked_at + SNAPSHOT_AGAIN_AFTER
                 and not self.link.sending(proto.SnapshotRequest.TYPE)):
             self.log.info("sensor.snapshot_asked_again", after=round(now - self._snapshot_asked_at, 3))
             self._ask_snapshot(now)
         if self.online and self._locks_unsure and not self.link.sending(proto.Lock.TYPE):
             self.log.info("sensor.locks_sent_again", locks=len(self._wanted_locks.locks()))
             self._send_wanted_locks(now)
+
+    def next_due(self, now: float) -> float:
+        """The framed timers, the Snapshot asked again and the locks sent again (at once)."""
+        due = super().next_due(now)
+        if not self.online:
+            return due
+        if not self.felt_read and not self.link.sending(proto.SnapshotRequest.TYPE):
+            due = min(due, self._snapshot_asked_at + SNAPSHOT_AGAIN_AFTER)
+        if self._locks_unsure and not self.link.sending(proto.Lock.TYPE):
+            due = min(due, now)
+        return due
 
     def _handle_one(self, event: LinkEvent, now: float) -> None:
         super()._handle_one(event, now)

@@ -82,6 +82,11 @@ class ShoeDriver(FramedDriver):
             if self.connected:
                 self._write(self.queue(proto.StatusRequest(), now))     # why, if the shoe knows
 
+    def next_due(self, now: float) -> float:
+        """The framed timers and the shuffle's time limit."""
+        due = super().next_due(now)
+        return due if self._shuffle_due is None else min(due, self._shuffle_due[0])
+
     def on_message(self, message: Any, now: float) -> None:
         name = self.name
         if isinstance(message, proto.ShuffleComplete):

@@ -27,6 +27,7 @@ line, so a sign that refused an update is retried until it shows it.
 from __future__ import annotations
 
 from collections import deque
+from math import inf
 
 from drivers.device import DeviceDriver
 from drivers.events import CommandFailed, SignShowing
@@ -212,15 +213,24 @@ class SignDriver(DeviceDriver):
         self._pump(now)
 
     def on_tick(self, now: float) -> None:
-        if self._in_flight and now - self._sent_at >= self.ack_timeout:
+        if self._in_flight and now >= self._sent_at + self.ack_timeout:
             self._retry(now, f"no answer within {self.ack_timeout:.1f} s")
         elif self.acks and not self._in_flight and not self._queue and \
-                now - self._last_sent >= self.heartbeat_every:
+                now >= self._last_sent + self.heartbeat_every:
             if self._owed and self.values:
                 self._enqueue_values()          # a refused update is retried until the sign takes it
             else:
                 self._enqueue("heartbeat", alpha.write_string(MESSAGE_LABEL, self.message))
         self._pump(now)
+
+    def next_due(self, now: float) -> float:
+        """When ``on_tick`` next acts (its tests, the same sums; inf: not before the sign answers or
+        is given something to show): the ACK's timeout, packets waiting (at once), the heartbeat."""
+        if self._in_flight:
+            return self._sent_at + self.ack_timeout
+        if self._queue and self.connected:
+            return now
+        return self._last_sent + self.heartbeat_every if self.acks and not self._queue else inf
 
     def _retry(self, now: float, reason: str) -> None:
         if self._in_flight is None:

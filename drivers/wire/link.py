@@ -6,44 +6,35 @@ or writes. Every call returns the bytes to put on the wire and the events for
 the caller.
 
 Rules (docs/protocols/framing.md):
-- Link frames: ``ACK`` (0x00, payload: acked SEQ), ``NAK`` (0x01, payload:
-  SEQ or 0xFF when the frame was unreadable, then a reason code) and
-  ``HEARTBEAT`` (0x02, empty). They consume no sequence number and are never
-  acknowledged.
-- Message frames (type >= 0x10) are sent stop-and-wait: one in flight, the
-  next when it is ACKed. No ACK within ``retransmit_after`` seconds, or a NAK
-  for corruption, sends it again; after ``max_attempts`` sends it is dropped
-  with ``SendFailed``. A NAK for a bad or unknown message drops it with
-  ``Refused``.
-- A receiver ACKs each message frame it accepts, ACKs again without
-  re-delivering a repeat of the last SEQ (a lost ACK), and NAKs a frame it
-  cannot read (reason 1) or a message it cannot decode (2) or does not know (3).
-- A new session, from either side, resets duplicate detection: the peer's
-  Hello (``hello_type``) and its HelloReply (``hello_reply_type``) are accepted
-  whatever their SEQ, and sending our own Hello forgets the peer's last SEQ. A
-  device that rebooted begins again at SEQ 0, which may be the SEQ the host
-  accepted last; without this its HelloReply was ACKed as a repeat, never
-  delivered, and the device stayed offline. Both take effect only for a frame
-  that decodes: a hostile or garbled frame of those types changes nothing.
-- On a paired link a device's Hello waits for the host to answer its challenge
-  (drivers/wire/auth.py): it is acted on, and the session replaced, only then.
-- Numbering restarts with each session: a Hello is sent at SEQ 0, and a
-  received Hello makes our next message (the HelloReply) SEQ 0 too; the first
-  message after either is SEQ 1.
-- A received Hello never loses what we had not delivered: the message in
-  flight and those queued are parked, and sent again (under new SEQs, in
-  order) right after our HelloReply, never the old session's Identity. A shoe's
-  hand formed while the host was away still reaches it, never formed twice.
-- ``keep_undelivered`` (devices): a message not acknowledged after
-  ``max_attempts`` sends is not dropped but sent again every
-  ``heartbeat_every`` seconds until the host acknowledges it or says Hello; a
-  device's events survive a link loss of any length.
-- The decode function's ``MessageError`` is NAKed with reason 2 (3 for an
-  unknown type); any other exception from it is a decoder's bug, NAKed with
-  reason 2 and reported, and the frames after it are still read.
-- Either side sends a heartbeat after ``heartbeat_every`` seconds without
-  sending; a peer heard from for ``silence_after`` seconds is reported
-  ``PeerSilent``, and ``PeerAlive`` when it is heard again.
+- Link frames: ``ACK`` (0x00, payload: acked SEQ), ``NAK`` (0x01, payload: SEQ or 0xFF when the frame was
+  unreadable, then a reason code) and ``HEARTBEAT`` (0x02, empty). They consume no sequence number and are
+  never acknowledged.
+- Message frames (type >= 0x10) are sent stop-and-wait: one in flight, the next when it is ACKed. No ACK
+  within ``retransmit_after`` seconds, or a NAK for corruption, sends it again; after ``max_attempts`` sends
+  it is dropped with ``SendFailed``. A NAK for a bad or unknown message drops it with ``Refused``.
+- A receiver ACKs each message frame it accepts, ACKs again without re-delivering a repeat of the last SEQ
+  (a lost ACK), and NAKs a frame it cannot read (reason 1) or a message it cannot decode (2) or does not
+  know (3).
+- A new session, from either side, resets duplicate detection: the peer's Hello (``hello_type``) and its
+  HelloReply (``hello_reply_type``) are accepted whatever their SEQ, and sending our own Hello forgets the
+  peer's last SEQ. A device that rebooted begins again at SEQ 0, which may be the SEQ the host accepted
+  last; without this its HelloReply was ACKed as a repeat, never delivered, and the device stayed offline.
+  Both take effect only for a frame that decodes: a hostile or garbled frame of those types changes nothing.
+- On a paired link a device's Hello waits for the host to answer its challenge (drivers/wire/auth.py): it is
+  acted on, and the session replaced, only then.
+- Numbering restarts with each session: a Hello is sent at SEQ 0, and a received Hello makes our next
+  message (the HelloReply) SEQ 0 too; the first message after either is SEQ 1.
+- A received Hello never loses what we had not delivered: the message in flight and those queued are parked,
+  and sent again (under new SEQs, in order) right after our HelloReply, never the old session's Identity. A
+  shoe's hand formed while the host was away still reaches it, never formed twice.
+- ``keep_undelivered`` (devices): a message not acknowledged after ``max_attempts`` sends is not dropped but
+  sent again every ``heartbeat_every`` seconds until the host acknowledges it or says Hello; a device's
+  events survive a link loss of any length.
+- The decode function's ``MessageError`` is NAKed with reason 2 (3 for an unknown type); any other exception
+  from it is a decoder's bug, NAKed with reason 2 and reported, and the frames after it are still read.
+- Either side sends a heartbeat after ``heartbeat_every`` seconds without sending; a peer not heard from for
+  ``silence_after`` seconds is reported ``PeerSilent``, and ``PeerAlive`` when it is heard again.
+  ``next_due`` says when ``poll`` next acts: a caller may sleep until then.
 """
 
 from __future__ import annotations
@@ -51,6 +42,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from math import inf
 from typing import Any, TypeAlias
 
 from drivers.wire.auth import HOST, NO_SESSION, STALE, Authenticator
@@ -387,14 +379,22 @@ class Link:
             return max(self.retransmit_after, self.heartbeat_every)
         return self.retransmit_after
 
+    def next_due(self) -> float:
+        """When ``poll`` next acts (inf: not before a frame is sent or heard): a resend, a heartbeat (none
+        before an authenticated link's session: it could not be sealed) or the peer's silence."""
+        beats = self.auth is None or self.auth.ready
+        return min(self._sent_at + self._retry_after if self._in_flight else inf,
+                   self._last_tx + self.heartbeat_every if beats else inf,
+                   inf if self._silent else self._last_rx + self.silence_after)
+
     def poll(self, now: float) -> tuple[list[LinkEvent], bytes]:
         events: list[LinkEvent] = []
         out = b""                   # two frames at most: no buffer to make, nothing copied when idle
-        if self._in_flight and now - self._sent_at >= self._retry_after:
+        if self._in_flight and now >= self._sent_at + self._retry_after:
             out += self._retry(now, events)
-        if now - self._last_tx >= self.heartbeat_every:
+        if now >= self._last_tx + self.heartbeat_every:
             out += self._wire(0, HEARTBEAT, b"", now)
-        if not self._silent and now - self._last_rx >= self.silence_after:
+        if not self._silent and now >= self._last_rx + self.silence_after:
             self._silent = True
             events.append(PeerSilent(round(now - self._last_rx, 3)))
         return events, out

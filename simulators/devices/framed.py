@@ -26,6 +26,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from math import inf
 from typing import Any
 
 from drivers.wire.auth import DEVICE, Authenticator
@@ -55,7 +56,7 @@ class PortDevice:
         self.clock = clock
         self.wall = wall                 # UTC seconds (a simulation's virtual clock: simulators/sim)
         self.lock = threading.RLock()
-        self.silent = False
+        self._silent = False
         self.caught = 0                  # exceptions caught and logged (the device went on)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -96,8 +97,23 @@ class PortDevice:
         log.error("simulated %s: %s failed (the device goes on): %s: %s", type(self).__name__, where,
                   type(err).__name__, err, exc_info=(type(err), err, err.__traceback__))
 
+    @property
+    def silent(self) -> bool:
+        """Answering nothing (a dead or unplugged device): a fault a test or the CLI switches."""
+        return self._silent
+
+    @silent.setter
+    def silent(self, on: bool) -> None:
+        with self.lock:                  # the device's thread sees it between two steps
+            self._silent = on
+
     def step(self, data: bytes, now: float) -> None:
         raise NotImplementedError
+
+    def next_due(self) -> float:
+        """When ``step`` with nothing read next acts (inf: not before something is read or sent): the
+        device's own timers. Before it such a step changes nothing (the simulation's loop sleeps)."""
+        return inf
 
 
 def _firmware_checksum(cls: type) -> tuple[int, ...]:
@@ -140,7 +156,7 @@ class FramedDevice(PortDevice):
         self.listeners: list[Callable[[str, Any], None]] = []
 
     def step(self, data: bytes, now: float) -> None:
-        if data and not self.silent:
+        if data and not self._silent:
             events, out = self.link.receive(data, now)
             if out:
                 self._send(out, now)
@@ -154,12 +170,19 @@ class FramedDevice(PortDevice):
                     except Exception as err:     # one bad message must not stop the device
                         self.survived(err, f"handling {type(message).__name__}")
                     self._tell("received", message)
-        if not self.silent:
+        if not self._silent:
             _, out = self.link.poll(now)
             if out:
                 self._send(out, now)
         if self._delayed:
             self._flush_delayed(now)
+
+    def next_due(self) -> float:
+        """The link's timers (none while silent: nothing is polled) and the replies held back."""
+        due = inf if self._silent else self.link.next_due()
+        for at, _ in self._delayed:
+            due = min(due, at)
+        return due
 
     def pair(self, key: bytes) -> None:
         """Give the device its pairing key: from now on every frame is authenticated."""
@@ -225,7 +248,7 @@ class FramedDevice(PortDevice):
         self.port.write(data)
 
     def _send(self, data: bytes, now: float) -> None:
-        if not data or self.silent:
+        if not data or self._silent:
             return
         if self.corrupt_next:
             self.corrupt_next -= 1

@@ -8,10 +8,19 @@ simulators/devices/ports.py's ``PtyPort`` is to a device: write, close, and ``dr
 link (``drop``) loses what is in flight both ways and is, to the driver, a read that failed.
 
 ``DriverLoop`` is drivers/device.py's ``_loop`` turned into timers: open (retried with the
-driver's backoff), the driver's ``on_open``, ``on_bytes`` for what arrives, ``on_tick`` every
-``tick`` seconds and after each arrival, a ``TransportError`` a lost connection, any other error
-one the driver ``survived``. ``DeviceLoop`` is simulators/devices/framed.py's thread: the device's
-``step`` for what arrives and on its ticks. Both run the drivers' and the devices' own code.
+driver's backoff), the driver's ``on_open``, ``on_bytes`` for what arrives, ``on_tick`` when the
+driver's ``next_due`` says a timer of its is due, a ``TransportError`` a lost connection, any other
+error one the driver ``survived``. ``DeviceLoop`` is simulators/devices/framed.py's thread: the
+device's ``step`` for what arrives and when its ``next_due`` comes. Both run the drivers' and the
+devices' own code.
+
+The loops are deadline-driven, not ticking every 0.25 s: after each run a loop plans one tick at the
+moment its driver's or device's next timer is due (a resend, a heartbeat, a silence, a Hello or a
+Snapshot asked again, ...), and before which ``on_tick`` changes nothing (tests/sim/test_deadlines.py
+holds them to it). A tick planned for later than a sooner one planned since is stale and does
+nothing. What changes a driver or device from outside its loop (the engine's commands, a player's
+chips, a fault switched) does it under the driver's or device's lock: here a ``WakingLock``, whose
+release makes the loop look at its timers again. A timer is never reached later than it is due.
 """
 
 from __future__ import annotations
@@ -19,12 +28,16 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from functools import partial
+from math import inf
 from typing import Any
 
 from drivers.transport import TransportError
 from simulators.sim.clock import VirtualClock
 
 LATENCY = (0.0005, 0.004)       # seconds a write takes to reach the other end: a serial line's spread
+# A loop whose timers are still due right after they ran (a handler failed halfway, or a bug) ticks
+# again this much later, the fixed period the loops had, rather than again and again at one moment.
+STALLED_TICK = 0.25
 
 
 class Pipe:
@@ -117,14 +130,36 @@ class DeviceEnd:
         pass
 
 
+class WakingLock:
+    """A driver's or a device's lock in the simulation: one thread, so nothing to exclude, but letting
+    it go says that something outside the loop (the engine's command, a player's chips, a fault)
+    worked on the driver or device: its timers may be due sooner, and its loop looks again."""
+
+    def __init__(self, woken: Callable[[], None]):
+        self.woken = woken
+        self._depth = 0
+
+    def __enter__(self) -> WakingLock:
+        self._depth += 1
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._depth -= 1
+        if not self._depth:
+            self.woken()
+
+
 class DriverLoop:
     """A driver's I/O thread as timers (see the header)."""
 
-    def __init__(self, driver: Any, link: MemoryLink, clock: VirtualClock, tick: float):
-        self.driver, self.clock, self.tick = driver, clock, tick
+    def __init__(self, driver: Any, link: MemoryLink, clock: VirtualClock):
+        self.driver, self.clock = driver, clock
         self.delay = driver.backoff[0]
-        self._generation = 0                # a tick chain belongs to one connection
+        self._ticket = 0                    # the tick planned last; one of a connection gone, or planned
+        self._planned = inf                 # before a sooner one, is stale and does nothing
+        self._running = False
         self.stopped = False
+        driver._lock = WakingLock(self._woken)
         link.host_bytes = self._bytes
         link.host_lost = lambda why: self._retry(TransportError(f"{driver.name}: reading {link.url} failed: {why}"),
                                                  "reading the port")
@@ -135,53 +170,83 @@ class DriverLoop:
     def stop(self) -> None:
         """The process died: nothing more runs for this driver."""
         self.stopped = True
-        self._generation += 1
+        self._forget()
+
+    def _forget(self) -> None:
+        """The tick planned is for a connection that ended: it does nothing."""
+        self._ticket += 1
+        self._planned = inf
 
     def _open(self) -> None:
         driver = self.driver
         if self.stopped or driver.connected:
             return
         try:
+            self._running = True
             driver.transport.open()
             driver.connected = True
             driver._write(driver.on_open(self.clock.now))
         except Exception as err:            # TransportError, or a handshake that failed
+            self._running = False
             self._retry(err, "opening the session")
             return
+        finally:
+            self._running = False
         self.delay = driver.backoff[0]
-        self._generation += 1
-        self._schedule_tick(self._generation)
+        self._forget()
+        self._plan(driver.next_due(self.clock.now))
 
-    def _schedule_tick(self, generation: int) -> None:
-        self.clock.after(self.tick, partial(self._tick, generation))
+    def _plan(self, due: float) -> None:
+        """A tick at ``due``, unless one is planned by then."""
+        if due < self._planned:
+            self._ticket += 1
+            self._planned = due
+            self.clock.at(due, partial(self._tick, self._ticket))
 
-    def _tick(self, generation: int) -> None:
-        if generation != self._generation or self.stopped:
-            return
-        self._run(b"")
-        if generation == self._generation and self.driver.connected:
-            self._schedule_tick(generation)
+    def _woken(self) -> None:
+        driver = self.driver
+        if not self._running and not self.stopped and driver.connected:     # after a run it plans anyway
+            self._plan(driver.next_due(self.clock.now))
+
+    def _tick(self, ticket: int) -> None:
+        if ticket == self._ticket and not self.stopped:
+            self._planned = inf
+            self._run(b"")
 
     def _bytes(self, data: bytes) -> None:
-        if self.stopped or not self.driver.connected:
-            return
-        self._run(data)
+        if not self.stopped and self.driver.connected:
+            self._run(data)
 
     def _run(self, data: bytes) -> None:
-        """What arrived (``on_bytes``), then the timers (``on_tick``), as the driver's loop runs them."""
+        """What arrived (``on_bytes``), then the timers (``on_tick``) when one is due (before, it
+        changes nothing), as the driver's loop runs them; then the next tick planned."""
         driver, now = self.driver, self.clock.now
+        ran = False
         try:
+            self._running = True
             if data:
                 driver.on_bytes(data, now)
-            driver.on_tick(now)
+            due = driver.next_due(now)
+            if due <= now:
+                ran = True
+                driver.on_tick(now)
+                due = _stalled(driver, now, driver.next_due(now))
         except TransportError as err:
+            self._running = False
             self._retry(err, "writing")
             return
         except Exception as err:            # hostile bytes or a bug: reported, and on to the next
             driver.survived(err, "handling bytes" if data else "running timers", data)
+            due = driver.next_due(now)
+            if ran and due <= now:          # the timers failed halfway: looked at again later, not at once
+                due = now + STALLED_TICK
+        finally:
+            self._running = False
         if not driver.connected:            # the driver gave the line up itself (a silent sign)
-            self._generation += 1
+            self._forget()
             self.clock.after(0.0, self._open)
+            return
+        self._plan(due)
 
     def _retry(self, err: Exception, where: str) -> None:
         """drivers/device.py ``_retry_later``: close, report, reopen after the backoff."""
@@ -190,33 +255,68 @@ class DriverLoop:
             return
         if not isinstance(err, TransportError):
             driver.survived(err, where)
-        self._generation += 1
+        self._forget()
         driver._lost(str(err) if isinstance(err, TransportError) else f"{type(err).__name__}: {err}")
         self.clock.after(self.delay, self._open)
         self.delay = min(self.delay * 2, driver.backoff[1])
 
 
 class DeviceLoop:
-    """A simulated device's thread as timers: ``step`` on what arrives and every ``tick`` seconds."""
+    """A simulated device's thread as timers: ``step`` on what arrives and when its timers are due."""
 
-    def __init__(self, device: Any, link: MemoryLink, clock: VirtualClock, tick: float | None):
-        self.device, self.clock, self.tick = device, clock, tick
-        link.device_bytes = self._bytes
+    def __init__(self, device: Any, link: MemoryLink, clock: VirtualClock):
+        self.device, self.clock = device, clock
+        self._ticket = 0
+        self._planned = inf
+        self._running = False
+        device.lock = WakingLock(self._woken)
+        link.device_bytes = self._step
 
     def start(self) -> None:
-        if self.tick is not None:
-            self.clock.after(self.tick, self._tick)
+        self._plan(self.device.next_due())
 
-    def _bytes(self, data: bytes) -> None:
-        self._step(data)
+    def _plan(self, due: float) -> None:
+        """As the driver's loop plans (``DriverLoop._plan``)."""
+        if due < self._planned:
+            self._ticket += 1
+            self._planned = due
+            self.clock.at(due, partial(self._tick, self._ticket))
 
-    def _tick(self) -> None:
-        self._step(b"")
-        assert self.tick is not None
-        self.clock.after(self.tick, self._tick)
+    def _woken(self) -> None:
+        if not self._running:
+            self._plan(self.device.next_due())
+
+    def _tick(self, ticket: int) -> None:
+        if ticket == self._ticket:
+            self._planned = inf
+            due = self.device.next_due()
+            if due <= self.clock.now:
+                self._step(b"")
+            else:
+                self._plan(due)
 
     def _step(self, data: bytes) -> None:
+        """``step``: what arrived, and the device's timers (a step runs them all)."""
+        device, now = self.device, self.clock.now
         try:
-            self.device.step(data, self.clock.now)
+            self._running = True
+            device.step(data, now)
+            due = _stalled(device, now, device.next_due())
         except Exception as err:             # the device survives anything, as on its thread
-            self.device.survived(err, "step")
+            device.survived(err, "step")
+            due = device.next_due()
+            if due <= now:                   # its timers may have failed halfway: again later, not at once
+                due = now + STALLED_TICK
+        finally:
+            self._running = False
+        self._plan(due)
+
+
+def _stalled(part: Any, now: float, due: float) -> float:
+    """``due`` of timers that ran just now, which cannot be ``now`` again: if it is (a ``next_due`` that
+    disagrees with the timers, a bug), it is reported and the timers looked at ``STALLED_TICK`` later,
+    not again and again at one moment."""
+    if due > now:
+        return due
+    part.survived(RuntimeError(f"timers due at {due} just after they ran at {now}"), "planning the timers")
+    return now + STALLED_TICK

@@ -8,8 +8,9 @@ the simulated devices of simulators/table.py, every clock the virtual one
 keys, the cards, the players and their think times, the devices' timing, the dealer's think time,
 the faults. The same seed gives the same journal, fact for fact, time for time.
 
-``run`` takes the next thing due (an engine deadline, a byte arriving, a tick, the dealer acting),
-then lets the engine handle every event that produced, one at a time, before time moves on.
+``run`` takes the next thing due (an engine deadline, a byte arriving, a driver's or a device's
+timer, the dealer acting), then lets the engine handle every event that produced, one at a time,
+before time moves on.
 ``crash`` drops the engine, drivers, journal and trail as a SIGKILL would; ``start`` opens them
 again on the same folder, as a restarted service does, and the round recovers.
 
@@ -58,9 +59,6 @@ class WorldOptions:
     # each player's seconds before its chips go down, and before its Play or fold (simulators/players.py
     # ``pace``): stacks and decisions in varied orders and times; None: every player at once
     players_think: tuple[float, float] | None = (0.1, 1.5)
-    # seconds between two runs of a driver's or a device's timers: its shortest timer (a frame resent
-    # after 0.25 s unacknowledged; heartbeats every second, silence after three)
-    tick: float = 0.25
     durable: bool = False       # the journal's synchronous=FULL and the trail's fsync (the real table's); off otherwise
     strategy: str = "optimal"
 
@@ -117,8 +115,11 @@ class World:
         self.sim.players.rng = self._stream()
         for role in ("shoe", "sensors"):
             getattr(self.sim, role).link.auth = Authenticator(self.keys[role], DEVICE, nonce=self._nonces())
-        for role, device in (("shoe", self.sim.shoe), ("sensors", self.sim.sensors), ("sign", self.sim.sign)):
-            DeviceLoop(device, self.links[role], self.clock, o.tick if role != "sign" else None).start()
+        self.device_loops = [DeviceLoop(device, self.links[role], self.clock)
+                             for role, device in (("shoe", self.sim.shoe), ("sensors", self.sim.sensors),
+                                                  ("sign", self.sim.sign))]
+        for device_loop in self.device_loops:
+            device_loop.start()
         self._think = self._stream()
         if o.players_think is not None:
             self.sim.players.pace(self.clock.after, self._stream(), bet=o.players_think, decide=o.players_think,
@@ -166,7 +167,7 @@ class World:
                                          clock=self.clock.monotonic, wall=self.clock.wall)
             if role in ("shoe", "sensors"):
                 driver.link.auth = Authenticator(self.keys[role], HOST, nonce=self._nonces())
-            self.loops.append(DriverLoop(driver, self.links[role], self.clock, self.options.tick))
+            self.loops.append(DriverLoop(driver, self.links[role], self.clock))
         # the anchors straight to the trail's writer, as controller/app/run.py has them
         self.engine = Engine(config, journal, Ports(drivers), clock=self.clock.monotonic, trail=self._anchor)
         self.engine.observers.append(self._observe)

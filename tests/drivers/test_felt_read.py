@@ -29,7 +29,7 @@ def quiet_in_the_handshake(after: float, quiet: float, until: float = 20.0) -> t
     link = MemoryLink("sensors", clock, random.Random(1))
     sensors = SimulatedSensors(link.device, positions=6, clock=clock.monotonic, wall=clock.wall)
     sensors.spots[(2, 0)] = 500
-    DeviceLoop(sensors, link, clock, 0.25).start()
+    DeviceLoop(sensors, link, clock).start()
     events: list = []
 
     def post(event: object) -> None:
@@ -38,7 +38,7 @@ def quiet_in_the_handshake(after: float, quiet: float, until: float = 20.0) -> t
             clock.after(after, lambda: setattr(sensors, "silent", True))
             clock.after(after + quiet, lambda: setattr(sensors, "silent", False))
     driver = SensorDriver("sensors", link.host, post, positions=6, clock=clock.monotonic, wall=clock.wall)
-    DriverLoop(driver, link, clock, 0.25).start()
+    DriverLoop(driver, link, clock).start()
     while clock.now < until and (due := clock.next_due()) is not None:
         clock.advance(due)
         action = clock.pop_due()
@@ -95,7 +95,7 @@ def test_an_unlock_lost_while_the_sensors_were_quiet_is_sent_again():
     clock = VirtualClock()
     link = MemoryLink("sensors", clock, random.Random(2))
     sensors = SimulatedSensors(link.device, positions=6, clock=clock.monotonic, wall=clock.wall)
-    DeviceLoop(sensors, link, clock, 0.25).start()
+    DeviceLoop(sensors, link, clock).start()
     events: list = []
     driver: SensorDriver
 
@@ -110,7 +110,7 @@ def test_an_unlock_lost_while_the_sensors_were_quiet_is_sent_again():
             driver.lock(True)                                   # between rounds: the felt locked
             clock.after(1.0, quiet_then_unlock)
     driver = SensorDriver("sensors", link.host, post, positions=6, clock=clock.monotonic, wall=clock.wall)
-    DriverLoop(driver, link, clock, 0.25).start()
+    DriverLoop(driver, link, clock).start()
     while clock.now < 20 and (due := clock.next_due()) is not None:
         clock.advance(due)
         action = clock.pop_due()
