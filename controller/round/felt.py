@@ -73,6 +73,8 @@ class Felt:
         self._locks: Locks | None = None            # what the sensors were last told is locked; None: not known
         self._faults: dict[Key, str] = {}           # spots whose sensor reports a fault, until they read again
         self._story = BettingStory(clerk)          # the betting as it happened, for the wagers record
+        self._sensed_changes = 0                    # readings changed so far (keys ``by_position``)
+        self._by_position: tuple[tuple, dict[int, tuple]] | None = None
 
     # --- what lies on the felt --------------------------------------------------------------
 
@@ -92,6 +94,21 @@ class Felt:
                 else:
                     reading.pop(key, None)
         return reading
+
+    def by_position(self) -> dict[int, tuple[tuple[str, int | None], ...]]:
+        """``readings()`` by position, each its (spot, value) pairs: the snapshot asks at every event
+        (about 45 a round) and the felt changes at about half of them, so it is worked out again only
+        when a reading or an override in effect changed."""
+        rnd = self._clerk.round
+        overriding = rnd is not None and rnd.overrides and self._clerk.state in ("betting", "decisions")
+        key = (self._sensed_changes, tuple(rnd.overrides.items()) if overriding and rnd is not None else None)
+        kept = self._by_position
+        if kept is None or kept[0] != key:
+            grouped: dict[int, list[tuple[str, int | None]]] = {}
+            for (position, spot), value in self.readings().items():
+                grouped.setdefault(position, []).append((spot, value))
+            kept = self._by_position = (key, {p: tuple(pairs) for p, pairs in grouped.items()})
+        return kept[1]
 
     def wagers(self) -> dict[int, dict[str, int]]:
         wagers: dict[int, dict[str, int]] = {}
@@ -236,6 +253,7 @@ class Felt:
             self._sensed.pop(key, None)
         else:
             self._sensed[key] = e.value
+        self._sensed_changes += 1
         self._clerk.log.debug("device.spot", round=self._clerk.round_id, state=self._clerk.state,
                               position=e.position, spot=e.spot, change=e.change, value=e.value)
         meaning = procedure.FELT_CHANGES.get(self._clerk.round_state)

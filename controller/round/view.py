@@ -208,7 +208,7 @@ def build_snapshot(table: Table, lines_of: SettlementLines, memo: PositionMemo |
     revealed = state in ("settling", "complete") or void
     standing = table.clerk.standing_alerts()
     problems = table.felt.problems() if state == "betting" else {}
-    readings = table.felt.readings()
+    felt_at = table.felt.by_position()
     positions = []
     aside = set_aside(table)
     stays = table.config.preset.side_bets_stay_after_fold
@@ -221,10 +221,7 @@ def build_snapshot(table: Table, lines_of: SettlementLines, memo: PositionMemo |
     for a in standing:
         if a.get("position") is not None and _standing(a, rnd):
             alerts_at.setdefault(a["position"], []).append(a["message"])
-    # each position's readings, problems and overrides, sorted out in one pass over each (not one per position)
-    felt_at: dict[int, list] = {}
-    for key_, value in readings.items():
-        felt_at.setdefault(key_[0], []).append((key_[1], value))
+    # each position's problems and overrides, sorted out in one pass over each (not one per position)
     flags_at: dict[int, list] = {}
     for key_, why in problems.items():
         flags_at.setdefault(key_[0], []).append((key_[1], why))
@@ -233,19 +230,21 @@ def build_snapshot(table: Table, lines_of: SettlementLines, memo: PositionMemo |
         for key_, amount in rnd.overrides.items():
             overrides_at.setdefault(key_[0], []).append((key_[1], amount))
     partner = table.pairs.partner
+    # the round's own data by position, looked up once here rather than once per position
+    wagers, hands, decisions, paid = (rnd.wagers, rnd.hands, rnd.decisions, rnd.paid) if rnd else ({}, {}, {}, {})
     # a round recovered under a smaller layout still shows the positions it owes (its settlement)
-    for p in sorted({*range(1, table.config.positions + 1), *(rnd.wagers if rnd else ())}):
+    for p in sorted({*range(1, table.config.positions + 1), *wagers}):
         felt, flags, overrides = felt_at.get(p, ()), flags_at.get(p, ()), overrides_at.get(p, ())
-        key = (inputs, tuple(felt), tuple(flags), p in aside, partner(p), alerts_at.get(p), to_return.get(p),
-               p in waiting, (rnd.wagers.get(p), rnd.hands.get(p), rnd.decisions.get(p), rnd.paid.get(p),
-                              tuple(overrides)) if rnd else None)
+        key = (inputs, felt, tuple(flags), p in aside, partner(p), alerts_at.get(p), to_return.get(p),
+               p in waiting, (wagers.get(p), hands.get(p), decisions.get(p), paid.get(p), tuple(overrides))
+               if rnd else None)
         kept = memo.get(p, key) if memo is not None else None
         if kept is not None:
             positions.append(kept)
             continue
         entry = {
             "position": p,
-            "felt": {name: readings[(p, name)] for _, name in SPOT_NAMES if (p, name) in readings},
+            "felt": _felt_entry(felt),
             "overrides": dict(overrides),
             "flags": dict(flags),
             "wagers": rnd.wagers.get(p, {}) if rnd else {},
@@ -311,6 +310,12 @@ def build_snapshot(table: Table, lines_of: SettlementLines, memo: PositionMemo |
         "alerts": standing,
         "shift": table.shift.view(),
     }
+
+
+def _felt_entry(felt: tuple[tuple[str, int | None], ...]) -> dict[str, int | None]:
+    """A position's readings as the snapshot shows them: by spot, in the layout's order."""
+    read = dict(felt)
+    return {name: read[name] for _, name in SPOT_NAMES if name in read}
 
 
 def _offered(table: Table, action: str) -> bool:

@@ -1,7 +1,8 @@
 """A snapshot drawn with the positions it kept (controller/round/view.py ``PositionMemo``) is the one drawn
 anew: every moment of whole rounds (betting, overrides, refused stacks, alerts, folds, settlement, a
 misdeal and a void) is drawn both ways on the engine's thread and compared; and an unread moment is
-drawn before the next event changes the table (controller/publisher.py)."""
+drawn before the next event changes the table (controller/publisher.py). The felt's readings grouped by
+position, which both ways read, are checked against the readings at each moment too."""
 
 from __future__ import annotations
 
@@ -22,6 +23,10 @@ def checked(tmp_path, preset: str = "sheet-004") -> tuple[Bench, list[int]]:
         anew = build_snapshot(bench.engine.table, SettlementLines())
         anew["halted"], anew["version"] = bench.engine.halted, snap["version"]
         assert snap == anew, f"moment {snap['version']} ({snap['state']}) differs from the one drawn anew"
+        felt, grouped = bench.engine.table.felt, {}               # the felt's kept grouping is its readings now
+        for (position, spot), value in felt.readings().items():
+            grouped.setdefault(position, []).append((spot, value))
+        assert felt.by_position() == {p: tuple(pairs) for p, pairs in grouped.items()}, snap["version"]
         compared.append(snap["version"])
     bench.engine.observers.append(same_as_anew)
     bench.devices_up()
