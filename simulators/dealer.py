@@ -48,6 +48,7 @@ class ScriptedDealer:
         self.done = threading.Event()
         self._tried: set = set()            # what was asked in this round (forgotten when the next opens)
         self._tried_round: int | None = None
+        self._offline: frozenset[str] = frozenset()     # the devices last seen not answering
 
     def forget(self) -> None:
         """The table restarted (or the link to it was lost): what was asked may never have been done,
@@ -60,6 +61,13 @@ class ScriptedDealer:
             self._tried, self._tried_round = set(), round_id
         if state == "held":                 # a fold asked for while held was refused: ask again after
             self._tried = {key for key in self._tried if key[0] != "fold"}
+        offline = frozenset(role for role, d in snap["devices"].items() if not d["online"])
+        if offline - self._offline:
+            # a device dropped: what was asked meanwhile may have been refused for it, and once it is
+            # back the table looks as it did before, so the dealer asks again, as a person would (seed
+            # 100207: Open betting refused while the shoe was away, never asked again: stuck 10 minutes)
+            self._tried = set()
+        self._offline = offline
         if state in ("complete", "void") and round_id is not None and (round_id, state) != self._last_finished:
             self._last_finished = (round_id, state)
             self.finished += 1

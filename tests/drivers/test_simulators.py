@@ -175,6 +175,29 @@ def test_the_scripted_dealer_opens_betting_once_the_sign_has_answered(tmp_path):
     assert board.super6_closed() is None and dealer_sees(ready())
 
 
+def test_the_scripted_dealer_asks_again_once_a_device_that_dropped_is_back():
+    """Open betting asked, then refused while the shoe was away; back, the table looks as it did when it
+    was first asked. The dealer asks again, as a person would; before, it had asked that already and
+    waited: seed 100207 of the million-round campaign stood 10 virtual minutes at "Round complete"."""
+    from simulators.dealer import ScriptedDealer
+    submitted: list[str] = []
+    players = Players(load_preset("sheet-002"), Recorder(), Recorder())
+    dealer = ScriptedDealer(lambda action, **args: submitted.append(action), players)
+
+    def complete(shoe_online: bool) -> dict:
+        return {"state": "complete", "round": 45, "prompt": ["Round complete", "Open betting"], "positions": [],
+                "holds": [], "jackpots": {}, "jackpot": {"super6_closed": None, "won": []},
+                "devices": {"shoe": {"online": shoe_online, "detail": "online" if shoe_online else "silent"},
+                            "sensors": {"online": True, "detail": "online"}}}
+    dealer.observe(complete(True))
+    dealer.observe(complete(True))                           # nothing new: asked once
+    assert submitted == ["open_betting"]
+    dealer.observe(complete(False))                          # asked again, refused: "waiting for the shoe"
+    asked = len(submitted)
+    dealer.observe(complete(True))                           # back: as when first asked, but asked again
+    assert len(submitted) == asked + 1 and submitted[-1] == "open_betting"
+
+
 # --- faults the lab asks for never crash the simulator ---------------------------------------------
 
 def _players_with_a_bet(strategy="optimal"):
