@@ -314,6 +314,8 @@ class Engine:
                                                           f"{command_words(event.command)}: {event.reason}"))
             if event.device == "sign":
                 table.on_sign_failed(f"the sign did not take {event.command}: {event.reason}")
+            else:
+                table.on_command_failed(event.device, event.command)
         elif isinstance(event, FLOOR_EVENTS):
             event.deliver(table, self.log)
         elif isinstance(event, PageAlert):

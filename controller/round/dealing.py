@@ -167,6 +167,19 @@ class Dealing:
         elif clerk.state in ("betting", "closed") and rnd and not rnd.deck_checked:
             clerk.emit(CheckDeck())             # the check asked before the link was lost: ask again
 
+    def command_failed(self, command: str) -> None:
+        """A command the shoe never acknowledged (a shoe quiet for less than the link's silence timeout
+        is never offline, so no return asks again): the shuffle or deck check the round still waits for
+        is asked again. Before, the round waited "Shoe shuffling" until a supervisor voided it (the
+        million-round campaign, seed 100177 round 486)."""
+        clerk, rnd = self._clerk, self._clerk.round
+        if rnd is None:
+            return
+        if command == "Shuffle" and clerk.state == "betting" and not rnd.shuffled:
+            clerk.emit(Shuffle(rnd.deck))
+        elif command == "DeckCheck" and clerk.state in ("betting", "closed") and not rnd.deck_checked:
+            clerk.emit(CheckDeck())
+
     def held(self) -> None:
         self._clerk.cancel(HAND_TIMER)
 

@@ -160,6 +160,11 @@ class Table:
         """The sensors' snapshot of every spot is in: the felt is read (its SpotChanged came first)."""
         self.links.reported(role)
 
+    def on_command_failed(self, role: str, command: str) -> None:
+        """A device never acknowledged a command: what the round still waits for is asked again."""
+        if role == "shoe":
+            self.dealing.command_failed(command)
+
     def on_offline(self, role: str, reason: str) -> None:
         self.links.went_offline(role, reason)
         if role == "sign":

@@ -5,7 +5,7 @@ state in place of three flags). A clerk on a journal in memory; no engine, no sh
 from __future__ import annotations
 
 from controller.round.dealing import HAND_TIMER, Dealing, RestartCount, card_problem
-from controller.round.ports import AskShoeStatus, DealHand, Shuffle
+from controller.round.ports import AskShoeStatus, CheckDeck, DealHand, Shuffle
 from controller.rules.cards import parse_cards
 from drivers.events import HandDealt, ShoeCount, ShoeJam
 from tests.round.parts import Desk, table_config
@@ -92,6 +92,21 @@ def test_the_shoe_back_is_asked_its_status_and_the_shuffle_it_may_have_lost():
     desk.clerk.fact("opened", preset="sheet-004", deck=2, jackpots={})
     Dealing(desk.clerk, desk.holds, CONFIG).shoe_back()
     assert desk.commands() == [AskShoeStatus(), Shuffle(2)]
+
+
+def test_a_shuffle_or_deck_check_the_shoe_never_acknowledged_is_asked_again_while_the_round_waits():
+    """A shoe quiet for under the silence timeout drops the command and is never offline, so no return
+    asks again: the round stood at "Shoe shuffling" until voided (the million-round campaign)."""
+    desk = Desk("betting", round_id=1)
+    desk.clerk.fact("opened", preset="sheet-004", deck=2, jackpots={})
+    dealing = Dealing(desk.clerk, desk.holds, CONFIG)
+    dealing.command_failed("Shuffle")
+    dealing.command_failed("DeliverHand")                    # not one the round waits for between hands
+    assert desk.commands() == [Shuffle(2)]
+    desk.clerk.fact("shuffled", deck=2, count=52)
+    dealing.command_failed("Shuffle")                       # shuffled meanwhile: nothing to ask
+    dealing.command_failed("DeckCheck")
+    assert desk.commands() == [CheckDeck()]
 
 
 def test_a_hand_is_three_readable_cards_of_the_deck_in_play_none_seen_before():

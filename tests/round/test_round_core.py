@@ -335,3 +335,17 @@ def test_sensors_that_reconnect_between_rounds_are_locked_whole_until_betting_op
         locks = [(args, kwargs) for m, args, kwargs, _ in bench.ports.sensors.calls[calls:] if m == "lock"]
         assert locks == [((True,), {"position": None, "spots": None})], bench.state
         bench.post(FeltRead("sensors"))     # their snapshot of every spot (drivers/sensors.py)
+
+
+def test_a_shuffle_the_shoe_never_acknowledged_is_sent_again_and_the_round_goes_on(tmp_path):
+    """The shoe's driver gives a Shuffle up after four unacknowledged attempts (CommandFailed) while the
+    shoe stays online: the engine has the round ask again, and the shuffle that then comes is the round's."""
+    from drivers.events import CommandFailed
+    bench = ready(tmp_path)
+    bench.done("open_betting")
+    asked = len(bench.ports.shoe.asked("shuffle"))
+    bench.post(CommandFailed("shoe", "Shuffle", "no acknowledgement after 4 attempts"))
+    assert len(bench.ports.shoe.asked("shuffle")) == asked + 1
+    assert any("not taking the command" in a["message"] for a in bench.snap["alerts"])
+    bench.shuffled()
+    assert bench.table.open_round.shuffled and bench.table.open_round.deck_checked
