@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from controller.round import machine as procedure
 from controller.round.clerk import Clerk, Holds
+from controller.round.locks import Key, Locks, lock_commands
 from controller.round.ports import Lamp, LockSpots, SetLamp
 from controller.round.story import BettingStory
 from controller.rules.spots import BET_SPOTS, SPOT_NAMES, Spot, label, spot_named
@@ -34,31 +35,6 @@ if TYPE_CHECKING:
 
 SENSOR_DEBOUNCE = 0.5               # seconds a stack may vanish before it counts as removed
 REMOVED_TIMER = "removed"           # timer "removed <position> <spot>": a stack gone after the debounce
-
-Key = tuple[int, str]
-Locks = frozenset[Key]              # the spots locked
-
-
-def lock_commands(before: Locks, after: Locks, positions: int) -> list[LockSpots]:
-    """The fewest Lock commands that take the sensors from ``before`` to ``after``: a spot that
-    keeps its lock is not sent again; a change on every spot of the table, or on the same spots of
-    every position, is one command."""
-    everything = frozenset((p, name) for p in range(1, positions + 1) for _, name in SPOT_NAMES)
-    out: list[LockSpots] = []
-    for locked, keys in ((True, after - before), (False, before - after)):
-        if not keys:
-            continue
-        if keys == everything:
-            out.append(LockSpots(locked))
-            continue
-        by_position = {p: tuple(s for s, name in SPOT_NAMES if (p, name) in keys) for p in range(1, positions + 1)}
-        by_position = {p: spots for p, spots in by_position.items() if spots}
-        if len(by_position) == positions and len(set(by_position.values())) == 1:
-            out.append(LockSpots(locked, None, by_position[1]))
-        else:
-            out += [LockSpots(locked, p, spots) for p, spots in sorted(by_position.items())]
-    return out
-
 
 class Felt:
     def __init__(self, clerk: Clerk, holds: Holds, config: TableConfig, preset: Preset,

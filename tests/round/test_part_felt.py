@@ -4,7 +4,8 @@ journal in memory and a Super 6 that is open or closed as the test says; no engi
 
 from __future__ import annotations
 
-from controller.round.felt import Felt, lock_commands
+from controller.round.felt import Felt
+from controller.round.locks import lock_commands
 from controller.round.ports import Lamp, LockSpots, SetLamp
 from controller.rules.spots import Spot
 from drivers.events import SpotChanged, SpotFault
