@@ -149,14 +149,38 @@ class WakingLock:
             self.woken()
 
 
+class TickPlan:
+    """A loop's next tick, at the soonest moment asked for: a tick planned before a sooner one, or
+    forgotten (its connection ended), is stale and does nothing when its moment comes."""
+
+    def __init__(self, clock: VirtualClock, tick: Callable[[], None]):
+        self.clock, self._tick = clock, tick
+        self._ticket = 0                    # the tick planned last
+        self.planned = inf                  # its moment (inf: none)
+
+    def plan(self, due: float) -> None:
+        if due < self.planned:
+            self._ticket += 1
+            self.planned = due
+            self.clock.at(due, partial(self._due, self._ticket))
+
+    def forget(self) -> None:
+        self._ticket += 1
+        self.planned = inf
+
+    def _due(self, ticket: int) -> None:
+        if ticket == self._ticket:
+            self.planned = inf
+            self._tick()
+
+
 class DriverLoop:
     """A driver's I/O thread as timers (see the header)."""
 
     def __init__(self, driver: Any, link: MemoryLink, clock: VirtualClock):
         self.driver, self.clock = driver, clock
         self.delay = driver.backoff[0]
-        self._ticket = 0                    # the tick planned last; one of a connection gone, or planned
-        self._planned = inf                 # before a sooner one, is stale and does nothing
+        self.ticks = TickPlan(clock, self._tick)
         self._running = False
         self.stopped = False
         driver._lock = WakingLock(self._woken)
@@ -174,8 +198,7 @@ class DriverLoop:
 
     def _forget(self) -> None:
         """The tick planned is for a connection that ended: it does nothing."""
-        self._ticket += 1
-        self._planned = inf
+        self.ticks.forget()
 
     def _open(self) -> None:
         driver = self.driver
@@ -198,19 +221,15 @@ class DriverLoop:
 
     def _plan(self, due: float) -> None:
         """A tick at ``due``, unless one is planned by then."""
-        if due < self._planned:
-            self._ticket += 1
-            self._planned = due
-            self.clock.at(due, partial(self._tick, self._ticket))
+        self.ticks.plan(due)
 
     def _woken(self) -> None:
         driver = self.driver
         if not self._running and not self.stopped and driver.connected:     # after a run it plans anyway
             self._plan(driver.next_due(self.clock.now))
 
-    def _tick(self, ticket: int) -> None:
-        if ticket == self._ticket and not self.stopped:
-            self._planned = inf
+    def _tick(self) -> None:
+        if not self.stopped:
             self._run(b"")
 
     def _bytes(self, data: bytes) -> None:
@@ -266,8 +285,7 @@ class DeviceLoop:
 
     def __init__(self, device: Any, link: MemoryLink, clock: VirtualClock):
         self.device, self.clock = device, clock
-        self._ticket = 0
-        self._planned = inf
+        self.ticks = TickPlan(clock, self._tick)
         self._running = False
         device.lock = WakingLock(self._woken)
         link.device_bytes = self._step
@@ -276,24 +294,18 @@ class DeviceLoop:
         self._plan(self.device.next_due())
 
     def _plan(self, due: float) -> None:
-        """As the driver's loop plans (``DriverLoop._plan``)."""
-        if due < self._planned:
-            self._ticket += 1
-            self._planned = due
-            self.clock.at(due, partial(self._tick, self._ticket))
+        self.ticks.plan(due)
 
     def _woken(self) -> None:
         if not self._running:
             self._plan(self.device.next_due())
 
-    def _tick(self, ticket: int) -> None:
-        if ticket == self._ticket:
-            self._planned = inf
-            due = self.device.next_due()
-            if due <= self.clock.now:
-                self._step(b"")
-            else:
-                self._plan(due)
+    def _tick(self) -> None:
+        due = self.device.next_due()
+        if due <= self.clock.now:
+            self._step(b"")
+        else:
+            self._plan(due)
 
     def _step(self, data: bytes) -> None:
         """``step``: what arrived, and the device's timers (a step runs them all)."""

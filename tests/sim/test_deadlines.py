@@ -116,13 +116,13 @@ class Checks:
             if loop.stopped or not driver.connected:
                 continue                        # no timers run while the port is closed; it reopens
             due = driver.next_due(now)
-            assert loop._planned <= due, (type(driver).__name__, now, loop._planned, due)
+            assert loop.ticks.planned <= due, (type(driver).__name__, now, loop.ticks.planned, due)
             if probe:
                 self.probed[type(driver).__name__] += probe_driver(driver, now, self.rng)
         for device_loop in world.device_loops:
             device = device_loop.device
             due = device.next_due()
-            assert device_loop._planned <= due, (type(device).__name__, now, device_loop._planned, due)
+            assert device_loop.ticks.planned <= due, (type(device).__name__, now, device_loop.ticks.planned, due)
             if probe:
                 self.probed[type(device).__name__] += probe_device(device, now, self.rng)
 

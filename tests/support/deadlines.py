@@ -166,8 +166,9 @@ class Rig:
     def check(self) -> None:
         now, driver, device = self.clock.now, self.driver, self.device
         if driver.connected and not self.loop.stopped:
-            assert self.loop._planned <= driver.next_due(now), (now, self.loop._planned, driver.next_due(now))
-        assert self.device_loop._planned <= device.next_due(), (now, self.device_loop._planned, device.next_due())
+            assert self.loop.ticks.planned <= driver.next_due(now), (now, self.loop.ticks.planned, driver.next_due(now))
+        planned = self.device_loop.ticks.planned
+        assert planned <= device.next_due(), (now, planned, device.next_due())
         if self.probe_share and self.rng.random() < self.probe_share:
             self.probed += probe_device(device, now, self.rng)
             if driver.connected:
