@@ -292,7 +292,7 @@ def build_snapshot(table: Table, lines_of: SettlementLines, memo: PositionMemo |
         "dealer": {
             "dealt": bool(rnd and DEALER in rnd.hands),
             # arranged from the highest card to the lowest, as the dealer lays it out (sheet 000)
-            "cards": _show(rnd.hands[DEALER] if void else tuple(sorted(rnd.hands[DEALER], reverse=True)))
+            "cards": _show(rnd.hands[DEALER] if void else sorted(rnd.hands[DEALER], reverse=True))
             if rnd and DEALER in rnd.hands and revealed else None,
             "hand": _hand(rnd.hands[DEALER]) if rnd and DEALER in rnd.hands and revealed and not void else None,
             "announcement": rnd.settlement["announcement"] if rnd and rnd.settlement else None,
