@@ -213,8 +213,9 @@ def build_snapshot(table: Table, lines_of: SettlementLines, memo: PositionMemo |
     aside = set_aside(table)
     stays = table.config.preset.side_bets_stay_after_fold
     to_return = returns(rnd)
-    # what a position's entry is made of besides its own data: one look each, not one per position
-    inputs = (state, rnd.id if rnd else None, rnd.void_reason if rnd else None,
+    # what a position's entry is made of besides its own data: one look each, not one per position.
+    # The state counts only as whether hands are shown: betting to collecting draws no entry anew
+    inputs = (revealed, rnd.id if rnd else None, rnd.void_reason if rnd else None,
               rnd.settlement if rnd else None, rnd.hands.get(DEALER) if rnd else None)
     waiting = rnd.floor_waiting if rnd else set()
     alerts_at: dict[int, list[str]] = {}
