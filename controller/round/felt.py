@@ -24,6 +24,7 @@ from controller.round import machine as procedure
 from controller.round.clerk import Clerk, Holds
 from controller.round.locks import Key, Locks, lock_commands
 from controller.round.ports import Lamp, LockSpots, SetLamp
+from controller.round.stacks import stack_problem
 from controller.round.story import BettingStory
 from controller.rules.spots import BET_SPOTS, SPOT_NAMES, Spot, label, spot_named
 from controller.rules.words import money
@@ -51,6 +52,7 @@ class Felt:
         self._story = BettingStory(clerk)          # the betting as it happened, for the wagers record
         self._sensed_changes = 0                    # readings changed so far (keys ``by_position``)
         self._by_position: tuple[tuple, dict[int, tuple]] | None = None
+        self._problems: tuple[tuple, dict[Key, str]] | None = None       # kept with what it was made of
 
     # --- what lies on the felt --------------------------------------------------------------
 
@@ -75,9 +77,7 @@ class Felt:
         """``readings()`` by position, each its (spot, value) pairs: the snapshot asks at every event
         (about 45 a round) and the felt changes at about half of them, so it is worked out again only
         when a reading or an override in effect changed."""
-        rnd = self._clerk.round
-        overriding = rnd is not None and rnd.overrides and self._clerk.state in ("betting", "decisions")
-        key = (self._sensed_changes, tuple(rnd.overrides.items()) if overriding and rnd is not None else None)
+        key = self._readings_key()
         kept = self._by_position
         if kept is None or kept[0] != key:
             grouped: dict[int, list[tuple[str, int | None]]] = {}
@@ -85,6 +85,12 @@ class Felt:
                 grouped.setdefault(position, []).append((spot, value))
             kept = self._by_position = (key, {p: tuple(pairs) for p, pairs in grouped.items()})
         return kept[1]
+
+    def _readings_key(self) -> tuple:
+        """What ``readings()`` is made of, in short: the sensors' changes so far, the overrides in effect."""
+        rnd = self._clerk.round
+        overriding = rnd is not None and rnd.overrides and self._clerk.state in ("betting", "decisions")
+        return (self._sensed_changes, tuple(rnd.overrides.items()) if overriding and rnd is not None else None)
 
     def wagers(self) -> dict[int, dict[str, int]]:
         wagers: dict[int, dict[str, int]] = {}
@@ -98,9 +104,19 @@ class Felt:
         return {str(p): {s.value: w.get(s, 0) for s in BET_SPOTS} for p, w in sorted(self.wagers().items())}
 
     def problems(self) -> dict[Key, str]:
-        """Spots whose chips cannot be accepted as they lie, with the reason."""
+        """Spots whose chips cannot be accepted as they lie, with the reason. Asked at every snapshot
+        while betting and at every reading: worked out again only when the readings, the faults, the
+        overrides or Super 6's closing changed. Callers read it, never change it."""
+        rnd, super6_closed = self._clerk.round, self._super6_closed()
+        key = (self._readings_key(), super6_closed, tuple(self._faults.items()),
+               tuple(rnd.overrides) if self._faults and rnd is not None else None)
+        kept = self._problems
+        if kept is None or kept[0] != key:
+            kept = self._problems = (key, self.problems_now(super6_closed))
+        return kept[1]
+
+    def problems_now(self, super6_closed: str | None) -> dict[Key, str]:
         problems = {}
-        super6_closed = self._super6_closed()
         for (position, spot), value in self.readings().items():
             problems_here = self.stack_problem(spot, value, super6_closed)
             if problems_here:
@@ -114,24 +130,7 @@ class Felt:
 
     def stack_problem(self, spot: str, value: int | None, super6_closed: str | None) -> str | None:
         """Why a stack of ``value`` on ``spot`` cannot be accepted as a wager; None when it can."""
-        if spot == Spot.PLAY:
-            return "the Play spot stays empty until the cards are seen"
-        if value is None:
-            return "chips seen but the sensor cannot read their value"
-        if not self._preset.offers(spot):
-            return f"{label(spot)} is not offered at this table"
-        limit = self._preset.limits[spot]
-        if value < limit.min:
-            return f"{money(value)} is below the {money(limit.min)} minimum"
-        if value > limit.max:
-            return f"{money(value)} is above the {money(limit.max)} maximum"
-        if spot == Spot.SUPER6 and super6_closed:
-            return f"Super 6 closed: {super6_closed}"
-        sizes_offered = self._preset.super6 or {}
-        if spot == Spot.SUPER6 and value not in sizes_offered:
-            sizes = " or ".join(money(b) for b in sorted(sizes_offered))
-            return f"{money(value)} is not a Super 6 bet size ({sizes})"
-        return None
+        return stack_problem(self._preset, spot, value, super6_closed)
 
     # --- lamps and locks --------------------------------------------------------------------
 

@@ -2,7 +2,8 @@
 anew: every moment of whole rounds (betting, overrides, refused stacks, alerts, folds, settlement, a
 misdeal and a void) is drawn both ways on the engine's thread and compared; and an unread moment is
 drawn before the next event changes the table (controller/publisher.py). The felt's readings grouped by
-position, which both ways read, are checked against the readings at each moment too."""
+position, which both ways read, and the stacks it cannot accept (kept while their inputs are the same) are
+checked against the readings at each moment too."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ def checked(tmp_path, preset: str = "sheet-004") -> tuple[Bench, list[int]]:
         for (position, spot), value in felt.readings().items():
             grouped.setdefault(position, []).append((spot, value))
         assert felt.by_position() == {p: tuple(pairs) for p, pairs in grouped.items()}, snap["version"]
+        assert felt.problems() == felt.problems_now(bench.engine.table.jackpots.super6_closed()), snap["version"]
         compared.append(snap["version"])
     bench.engine.observers.append(same_as_anew)
     bench.devices_up()
@@ -38,8 +40,9 @@ def test_every_moment_of_rounds_is_the_one_drawn_anew(tmp_path):
     bench.open_and_bet(BETS)
     bench.place(2, "ante", 7)                                   # a stack the table cannot accept: flagged
     bench.remove(2, "ante")
+    bench.place(4, "ante", None)                                # chips the sensor cannot read: flagged
     bench.act("override_wager", role="supervisor", who="Sam", position=4, spot="ante", amount=500,
-              reason="sensor unread")
+              reason="sensor unread")                           # and the supervisor's reading takes it
     bench.act("call_supervisor", reason="a question")
     bench.deal(*HANDS[:2], "5c 5d 9h", *HANDS[2:])
     bench.decide({1: True, 3: False, 4: True, 5: True})
@@ -54,6 +57,7 @@ def test_every_moment_of_rounds_is_the_one_drawn_anew(tmp_path):
     bench.deliver("As Kd 2c")                                   # the ace of spades twice: a misdeal
     assert bench.state == "void"
     bench.post(SpotFault("sensors", 2, "ante", "blocked"))      # a position's alert between rounds
+    bench.post(SpotFault("sensors", 3, "pair_plus", "dirty"))   # and a second fault beside it
     assert any("Position 2" in m for m in bench.snap["positions"][1]["problems"])
     assert len(compared) > 40 and compared == sorted(set(compared))
 

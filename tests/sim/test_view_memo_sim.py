@@ -33,6 +33,8 @@ def test_every_simulated_moment_is_the_one_drawn_anew(tmp_path, monkeypatch, pre
             anew = build_snapshot(engine.table, SettlementLines())
             anew["halted"], anew["version"] = engine.halted, snap["version"]
             assert snap == anew, f"moment {snap['version']} ({snap['state']}) differs from the one drawn anew"
+            felt = engine.table.felt
+            assert felt.problems() == felt.problems_now(engine.table.jackpots.super6_closed()), snap["version"]
             compared.append(snap["state"])
         world.observers.append(same_as_anew)
 
