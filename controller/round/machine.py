@@ -203,13 +203,20 @@ def _triggers_by_state() -> dict[str, frozenset[str]]:
 TRIGGERS = _triggers_by_state()
 
 
-def available_actions(state: str) -> list[str]:
-    """The dealer's and supervisor's actions that exist in ``state`` (their conditions are checked
-    when touched)."""
+def _actions_in(state: str) -> tuple[str, ...]:
     triggers = TRIGGERS[state]
     table = ["call_supervisor"] + (["reset_meters", "set_jackpots", *SHIFT_ACTIONS] if state in BETWEEN_ROUNDS
                                    else [])
-    return [a for a in DEALER_ACTIONS if a in triggers] + table
+    return (*[a for a in DEALER_ACTIONS if a in triggers], *table)
+
+
+ACTIONS = {state: _actions_in(state) for state in TRIGGERS}     # read once: every snapshot asks
+
+
+def available_actions(state: str) -> list[str]:
+    """The dealer's and supervisor's actions that exist in ``state`` (their conditions are checked
+    when touched)."""
+    return list(ACTIONS[state])
 
 
 def mermaid() -> str:

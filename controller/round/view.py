@@ -98,8 +98,8 @@ def set_aside(table: Table) -> list[int]:
     """Folded positions whose cards stay on the layout, set aside face down, until their 6 Card Bonus
     and Super 6 (which stay in action after a fold) are settled with the dealer's cards."""
     rnd = table.round
-    if rnd is None or rnd.void_reason is not None or rnd.complete \
-            or not table.config.preset.side_bets_stay_after_fold:
+    if rnd is None or not rnd.decisions or rnd.void_reason is not None or rnd.complete \
+            or not table.config.preset.side_bets_stay_after_fold:         # (no decision made: no fold)
         return []
     return [p for p in rnd.folds if p not in rnd.paid
             and (rnd.wagers[p].get(Spot.SIX_CARD_BONUS) or rnd.wagers[p].get(Spot.SUPER6))]
@@ -288,7 +288,7 @@ def build_snapshot(table: Table, lines_of: SettlementLines, memo: PositionMemo |
         "state": state,
         "round": rnd.id if rnd else None,
         "prompt": _betting(table, problems) if state == "betting" else prompt(table),
-        "actions": [a for a in procedure.available_actions(state) if _offered(table, a)],
+        "actions": [a for a in procedure.ACTIONS[state] if _offered(table, a)],
         "positions": positions,
         "dealer": {
             "dealt": bool(rnd and DEALER in rnd.hands),
