@@ -46,7 +46,7 @@ from controller.publisher import Publisher
 from controller.round import machine as procedure
 from controller.round.ports import Command, Ports
 from controller.round.table import Table
-from controller.round.view import PositionMemo, SettlementLines, build_snapshot
+from controller.round.view import DrawMemo, SettlementLines, build_snapshot
 from controller.rules.words import command_words, device_says
 from controller.store.behind import standing as standing_behind
 from controller.store.journal import JournalError
@@ -94,7 +94,7 @@ class Engine:
         self._trail = EngineTrail(journal, self.log, trail, console_debug=console_debug)
         self.table = Table(config, journal, schedule=self.timers.schedule, cancel=self.timers.cancel)
         self._trail.after("start", None, self.table)     # the start-up's own facts (self-check, recovery)
-        self._lines, self._memo = SettlementLines(), PositionMemo()
+        self._lines, self._memo = SettlementLines(), DrawMemo()
         self.publisher = Publisher(self._draw, self._ask_to_draw, clock=clock)
         self.observers: list[Callable[[dict], None]] = self.publisher.observers    # each moment's snapshot
         self.latency = self.publisher.latency   # a device event's post to its moment's publication

@@ -58,6 +58,7 @@ class Clerk:
         self.refusal = ""
         self._commands: list[Command] = []
         self._alerts: deque[dict[str, Any]] = deque(maxlen=ALERTS_SHOWN)
+        self.alerted = 0                            # alerts shown so far (the snapshot keeps its list by it)
 
     # --- the round --------------------------------------------------------------------------
 
@@ -114,11 +115,13 @@ class Clerk:
             at, round_id = self.journal.table_event("alert", entry), None
             self.log.warning("table.alert", round=rnd.id if rnd else None, state=self.state, **entry)
         self._alerts.append({**entry, "round": round_id, "at": at})
+        self.alerted += 1
 
     def show(self, kind: str, message: str, at: str) -> None:
         """Show the dealer what is journaled otherwise (a table event of its own, journaled ``at``),
         between rounds."""
         self._alerts.append({"kind": kind, "position": None, "message": message, "round": None, "at": at})
+        self.alerted += 1
 
     def standing_alerts(self) -> list[dict[str, Any]]:
         """The alerts that concern the table now: the open round's, and the table's own since the
@@ -152,16 +155,20 @@ class Holds:
     def __init__(self, clerk: Clerk) -> None:
         self._clerk = clerk
         self._reasons: dict[str, str] = {}
+        self.changes = 0                            # holds set or cleared so far (the snapshot's key)
 
     def set(self, key: str, reason: str | None) -> None:
         """Something that stops the round (a device lost, jammed or open), or its end (None)."""
         clerk = self._clerk
         if reason is None:
-            if self._reasons.pop(key, None) and clerk.state == "held":
+            cleared = self._reasons.pop(key, None)
+            self.changes += cleared is not None
+            if cleared and clerk.state == "held":
                 clerk.log.info("table.hold_cleared", round=clerk.round_id, state=clerk.state, hold=key)
             return
         if key not in self._reasons:
             self._reasons[key] = reason
+            self.changes += 1
             if clerk.state in procedure.HOLDABLE or clerk.state == "held":
                 clerk.alert("hold", f"Round held: {reason}")
 

@@ -86,6 +86,8 @@ class Round:
     times: dict[str, str] = field(default_factory=dict)
     # ``active`` as worked out from ``wagers`` (that very dict: the wagers record replaces it whole)
     _active: tuple[dict, list[int]] | None = field(default=None, init=False, repr=False, compare=False)
+    # records applied so far: what the snapshot drew from the round is kept while this is the same
+    changes: int = field(default=0, init=False, repr=False, compare=False)
 
     # --- derived --------------------------------------------------------------------
 
@@ -158,6 +160,7 @@ class Round:
         if at:
             self.times.setdefault(kind, at)
             self.times[f"last_{kind}"] = at
+        self.changes += 1
 
     def _on_opened(self, d):
         self.preset, self.deck = d["preset"], d["deck"]

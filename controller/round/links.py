@@ -41,9 +41,11 @@ class DeviceLinks:
         self._detail = {role: NOT_CONNECTED_YET for role in roles}
         self._identity: dict[str, dict[str, Any]] = {}     # role -> its last connect's Identity
         self._awaited = set(FIRST_REPORT) & set(roles)      # its first report since it connected not yet in
+        self.changes = 0                    # what ``view`` shows changed so many times (the snapshot's key)
 
     def came_online(self, role: str, info: dict[str, Any]) -> None:
         clerk = self._clerk
+        self.changes += 1
         self._online[role] = True
         self._detail[role] = "online"
         if role in FIRST_REPORT:
@@ -66,6 +68,7 @@ class DeviceLinks:
         """The device's first report since it connected is in (the sensors' reading of every spot)."""
         if role in self._awaited:
             self._awaited.discard(role)
+            self.changes += 1
             if self._online.get(role):
                 self._detail[role] = "online"
             self._clerk.log.info("device.reported", device=role, state=self._clerk.state, round=self._clerk.round_id)
@@ -78,6 +81,7 @@ class DeviceLinks:
         """Told at once; the hold it puts on the round comes with ``hold_while_away``, once the
         parts have reacted (a sign lost closes Super 6 first)."""
         self._online[role] = False
+        self.changes += 1
         if role in FIRST_REPORT:
             self._awaited.add(role)
         self._detail[role] = reason

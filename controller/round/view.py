@@ -6,14 +6,14 @@ dealer's hand, the devices, holds, jackpots and alerts, each asked of the part
 of the table that owns it (controller/round/table.py). It is built on the
 engine's thread when a reader asks for the moment (controller/publisher.py) and never changed once
 published: a position whose inputs did not change keeps the entry dict of the snapshot before
-(``PositionMemo``), so consecutive snapshots may share it; readers never change what they read.
+(``DrawMemo``), so consecutive snapshots may share it; readers never change what they read.
 Player hands stay hidden until the dealer's hand is revealed (the dealer must not see what the
 players hold while they decide).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import Any
 
@@ -64,16 +64,23 @@ def seat_words(seat: dict, side_bets_stay: bool = True) -> dict[str, Any]:
             "to_pay": to_pay, "to_take": to_take, "collected": collected}
 
 
-class PositionMemo:
-    """Each position's entry as last drawn and what it was drawn from. A snapshot is drawn about 35
-    times a round and most events change one position (a stack read, a hand, a decision) or none:
-    a position whose inputs are the same keeps its entry dict. The inputs are everything the entry
-    is made of: the state, the round, its settlement and the dealer's hand, and the position's own
-    readings, problems, alerts, returns, pairing, wagers, cards, decision and payment. One per
-    engine (tests/round/test_view_memo.py draws every moment both ways and compares them)."""
+class DrawMemo:
+    """What the snapshot keeps from one drawing to the next; one per engine (tests/round/test_view_memo.py
+    and tests/sim/test_view_memo_sim.py draw every moment both ways and compare them). A snapshot is
+    drawn at every event, about 45 a round, and most events change the felt at one position and nothing
+    else. So:
+
+    - each position's entry is kept with everything it is made of (the round's settlement and the
+      dealer's hand, whether hands are shown, and the position's own readings, problems, alerts,
+      returns, pairing, wagers, cards, decision and payment), and drawn again when one of them changed;
+    - the table's own parts of the snapshot are kept with what they read, the change counters of the
+      parts that own it included: the round's (``Round.changes``, one more at each record applied),
+      the alerts (``Clerk.alerted``), the holds (``Holds.changes``), the devices (``DeviceLinks.changes``).
+    """
 
     def __init__(self) -> None:
         self._entries: dict[int, tuple[tuple, dict[str, Any]]] = {}
+        self._parts: dict[str, tuple[tuple, Any]] = {}
 
     def get(self, position: int, key: tuple) -> dict[str, Any] | None:
         kept = self._entries.get(position)
@@ -82,38 +89,80 @@ class PositionMemo:
     def put(self, position: int, key: tuple, entry: dict[str, Any]) -> None:
         self._entries[position] = (key, entry)
 
+    def part(self, name: str, key: tuple, draw: Callable[[], Any]) -> Any:
+        kept = self._parts.get(name)
+        if kept is None or kept[0] != key:
+            kept = self._parts[name] = (key, draw())
+        return kept[1]
 
-def build_snapshot(table: Table, lines_of: SettlementLines, memo: PositionMemo | None = None) -> dict[str, Any]:
-    """``lines_of`` keeps each settlement's pay lines, ``memo`` each position's entry (one per engine;
-    without it every entry is drawn anew)."""
-    rnd = table.round
-    state = table.state
+
+def _anew(name: str, key: tuple, draw: Callable[[], Any]) -> Any:
+    return draw()
+
+
+def _round_part(table: Table, rnd: Round | None, state: str) -> dict[str, Any]:
+    """What the snapshot reads of the round (and the state) alone, once per change of either."""
     void = rnd is not None and rnd.void_reason is not None
     revealed = state in ("settling", "complete") or void
+    overrides_at: dict[int, list] = {}
+    if rnd and state == "betting":
+        for (position, spot), amount in rnd.overrides.items():
+            overrides_at.setdefault(position, []).append((spot, amount))
+    return {
+        "void": void, "revealed": revealed, "aside": set_aside(table), "to_return": returns(rnd),
+        "waiting": rnd.floor_waiting if rnd else set(), "overrides_at": overrides_at,
+        # what a position's entry is made of besides its own data. The state counts only as whether
+        # hands are shown: betting to collecting draws no entry anew
+        "inputs": (revealed, rnd.id if rnd else None, rnd.void_reason if rnd else None,
+                   rnd.settlement if rnd else None, rnd.hands.get(DEALER) if rnd else None),
+        "dealer": {
+            "dealt": bool(rnd and DEALER in rnd.hands),
+            # arranged from the highest card to the lowest, as the dealer lays it out (sheet 000)
+            "cards": _show(rnd.hands[DEALER] if void else sorted(rnd.hands[DEALER], reverse=True))
+            if rnd and DEALER in rnd.hands and revealed else None,
+            "hand": _hand(rnd.hands[DEALER]) if rnd and DEALER in rnd.hands and revealed and not void else None,
+            "announcement": rnd.settlement["announcement"] if rnd and rnd.settlement else None,
+            "qualifies": rnd.settlement.get("dealer_qualifies") if rnd and rnd.settlement else None,
+        },
+        "settlement_order": rnd.settlement_order if rnd else [],
+        "next_to_pay": rnd.next_to_pay if rnd and state == "settling" else None,
+    }
+
+
+def _alerts_part(table: Table, rnd: Round | None) -> tuple[list[dict[str, Any]], dict[int, list[str]]]:
+    """The alerts standing, and those of each position, once per alert or round record."""
     standing = table.clerk.standing_alerts()
-    problems = table.felt.problems() if state == "betting" else {}
-    felt_at = table.felt.by_position()
-    positions = []
-    aside = set_aside(table)
-    stays = table.config.preset.side_bets_stay_after_fold
-    to_return = returns(rnd)
-    # what a position's entry is made of besides its own data: one look each, not one per position.
-    # The state counts only as whether hands are shown: betting to collecting draws no entry anew
-    inputs = (revealed, rnd.id if rnd else None, rnd.void_reason if rnd else None,
-              rnd.settlement if rnd else None, rnd.hands.get(DEALER) if rnd else None)
-    waiting = rnd.floor_waiting if rnd else set()
-    alerts_at: dict[int, list[str]] = {}
+    at: dict[int, list[str]] = {}
     for a in standing:
         if a.get("position") is not None and still_standing(a, rnd):
-            alerts_at.setdefault(a["position"], []).append(a["message"])
-    # each position's problems and overrides, sorted out in one pass over each (not one per position)
+            at.setdefault(a["position"], []).append(a["message"])
+    return standing, at
+
+
+def build_snapshot(table: Table, lines_of: SettlementLines, memo: DrawMemo | None = None) -> dict[str, Any]:
+    """``lines_of`` keeps each settlement's pay lines, ``memo`` what the last snapshot was drawn from
+    (one per engine; without it everything is drawn anew)."""
+    rnd = table.round
+    state = table.state
+    part = memo.part if memo is not None else _anew
+    changes = rnd.changes if rnd is not None else 0
+    of_round = part("round", (rnd, changes, state), lambda: _round_part(table, rnd, state))
+    void, revealed, aside = of_round["void"], of_round["revealed"], of_round["aside"]
+    to_return, waiting, inputs = of_round["to_return"], of_round["waiting"], of_round["inputs"]
+    overrides_at = of_round["overrides_at"]
+    standing, alerts_at = part("alerts", (table.clerk.alerted, rnd, changes), lambda: _alerts_part(table, rnd))
+    problems = table.felt.problems() if state == "betting" else {}
+    holds = table.holds.changes
+    said = part("prompt", (state, rnd, changes, problems, holds, table.shift.name,
+                           table.refusal if state == "starting" else None),
+                lambda: betting_prompt(table, problems) if state == "betting" else prompt(table))
+    felt_at = table.felt.by_position()
+    positions = []
+    stays = table.config.preset.side_bets_stay_after_fold
+    # each position's problems, sorted out in one pass (not one per position)
     flags_at: dict[int, list] = {}
     for key_, why in problems.items():
         flags_at.setdefault(key_[0], []).append((key_[1], why))
-    overrides_at: dict[int, list] = {}
-    if rnd and state == "betting":
-        for key_, amount in rnd.overrides.items():
-            overrides_at.setdefault(key_[0], []).append((key_[1], amount))
     partner = table.pairs.partner
     # the round's own data by position, looked up once here rather than once per position
     wagers, hands, decisions, paid = (rnd.wagers, rnd.hands, rnd.decisions, rnd.paid) if rnd else ({}, {}, {}, {})
@@ -171,23 +220,15 @@ def build_snapshot(table: Table, lines_of: SettlementLines, memo: PositionMemo |
         "preset": table.config.preset.name,
         "state": state,
         "round": rnd.id if rnd else None,
-        "prompt": betting_prompt(table, problems) if state == "betting" else prompt(table),
+        "prompt": said,
         "actions": [a for a in procedure.ACTIONS[state] if _offered(table, a)],
         "positions": positions,
-        "dealer": {
-            "dealt": bool(rnd and DEALER in rnd.hands),
-            # arranged from the highest card to the lowest, as the dealer lays it out (sheet 000)
-            "cards": _show(rnd.hands[DEALER] if void else sorted(rnd.hands[DEALER], reverse=True))
-            if rnd and DEALER in rnd.hands and revealed else None,
-            "hand": _hand(rnd.hands[DEALER]) if rnd and DEALER in rnd.hands and revealed and not void else None,
-            "announcement": rnd.settlement["announcement"] if rnd and rnd.settlement else None,
-            "qualifies": rnd.settlement.get("dealer_qualifies") if rnd and rnd.settlement else None,
-        },
-        "settlement_order": rnd.settlement_order if rnd else [],
-        "next_to_pay": rnd.next_to_pay if rnd and state == "settling" else None,
+        "dealer": of_round["dealer"],
+        "settlement_order": of_round["settlement_order"],
+        "next_to_pay": of_round["next_to_pay"],
         "void_reason": rnd.void_reason if rnd else None,
-        "devices": table.links.view(),
-        "holds": table.holds.reasons(),
+        "devices": part("devices", (table.links.changes, holds), table.links.view),
+        "holds": part("holds", (holds,), table.holds.reasons),
         "jackpots": table.jackpots.values(),
         "jackpot": table.jackpots.view(),
         "jackpot_pending": table.jackpots.pending_hits(),

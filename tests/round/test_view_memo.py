@@ -1,14 +1,15 @@
-"""A snapshot drawn with the positions it kept (controller/round/view.py ``PositionMemo``) is the one drawn
-anew: every moment of whole rounds (betting, overrides, refused stacks, alerts, folds, settlement, a
-misdeal and a void) is drawn both ways on the engine's thread and compared; and an unread moment is
-drawn before the next event changes the table (controller/publisher.py). The felt's readings grouped by
-position, which both ways read, and the stacks it cannot accept (kept while their inputs are the same) are
-checked against the readings at each moment too."""
+"""A snapshot drawn with what it kept (controller/round/view.py ``DrawMemo``: each position's entry, and
+the table's own parts with the change counters of the parts they read) is the one drawn anew: every
+moment of whole rounds (betting, overrides, refused stacks, alerts, holds, folds, settlement, a misdeal
+and a void) is drawn both ways on the engine's thread and compared; and an unread moment is drawn
+before the next event changes the table (controller/publisher.py). The felt's readings grouped by
+position, which both ways read, and the stacks it cannot accept (kept while their inputs are the same)
+are checked against the readings at each moment too."""
 
 from __future__ import annotations
 
 from controller.round.view import SettlementLines, build_snapshot
-from drivers.events import SpotFault
+from drivers.events import ShoeDoor, ShoeJam, SpotFault
 from tests.round.bench import Bench
 
 BETS = {1: {"ante": 1000, "pair_plus": 500, "six_card_bonus": 500}, 3: {"ante": 500, "six_card_bonus": 500},
@@ -45,6 +46,10 @@ def test_every_moment_of_rounds_is_the_one_drawn_anew(tmp_path):
               reason="sensor unread")                           # and the supervisor's reading takes it
     bench.act("call_supervisor", reason="a question")
     bench.deal(*HANDS[:2], "5c 5d 9h", *HANDS[2:])
+    bench.post(ShoeJam("shoe", True, "card stuck", 3), ShoeDoor("shoe", True))     # held twice over
+    bench.post(ShoeDoor("shoe", False))                                             # one hold cleared
+    assert bench.state == "held" and len(bench.snap["holds"]) == 1
+    bench.post(ShoeJam("shoe", False, "", 0))
     bench.decide({1: True, 3: False, 4: True, 5: True})
     bench.settle()
     assert bench.state == "complete"
