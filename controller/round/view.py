@@ -108,9 +108,17 @@ def _round_part(table: Table, rnd: Round | None, state: str) -> dict[str, Any]:
     if rnd and state == "betting":
         for (position, spot), amount in rnd.overrides.items():
             overrides_at.setdefault(position, []).append((spot, amount))
+    wagers, hands, decisions, paid = (rnd.wagers, rnd.hands, rnd.decisions, rnd.paid) if rnd else ({}, {}, {}, {})
+    aside, to_return, waiting = set_aside(table), returns(rnd), rnd.floor_waiting if rnd else set()
+    # a round recovered under a smaller layout still shows the positions it owes (its settlement)
+    seats = sorted({*range(1, table.config.positions + 1), *wagers})
     return {
-        "void": void, "revealed": revealed, "aside": set_aside(table), "to_return": returns(rnd),
-        "waiting": rnd.floor_waiting if rnd else set(), "overrides_at": overrides_at,
+        "void": void, "revealed": revealed, "aside": aside, "to_return": to_return, "waiting": waiting,
+        "overrides_at": overrides_at, "seats": seats,
+        # what each position's entry is made of of the round, for its key
+        "rows": {p: (p in aside, to_return.get(p), p in waiting,
+                     (wagers.get(p), hands.get(p), decisions.get(p), paid.get(p), tuple(overrides_at.get(p, ())))
+                     if rnd else None) for p in seats},
         # what a position's entry is made of besides its own data. The state counts only as whether
         # hands are shown: betting to collecting draws no entry anew
         "inputs": (revealed, rnd.id if rnd else None, rnd.void_reason if rnd else None,
@@ -159,23 +167,16 @@ def build_snapshot(table: Table, lines_of: SettlementLines, memo: DrawMemo | Non
     felt_at = table.felt.by_position()
     positions = []
     stays = table.config.preset.side_bets_stay_after_fold
-    # each position's problems, sorted out in one pass (not one per position)
-    flags_at: dict[int, list] = {}
-    for key_, why in problems.items():
-        flags_at.setdefault(key_[0], []).append((key_[1], why))
-    partner = table.pairs.partner
-    # the round's own data by position, looked up once here rather than once per position
-    wagers, hands, decisions, paid = (rnd.wagers, rnd.hands, rnd.decisions, rnd.paid) if rnd else ({}, {}, {}, {})
-    # a round recovered under a smaller layout still shows the positions it owes (its settlement)
-    for p in sorted({*range(1, table.config.positions + 1), *wagers}):
-        felt, flags, overrides = felt_at.get(p, ()), flags_at.get(p, ()), overrides_at.get(p, ())
-        key = (inputs, felt, tuple(flags), p in aside, partner(p), alerts_at.get(p), to_return.get(p),
-               p in waiting, (wagers.get(p), hands.get(p), decisions.get(p), paid.get(p), tuple(overrides))
-               if rnd else None)
+    flags_at = part("flags", (problems,), lambda: _flags_by_position(problems))
+    partner, rows = table.pairs.partner, of_round["rows"]
+    for p in of_round["seats"]:
+        felt, flags = felt_at.get(p, ()), flags_at.get(p, ())
+        key = (inputs, felt, flags, partner(p), alerts_at.get(p), rows[p])
         kept = memo.get(p, key) if memo is not None else None
         if kept is not None:
             positions.append(kept)
             continue
+        overrides = overrides_at.get(p, ())
         entry = {
             "position": p,
             "felt": _felt_entry(felt),
@@ -236,6 +237,14 @@ def build_snapshot(table: Table, lines_of: SettlementLines, memo: DrawMemo | Non
         "alerts": standing,
         "shift": table.shift.view(),
     }
+
+
+def _flags_by_position(problems: dict[tuple[int, str], str]) -> dict[int, tuple[tuple[str, str], ...]]:
+    """Each position's problems, sorted out in one pass (not one per position)."""
+    grouped: dict[int, list[tuple[str, str]]] = {}
+    for (position, spot), why in problems.items():
+        grouped.setdefault(position, []).append((spot, why))
+    return {position: tuple(pairs) for position, pairs in grouped.items()}
 
 
 def _felt_entry(felt: tuple[tuple[str, int | None], ...]) -> dict[str, int | None]:

@@ -9,7 +9,7 @@ are checked against the readings at each moment too."""
 from __future__ import annotations
 
 from controller.round.view import SettlementLines, build_snapshot
-from drivers.events import ShoeDoor, ShoeJam, SpotFault
+from drivers.events import CommandFailed, ShoeDoor, ShoeJam, SpotFault
 from tests.round.bench import Bench
 
 BETS = {1: {"ante": 1000, "pair_plus": 500, "six_card_bonus": 500}, 3: {"ante": 500, "six_card_bonus": 500},
@@ -44,6 +44,14 @@ def test_every_moment_of_rounds_is_the_one_drawn_anew(tmp_path):
     bench.place(4, "ante", None)                                # chips the sensor cannot read: flagged
     bench.act("override_wager", role="supervisor", who="Sam", position=4, spot="ante", amount=500,
               reason="sensor unread")                           # and the supervisor's reading takes it
+    bench.act("override_wager", role="supervisor", who="Sam", position=1, spot="ante", amount=1000,
+              reason="counted")                                 # a reading confirmed: the felt the same
+    bench.post(SpotFault("sensors", 6, "ante", "blocked"))      # a spot that cannot be read: flagged
+    bench.place(6, "ante", 500)                                 # and read again
+    bench.remove(6, "ante")
+    bench.place(2, "super6", 500)                               # flagged, and then for another reason:
+    bench.post(CommandFailed("sign", "show", "no answer"))      # Super 6 closes (the felt the same)
+    bench.remove(2, "super6")
     bench.act("call_supervisor", reason="a question")
     bench.deal(*HANDS[:2], "5c 5d 9h", *HANDS[2:])
     bench.post(ShoeJam("shoe", True, "card stuck", 3), ShoeDoor("shoe", True))     # held twice over
