@@ -83,8 +83,19 @@ class DrawMemo:
         self._parts: dict[str, tuple[tuple, Any]] = {}
 
     def get(self, position: int, key: tuple) -> dict[str, Any] | None:
+        """The position's entry drawn from ``key``: the one kept; or, where only the readings (the key's
+        second term) changed, as in most of betting, the one kept with the readings drawn anew; or None."""
         kept = self._entries.get(position)
-        return kept[1] if kept is not None and kept[0] == key else None
+        if kept is None:
+            return None
+        before, entry = kept
+        if before == key:
+            return entry
+        if before[0] == key[0] and before[2:] == key[2:]:
+            entry = dict(entry, felt=_felt_entry(key[1]))
+            self._entries[position] = (key, entry)
+            return entry
+        return None
 
     def put(self, position: int, key: tuple, entry: dict[str, Any]) -> None:
         self._entries[position] = (key, entry)
@@ -171,7 +182,7 @@ def build_snapshot(table: Table, lines_of: SettlementLines, memo: DrawMemo | Non
     partner, rows = table.pairs.partner, of_round["rows"]
     for p in of_round["seats"]:
         felt, flags = felt_at.get(p, ()), flags_at.get(p, ())
-        key = (inputs, felt, flags, partner(p), alerts_at.get(p), rows[p])
+        key = (inputs, felt, flags, partner(p), alerts_at.get(p), rows[p])      # the readings second: see get
         kept = memo.get(p, key) if memo is not None else None
         if kept is not None:
             positions.append(kept)
