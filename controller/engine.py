@@ -86,7 +86,9 @@ class Engine:
         self.halted: str | None = None      # the journal cannot be written: nothing more is done
         self._halted_on_record = False      # halted by a finding kept in the journal: alive, on purpose
         self._verdict: Verdict | None = None    # the current action's, told once it is journaled
-        self.queue: queue.Queue = queue.Queue()     # (posted, event): posted by ``post`` alone
+        # (posted, event): posted by ``post`` alone. A SimpleQueue (C, no Python lock and condition at each
+        # put, get and the emptiness asked at every step): the engine needs nothing more of a queue
+        self.queue: queue.SimpleQueue = queue.SimpleQueue()
         self._dirty = False                     # handled since the last moment was published
         self.timers = Deadlines(clock)
         self._handling: Any = None              # the event being handled (a halt answers it)
