@@ -49,6 +49,8 @@ class ScriptedDealer:
         self._tried: set = set()            # what was asked in this round (forgotten when the next opens)
         self._tried_round: int | None = None
         self._offline: frozenset[str] = frozenset()     # the devices last seen not answering
+        self._devices: dict | None = None               # the last snapshot's devices, and who was offline in it
+        self._offline_now: frozenset[str] = frozenset()
 
     def forget(self) -> None:
         """The table restarted (or the link to it was lost): what was asked may never have been done,
@@ -61,7 +63,11 @@ class ScriptedDealer:
             self._tried, self._tried_round = set(), round_id
         if state == "held":                 # a fold asked for while held was refused: ask again after
             self._tried = {key for key in self._tried if key[0] != "fold"}
-        offline = frozenset(role for role, d in snap["devices"].items() if not d["online"])
+        devices = snap["devices"]
+        if devices is not self._devices:    # the table's snapshots share it while no device changes
+            self._devices = devices
+            self._offline_now = frozenset(role for role, d in devices.items() if not d["online"])
+        offline = self._offline_now
         if offline - self._offline:
             # a device dropped: what was asked meanwhile may have been refused for it, and once it is
             # back the table looks as it did before, so the dealer asks again, as a person would (seed
