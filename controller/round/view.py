@@ -233,7 +233,9 @@ def build_snapshot(table: Table, lines_of: SettlementLines, memo: DrawMemo | Non
         "state": state,
         "round": rnd.id if rnd else None,
         "prompt": said,
-        "actions": [a for a in procedure.ACTIONS[state] if _offered(table, a)],
+        # what is offered beyond the state's actions changes with who is signed in (the rest is the table's)
+        "actions": part("actions", (state, table.shift.name),
+                        lambda: [a for a in procedure.ACTIONS[state] if _offered(table, a)]),
         "positions": positions,
         "dealer": of_round["dealer"],
         "settlement_order": of_round["settlement_order"],
