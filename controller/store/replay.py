@@ -26,9 +26,16 @@ from controller.rules.words import money
 from controller.store.journal import Journal
 from controller.store.recall import recall_round
 
+# The table's own facts while the round was open: by time, and, since a millisecond holds several
+# facts, by the chain (the order they were journaled in) at either end: a jackpot posted in the very
+# millisecond the round completed, after it, is not the round's (a journal older than the chain has
+# only the times to go by)
 FACTS_OF_ROUND = ("SELECT chain, at, kind, data, 1 FROM records WHERE round_id = :round "
                   "UNION ALL SELECT chain, at, kind, data, 0 FROM table_events "
-                  "WHERE at >= :opened AND (:closed IS NULL OR at <= :closed) ORDER BY 1")
+                  "WHERE at >= :opened AND (:closed IS NULL OR at <= :closed) AND (chain IS NULL "
+                  "OR (SELECT MIN(chain) FROM records WHERE round_id = :round) IS NULL "
+                  "OR (chain > (SELECT MIN(chain) FROM records WHERE round_id = :round) AND (:closed IS NULL "
+                  "OR chain < (SELECT MAX(chain) FROM records WHERE round_id = :round)))) ORDER BY 1")
 
 
 def _hand(d: dict[str, Any]) -> str:
