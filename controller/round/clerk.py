@@ -162,7 +162,7 @@ class Holds:
         clerk = self._clerk
         if reason is None:
             cleared = self._reasons.pop(key, None)
-            self.changes += cleared is not None
+            self.changes += int(cleared is not None)
             if cleared and clerk.state == "held":
                 clerk.log.info("table.hold_cleared", round=clerk.round_id, state=clerk.state, hold=key)
             return

@@ -156,11 +156,11 @@ class Round:
         handler = getattr(self, f"_on_{kind}", None)
         if handler is None:
             raise ValueError(f"journal record kind {kind!r} unknown")
+        self.changes += 1                   # first: a handler that fails halfway may have changed the round
         handler(data)
         if at:
             self.times.setdefault(kind, at)
             self.times[f"last_{kind}"] = at
-        self.changes += 1
 
     def _on_opened(self, d):
         self.preset, self.deck = d["preset"], d["deck"]

@@ -1,18 +1,19 @@
 """The felt: what lies on each spot, what may be accepted, and what a change means now.
 
-Owns the sensors' picture of the chips (with a supervisor's override in
-place of an unreadable reading during betting), the spots whose sensor
-reports a fault, the check of each stack against the table's limits and
-offers, the spot lamps that show the dealer a stack that cannot be accepted,
-the spots' locks (each change told to the sensors once: the felt keeps what
-they were told, as it does for the lamps, and tells them all again only after
-they reconnect), and the meaning of a change on the felt in each state
-(``machine.FELT_CHANGES``): a wager being made while betting is open, past
-posting once the spots are locked, and the Play chips that make a position's
-decision. It asks the clerk (controller/round/clerk.py) for the round and the
-state, and the jackpot board (controller/store/jackpot.py), through the
-``super6_closed`` it is given, whether Super 6 takes wagers; the jackpot desk
-tells it when that changes. Nothing else reads its state.
+Owns the sensors' picture of the chips (with a supervisor's override in place
+of an unreadable reading during betting), the spots whose sensor reports a
+fault, which stacks cannot be accepted now (each checked against the table's
+limits and offers by controller/round/stacks.py), the spot lamps that show the
+dealer a stack that cannot be accepted, the spots' locks (each change told to
+the sensors once: the felt keeps what they were told, as it does for the
+lamps, and tells them all again only after they reconnect), and the meaning of
+a change on the felt in each state (``machine.FELT_CHANGES``): a wager being
+made while betting is open, past posting once the spots are locked, and the
+Play chips that make a position's decision. It asks the clerk
+(controller/round/clerk.py) for the round and the state, and the jackpot board
+(controller/store/jackpot.py), through the ``super6_closed`` it is given,
+whether Super 6 takes wagers; the jackpot desk tells it when that changes.
+Nothing else reads its state.
 """
 
 from __future__ import annotations

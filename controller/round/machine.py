@@ -3,8 +3,9 @@
 Owns what may happen when. Every dealer touch, device fact and automatic
 step is a trigger listed here; a trigger not listed for the current state is
 refused, and one whose conditions fail is refused with the reason the
-condition left (``Clerk.refusal``). The dealer page offers exactly the
-triggers ``available_actions`` returns. The conditions are answered by
+condition left (``Clerk.refusal``). The dealer page offers the actions of
+each state (``ACTIONS``, ``available_actions``), less those the table does not
+offer now (controller/round/view.py). The conditions are answered by
 controller/round/conditions.py, the records a transition journals and the
 actions inside a state by controller/round/records.py, what entering a state
 asks of the devices by the model (controller/round/table.py); each stays

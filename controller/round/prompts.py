@@ -65,15 +65,6 @@ def returns(rnd: Round | None) -> dict[int, list[str]]:
     return out
 
 
-CORRECTED = ("play_amount", "unread_spot")      # a Play's problem that ends when the Play is made
-
-
-def still_standing(alert: dict, rnd: Round | None) -> bool:
-    """Whether an alert at a position still shows there: a Play of the wrong amount, or unread,
-    made right (the position played) is no longer a problem."""
-    return not (rnd and alert["kind"] in CORRECTED and rnd.decisions.get(alert["position"]) is True)
-
-
 def set_aside(table: Table) -> list[int]:
     """Folded positions whose cards stay on the layout, set aside face down, until their 6 Card Bonus
     and Super 6 (which stay in action after a fold) are settled with the dealer's cards."""

@@ -1,12 +1,13 @@
 """What readers may see of the table: one plain, JSON-ready dict per published moment.
 
-Owns the view the dealer's page, the autoplay dealer and tests read: the prompt
-(controller/round/prompts.py), the settlement's pay lines, the positions, the
-dealer's hand, the devices, holds, jackpots and alerts, each asked of the part
-of the table that owns it (controller/round/table.py). It is built on the
-engine's thread when a reader asks for the moment (controller/publisher.py) and never changed once
-published: a position whose inputs did not change keeps the entry dict of the snapshot before
-(``DrawMemo``), so consecutive snapshots may share it; readers never change what they read.
+Owns the view the dealer's page, the autoplay dealer and tests read, put together from what the
+parts of the table say (controller/round/table.py): the prompt (controller/round/prompts.py's words),
+the settlement's pay lines, the positions, the dealer's hand, the devices, holds, jackpots and the
+alerts standing at each position. It is built on the engine's thread when a reader asks for the moment
+(controller/publisher.py) and never changed once published: what did not change since the last
+moment (a position's entry, the prompt, the actions, the devices, the holds, the alerts, the dealer's
+hand, the settlement's order) is the very object of the snapshot before (``DrawMemo``), so snapshots
+share them; readers never change what they read.
 Player hands stay hidden until the dealer's hand is revealed (the dealer must not see what the
 players hold while they decide).
 """
@@ -19,7 +20,7 @@ from typing import Any
 
 from controller.round import machine as procedure
 from controller.round.facts import DEALER, Round
-from controller.round.prompts import betting_prompt, prompt, returns, set_aside, still_standing
+from controller.round.prompts import betting_prompt, prompt, returns, set_aside
 from controller.round.table import Table
 from controller.rules.cards import card_text
 from controller.rules.hand3 import score3
@@ -53,7 +54,7 @@ class SettlementLines:
         words = self._words.get(seat["seat"])
         if words is None:
             words = self._words[seat["seat"]] = seat_words(seat, side_bets_stay)
-        return dict(words, lines=list(words["lines"]))     # each snapshot its own: readers never share one
+        return dict(words, lines=list(words["lines"]))     # each entry drawn its own: it puts its lines together
 
 
 def seat_words(seat: dict, side_bets_stay: bool = True) -> dict[str, Any]:
@@ -70,9 +71,11 @@ class DrawMemo:
     drawn at every event, about 45 a round, and most events change the felt at one position and nothing
     else. So:
 
-    - each position's entry is kept with everything it is made of (the round's settlement and the
-      dealer's hand, whether hands are shown, and the position's own readings, problems, alerts,
-      returns, pairing, wagers, cards, decision and payment), and drawn again when one of them changed;
+    - each position's entry is kept with everything it is made of (the round, its void reason, its
+      settlement and the dealer's hand, whether hands are shown; and the position's own readings,
+      problems, alerts, pairing, and its share of the round: wagers, cards, decision, payment,
+      overrides, chips to hand back, hand set aside, linked hit waiting for the floor), and drawn again
+      when one of them changed (the readings alone: only they are drawn again);
     - the table's own parts of the snapshot are kept with what they read, the change counters of the
       parts that own it included: the round's (``Round.changes``, one more at each record applied),
       the alerts (``Clerk.alerted``), the holds (``Holds.changes``), the devices (``DeviceLinks.changes``).
@@ -146,6 +149,15 @@ def _round_part(table: Table, rnd: Round | None, state: str) -> dict[str, Any]:
         "settlement_order": rnd.settlement_order if rnd else [],
         "next_to_pay": rnd.next_to_pay if rnd and state == "settling" else None,
     }
+
+
+CORRECTED = ("play_amount", "unread_spot")      # a Play's problem that ends when the Play is made
+
+
+def still_standing(alert: dict, rnd: Round | None) -> bool:
+    """Whether an alert at a position still shows there: a Play of the wrong amount, or unread,
+    made right (the position played) is no longer a problem."""
+    return not (rnd and alert["kind"] in CORRECTED and rnd.decisions.get(alert["position"]) is True)
 
 
 def _alerts_part(table: Table, rnd: Round | None) -> tuple[list[dict[str, Any]], dict[int, list[str]]]:

@@ -1,7 +1,8 @@
 """The round core's side of a linked Super 6 jackpot (docs/floor-jackpot.md), without a floor: the
 forwarder's events (the link, the floor's levels, the answers to claims) posted to the real engine
 by hand on the bench. What a hit journals and when it is paid, locks and when they are taken,
-new values taken between rounds only."""
+new values taken between rounds only. Every moment is also drawn anew and compared with the one the
+snapshot's memo kept."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from controller.app.config import parse_config
 from controller.engine import Engine
 from controller.engine_events import FloorJackpots, FloorLink, JackpotClaimed, JournalBehindFloor
 from controller.page.i18n import Words
+from controller.round.view import SettlementLines, build_snapshot
 from controller.store.journal import Journal
 from drivers.events import SignShowing
 from tests.round.bench import Bench, FakeClock, FakePorts
@@ -29,6 +31,14 @@ class LinkedBench(Bench):
         self.clock = FakeClock()
         self.engine = Engine(self.config, self.journal, self.ports, clock=self.clock)
         self.table = self.engine.table
+        self.engine.observers.append(self._same_as_anew)
+
+    def _same_as_anew(self, snap: dict) -> None:
+        """Every moment as kept by the snapshot's memo is the one drawn anew (tests/round/test_view_memo.py):
+        here with a linked hit's claims, the floor's answers and the settlement stated again."""
+        anew = build_snapshot(self.engine.table, SettlementLines())
+        anew["halted"], anew["version"] = self.engine.halted, snap["version"]
+        assert snap == anew, f"moment {snap['version']} ({snap['state']}) differs from the one drawn anew"
 
     def table_events(self, kind: str) -> list[dict]:
         return [json.loads(d) for (d,) in self.journal.db.execute(

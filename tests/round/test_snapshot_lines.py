@@ -1,5 +1,6 @@
 """The snapshot's pay lines (controller/round/view.py ``SettlementLines``): worked out once per
-settlement, though the snapshot is drawn about 35 times a round, and never shared between snapshots."""
+settlement, though the snapshot is drawn about 35 times a round, and a copy for each entry drawn (the
+entry puts its lines together in it: what one entry does to its copy never reaches another)."""
 
 from __future__ import annotations
 

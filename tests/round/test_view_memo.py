@@ -49,6 +49,8 @@ def test_every_moment_of_rounds_is_the_one_drawn_anew(tmp_path):
     bench.post(SpotFault("sensors", 6, "ante", "blocked"))      # a spot that cannot be read: flagged
     bench.place(6, "ante", 500)                                 # and read again
     bench.remove(6, "ante")
+    bench.act("link_positions", position=5, other=6)            # one player on two positions: no record
+    bench.act("unlink_positions", position=5)
     bench.place(2, "super6", 500)                               # flagged, and then for another reason:
     bench.post(CommandFailed("sign", "show", "no answer"))      # Super 6 closes (the felt the same)
     bench.remove(2, "super6")
