@@ -17,8 +17,8 @@ BETS = {1: {"ante": 1000, "pair_plus": 500, "six_card_bonus": 500}, 3: {"ante": 
 HANDS = ("As Ad 3c", "2h 7d 9s", "Kh Qh Jh", "Ks 9c 4d")
 
 
-def checked(tmp_path, preset: str = "sheet-004") -> tuple[Bench, list[int]]:
-    bench = Bench(tmp_path, preset)
+def checked(tmp_path, preset: str = "sheet-004", **config) -> tuple[Bench, list[int]]:
+    bench = Bench(tmp_path, preset, **config)
     compared: list[int] = []
 
     def same_as_anew(snap: dict) -> None:
@@ -75,6 +75,18 @@ def test_every_moment_of_rounds_is_the_one_drawn_anew(tmp_path):
     bench.post(SpotFault("sensors", 3, "pair_plus", "dirty"))   # and a second fault beside it
     assert any("Position 2" in m for m in bench.snap["positions"][1]["problems"])
     assert len(compared) > 40 and compared == sorted(set(compared))
+
+
+def test_dealers_signing_in_and_out_are_drawn_as_anew(tmp_path):
+    """Who is on duty is in the prompt, the actions and the shift: no round record says it."""
+    bench, compared = checked(tmp_path, dealer_sign_in=True)
+    assert not bench.act("open_betting").ok                     # nobody signed in: refused, and said
+    bench.done("sign_in_dealer", who="dealer Ana")
+    bench.done("sign_in_dealer", who="dealer Bo")               # the relief
+    bench.done("sign_out_dealer", who="dealer Bo")
+    assert bench.snap["shift"]["dealer"] is None and "sign_out_dealer" not in bench.snap["actions"]
+    bench.done("sign_in_dealer", who="dealer Ana")
+    assert bench.snap["prompt"] == ["Open betting"] and len(compared) >= 5
 
 
 def test_a_moment_nobody_read_is_drawn_before_the_table_changes(tmp_path):
