@@ -66,6 +66,7 @@ class FramedDriver(DeviceDriver):
         self.link = Link(self.decode_message, retransmit_after=retransmit_after,
                          heartbeat_every=heartbeat_every, silence_after=silence_after, auth=auth)
         self.message_time: int | None = None    # the device's stamp on the message being handled
+        self.held_back = False          # the message being handled was kept by the device through a link loss
         self._hello_at = 0.0            # when we last said Hello (said again while unanswered)
         self._hello_failed = False      # that Hello went unacknowledged after all its sends
         self._before_session: list[Any] = []    # messages heard while offline, acted on once online
@@ -279,8 +280,12 @@ class FramedDriver(DeviceDriver):
                           "capabilities_used": capability_names(self.capabilities)})
         self.on_handshake(reply, now)
         held, self._before_session = self._before_session, []
-        for earlier, stamped in held:
-            self._delivered(earlier, now, stamped)
+        self.held_back = True           # the device's own order: its HelloReply, what it kept, its Identity
+        try:
+            for earlier, stamped in held:
+                self._delivered(earlier, now, stamped)
+        finally:
+            self.held_back = False
 
     def on_handshake(self, reply: Any, now: float) -> None:
         pass

@@ -186,6 +186,12 @@ class SensorDriver(FramedDriver):
             for reading in message.readings():
                 if (reading.position, reading.spot) not in self.faulted:
                     self._reading(reading)
+            if self.held_back:
+                # the ended session's answer, kept through the link loss: its chips are the felt as it
+                # was (what changed since follows it), but this session's Snapshot, asked at the
+                # handshake, is the one that says every spot was read since the sensors connected
+                self.log.info("sensor.snapshot_kept_from_before")
+                return
             self.felt_read = True
             self.post(FeltRead(self.name))
         elif isinstance(message, proto.SensorFault):              # spot checked when decoded

@@ -15,6 +15,7 @@ import structlog
 
 from drivers.events import CommandFailed, DeviceOffline, DeviceOnline, FeltRead, SpotChanged
 from drivers.sensors import SNAPSHOT_AGAIN_AFTER, SensorDriver
+from drivers.wire import sensor_protocol as proto
 from simulators.devices.sensors import SimulatedSensors
 from simulators.sim.clock import VirtualClock
 from simulators.sim.links import DeviceLoop, DriverLoop, MemoryLink
@@ -152,3 +153,38 @@ def test_the_wanted_locks_are_resent_as_a_few_frames_that_make_the_same_felt():
         anything = {(p, s) for p in range(1, 7) for s in range(5) if rng.random() < 0.5}   # sensors in any state
         assert apply_locks(anything, again) == apply_locks(set(), sent[:n])
     assert LockPicture().locks() == []                  # nothing wanted yet: nothing sent again
+
+
+def test_a_snapshot_the_sensors_kept_through_a_link_loss_does_not_read_the_new_sessions_felt():
+    """The sensors form their Snapshot and lose the line before it leaves; silent past the silence
+    timeout, a new session. They send what they kept after their HelloReply and before their Identity
+    (drivers/wire/link.py): the old Snapshot's chips are taken, but only the new session's answer to its
+    own SnapshotRequest says the felt was read since they connected."""
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(50))
+    clock = VirtualClock()
+    link = MemoryLink("sensors", clock, random.Random(1))
+    sensors = SimulatedSensors(link.device, positions=6, clock=clock.monotonic, wall=clock.wall)
+    sensors.spots[(2, 0)] = 500
+    asked: list[float] = []
+
+    def lose_the_first_snapshot(direction: str, message: object) -> None:
+        if direction == "sent" and isinstance(message, proto.Snapshot) and not asked:
+            asked.append(clock.now)                 # formed, then the line goes quiet for 5 s
+            sensors.silent = True
+            clock.after(5.0, lambda: setattr(sensors, "silent", False))
+    sensors.listeners.append(lose_the_first_snapshot)
+    DeviceLoop(sensors, link, clock).start()
+    events: list = []
+    driver = SensorDriver("sensors", link.host, events.append, positions=6, clock=clock.monotonic, wall=clock.wall)
+    DriverLoop(driver, link, clock).start()
+    while clock.now < 20.0 and (due := clock.next_due()) is not None:
+        clock.advance(due)
+        action = clock.pop_due()
+        if action is not None:
+            action()
+    structlog.reset_defaults()
+    names = [type(e).__name__ for e in events]
+    assert asked and names.count("DeviceOffline") == 1 and names.count("DeviceOnline") == 2
+    assert names.count("FeltRead") == 1                 # the kept Snapshot read no felt: the new one did
+    assert names.index("FeltRead") > len(names) - 1 - names[::-1].index("DeviceOnline")
+    assert driver.felt_read and driver.spots == {(2, 0): 500}
