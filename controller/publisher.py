@@ -55,13 +55,13 @@ class Publisher:
         self._unmeasured.clear()
         # read now, the moment is drawn before its version is told: one hold of the lock, and a reader
         # on another thread never finds the new version not drawn yet while the engine draws it anyway
-        drawn = self._draw() if snapshot is None and (self.observers or self._waiting) else None
+        fresh = self._draw() if snapshot is None and (self.observers or self._waiting) else None
         with self._changed:
             self.version += 1
             if snapshot is not None:
                 self._install(dict(snapshot))
-            elif drawn is not None:
-                self._install(drawn)
+            elif fresh is not None:
+                self._install(fresh)
             self._changed.notify_all()
         if self.observers:
             drawn = self._snapshot

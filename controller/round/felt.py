@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from controller.round import machine as procedure
 from controller.round.clerk import Clerk, Holds
-from controller.round.locks import Key, Locks, lock_commands
+from controller.round.locks import Key, Locks, by_position, lock_commands
 from controller.round.ports import Lamp, LockSpots, SetLamp
 from controller.round.stacks import stack_problem
 from controller.round.story import BettingStory
@@ -81,10 +81,7 @@ class Felt:
         key = self._readings_key()
         kept = self._by_position
         if kept is None or kept[0] != key:
-            grouped: dict[int, list[tuple[str, int | None]]] = {}
-            for (position, spot), value in self.readings().items():
-                grouped.setdefault(position, []).append((spot, value))
-            kept = self._by_position = (key, {p: tuple(pairs) for p, pairs in grouped.items()})
+            kept = self._by_position = (key, by_position(self.readings()))
         return kept[1]
 
     def _readings_key(self) -> tuple:

@@ -20,6 +20,7 @@ from typing import Any
 
 from controller.round import machine as procedure
 from controller.round.facts import DEALER, Round
+from controller.round.locks import by_position
 from controller.round.prompts import betting_prompt, prompt, returns, set_aside
 from controller.round.table import Table
 from controller.rules.cards import card_text
@@ -118,10 +119,7 @@ def _round_part(table: Table, rnd: Round | None, state: str) -> dict[str, Any]:
     """What the snapshot reads of the round (and the state) alone, once per change of either."""
     void = rnd is not None and rnd.void_reason is not None
     revealed = state in ("settling", "complete") or void
-    overrides_at: dict[int, list] = {}
-    if rnd and state == "betting":
-        for (position, spot), amount in rnd.overrides.items():
-            overrides_at.setdefault(position, []).append((spot, amount))
+    overrides_at = by_position(rnd.overrides) if rnd and state == "betting" else {}
     wagers, hands, decisions, paid = (rnd.wagers, rnd.hands, rnd.decisions, rnd.paid) if rnd else ({}, {}, {}, {})
     aside, to_return, waiting = set_aside(table), returns(rnd), rnd.floor_waiting if rnd else set()
     # a round recovered under a smaller layout still shows the positions it owes (its settlement)
@@ -131,7 +129,7 @@ def _round_part(table: Table, rnd: Round | None, state: str) -> dict[str, Any]:
         "overrides_at": overrides_at, "seats": seats,
         # what each position's entry is made of of the round, for its key
         "rows": {p: (p in aside, to_return.get(p), p in waiting,
-                     (wagers.get(p), hands.get(p), decisions.get(p), paid.get(p), tuple(overrides_at.get(p, ())))
+                     (wagers.get(p), hands.get(p), decisions.get(p), paid.get(p), overrides_at.get(p, ()))
                      if rnd else None) for p in seats},
         # what a position's entry is made of besides its own data. The state counts only as whether
         # hands are shown: betting to collecting draws no entry anew
@@ -190,7 +188,7 @@ def build_snapshot(table: Table, lines_of: SettlementLines, memo: DrawMemo | Non
     felt_at = table.felt.by_position()
     positions = []
     stays = table.config.preset.side_bets_stay_after_fold
-    flags_at = part("flags", (problems,), lambda: _flags_by_position(problems))
+    flags_at = part("flags", (problems,), lambda: by_position(problems))
     partner, rows = table.pairs.partner, of_round["rows"]
     for p in of_round["seats"]:
         felt, flags = felt_at.get(p, ()), flags_at.get(p, ())
@@ -262,14 +260,6 @@ def build_snapshot(table: Table, lines_of: SettlementLines, memo: DrawMemo | Non
         "alerts": standing,
         "shift": table.shift.view(),
     }
-
-
-def _flags_by_position(problems: dict[tuple[int, str], str]) -> dict[int, tuple[tuple[str, str], ...]]:
-    """Each position's problems, sorted out in one pass (not one per position)."""
-    grouped: dict[int, list[tuple[str, str]]] = {}
-    for (position, spot), why in problems.items():
-        grouped.setdefault(position, []).append((spot, why))
-    return {position: tuple(pairs) for position, pairs in grouped.items()}
 
 
 def _felt_entry(felt: tuple[tuple[str, int | None], ...]) -> dict[str, int | None]:

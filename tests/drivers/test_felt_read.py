@@ -22,13 +22,32 @@ from simulators.sim.links import DeviceLoop, DriverLoop, MemoryLink
 from tests.round.bench import Bench
 
 
+def sensors_on_a_line(seed: int) -> tuple[VirtualClock, MemoryLink, SimulatedSensors]:
+    """The simulated sensors on the simulation's in-memory line and virtual clock, their loop started
+    (the logs quiet until ``play_out`` ends)."""
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(50))
+    clock = VirtualClock()
+    link = MemoryLink("sensors", clock, random.Random(seed))
+    sensors = SimulatedSensors(link.device, positions=6, clock=clock.monotonic, wall=clock.wall)
+    return clock, link, sensors
+
+
+def play_out(clock: VirtualClock, until: float) -> None:
+    """Every timer due, in time order, until ``until`` virtual seconds."""
+    try:
+        while clock.now < until and (due := clock.next_due()) is not None:
+            clock.advance(due)
+            action = clock.pop_due()
+            if action is not None:
+                action()
+    finally:
+        structlog.reset_defaults()
+
+
 def quiet_in_the_handshake(after: float, quiet: float, until: float = 20.0) -> tuple[SensorDriver, list]:
     """Chips on position 2's Ante; the sensors go quiet ``after`` seconds after the host took them
     online (its UseCapabilities, SetClock and SnapshotRequest still unacknowledged), for ``quiet``."""
-    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(50))
-    clock = VirtualClock()
-    link = MemoryLink("sensors", clock, random.Random(1))
-    sensors = SimulatedSensors(link.device, positions=6, clock=clock.monotonic, wall=clock.wall)
+    clock, link, sensors = sensors_on_a_line(1)
     sensors.spots[(2, 0)] = 500
     DeviceLoop(sensors, link, clock).start()
     events: list = []
@@ -40,12 +59,7 @@ def quiet_in_the_handshake(after: float, quiet: float, until: float = 20.0) -> t
             clock.after(after + quiet, lambda: setattr(sensors, "silent", False))
     driver = SensorDriver("sensors", link.host, post, positions=6, clock=clock.monotonic, wall=clock.wall)
     DriverLoop(driver, link, clock).start()
-    while clock.now < until and (due := clock.next_due()) is not None:
-        clock.advance(due)
-        action = clock.pop_due()
-        if action is not None:
-            action()
-    structlog.reset_defaults()
+    play_out(clock, until)
     return driver, events
 
 
@@ -92,10 +106,7 @@ def test_an_unlock_lost_while_the_sensors_were_quiet_is_sent_again():
     """The locks are the felt's wanted state: Open betting's unlock, unacknowledged by sensors quiet
     for less than the silence timeout, was never sent again, so the spots stayed locked through the
     betting round (a simulated campaign's round stuck in betting until the supervisor voided it)."""
-    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(50))
-    clock = VirtualClock()
-    link = MemoryLink("sensors", clock, random.Random(2))
-    sensors = SimulatedSensors(link.device, positions=6, clock=clock.monotonic, wall=clock.wall)
+    clock, link, sensors = sensors_on_a_line(2)
     DeviceLoop(sensors, link, clock).start()
     events: list = []
     driver: SensorDriver
@@ -112,12 +123,7 @@ def test_an_unlock_lost_while_the_sensors_were_quiet_is_sent_again():
             clock.after(1.0, quiet_then_unlock)
     driver = SensorDriver("sensors", link.host, post, positions=6, clock=clock.monotonic, wall=clock.wall)
     DriverLoop(driver, link, clock).start()
-    while clock.now < 20 and (due := clock.next_due()) is not None:
-        clock.advance(due)
-        action = clock.pop_due()
-        if action is not None:
-            action()
-    structlog.reset_defaults()
+    play_out(clock, 20.0)
     assert "Lock" in [e.command for e in events if isinstance(e, CommandFailed)]   # the unlock went unanswered
     assert not [e for e in events if isinstance(e, DeviceOffline)]                  # no new session
     assert sensors.locked == set()                                                  # sent again: unlocked
@@ -160,10 +166,7 @@ def test_a_snapshot_the_sensors_kept_through_a_link_loss_does_not_read_the_new_s
     timeout, a new session. They send what they kept after their HelloReply and before their Identity
     (drivers/wire/link.py): the old Snapshot's chips are taken, but only the new session's answer to its
     own SnapshotRequest says the felt was read since they connected."""
-    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(50))
-    clock = VirtualClock()
-    link = MemoryLink("sensors", clock, random.Random(1))
-    sensors = SimulatedSensors(link.device, positions=6, clock=clock.monotonic, wall=clock.wall)
+    clock, link, sensors = sensors_on_a_line(1)
     sensors.spots[(2, 0)] = 500
     asked: list[float] = []
 
@@ -177,12 +180,7 @@ def test_a_snapshot_the_sensors_kept_through_a_link_loss_does_not_read_the_new_s
     events: list = []
     driver = SensorDriver("sensors", link.host, events.append, positions=6, clock=clock.monotonic, wall=clock.wall)
     DriverLoop(driver, link, clock).start()
-    while clock.now < 20.0 and (due := clock.next_due()) is not None:
-        clock.advance(due)
-        action = clock.pop_due()
-        if action is not None:
-            action()
-    structlog.reset_defaults()
+    play_out(clock, 20.0)
     names = [type(e).__name__ for e in events]
     assert asked and names.count("DeviceOffline") == 1 and names.count("DeviceOnline") == 2
     assert names.count("FeltRead") == 1                 # the kept Snapshot read no felt: the new one did
