@@ -77,8 +77,10 @@ SHOE_FACTS = (ShuffleDone, HandDealt, ShoeCount, ShoeJam, ShoeDoor, DeckChecked,
 
 class Engine:
     def __init__(self, config, journal, ports: Ports, *, clock: Callable[[], float] = time.monotonic,
-                 trail: TrailWrite | None = None, console_debug: Callable[[], bool] = lambda: False):
-        """``trail``: the audit trail's writer, for the anchors (controller/engine_trail.py)."""
+                 trail: TrailWrite | None = None, console_debug: Callable[[], bool] = lambda: False,
+                 trail_stamp: Callable[[], str] | None = None):
+        """``trail``: the audit trail's writer, for the anchors (controller/engine_trail.py), and
+        ``trail_stamp`` their time where it is not the system's (the simulation's)."""
         self.config = config
         self.journal = journal
         self.ports = ports
@@ -93,7 +95,8 @@ class Engine:
         self.timers = Deadlines(clock)
         self._handling: Any = None              # the event being handled (a halt answers it)
         self.log = structlog.get_logger("engine").bind(table=config.table_id)
-        self._trail = EngineTrail(journal, self.log, trail, console_debug=console_debug)
+        self._trail = EngineTrail(journal, self.log, trail, console_debug=console_debug,
+                                  stamp=trail_stamp)
         self.table = Table(config, journal, schedule=self.timers.schedule, cancel=self.timers.cancel)
         self._trail.after("start", None, self.table)     # the start-up's own facts (self-check, recovery)
         self._lines, self._memo = SettlementLines(), DrawMemo()

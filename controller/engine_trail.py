@@ -26,15 +26,18 @@ TrailWrite = Callable[[Mapping[str, Any]], None]
 
 class EngineTrail:
     def __init__(self, journal: Any, log: Any, write: TrailWrite | None = None, *,
-                 console_debug: Callable[[], bool] = lambda: False) -> None:
+                 console_debug: Callable[[], bool] = lambda: False, stamp: Callable[[], str] | None = None) -> None:
         """``write``: the trail's own writer (raises OSError on a line its disk does not take, which
         the trail keeps: the engine halts on ``journal.trail_trouble()``); ``console_debug``: whether
-        the console shows debug (then the anchor is rendered there too)."""
+        the console shows debug (then the anchor is rendered there too); ``stamp``: the line's
+        ``timestamp`` where the table's time is not the system's (the simulation's virtual clock,
+        the same form: ISO 8601 UTC ending in Z), structlog's TimeStamper otherwise."""
         self.journal = journal
         self.log = log                          # the engine's logger, bound once
         self._write = write
         self._console_debug = console_debug
         self._stamp = structlog.processors.TimeStamper(fmt="iso", utc=True)     # as logs.configure's
+        self._now = stamp
         self._anchored = journal.chain_head     # the last fact the audit trail was told of
 
     def after(self, event: Any, verdict: Verdict | None, table: Any) -> None:
@@ -56,7 +59,11 @@ class EngineTrail:
         if self._write is None or self._console_debug():
             structlog.get_logger("engine").info(ANCHOR, **fields)       # the logging chain (and the trail in it)
             return
-        entry = self._stamp(None, "info", {**fields, "event": ANCHOR, "level": "info"})
+        entry = {**fields, "event": ANCHOR, "level": "info"}
+        if self._now is None:
+            entry = self._stamp(None, "info", entry)
+        else:
+            entry["timestamp"] = self._now()
         try:
             self._write(entry)
         except OSError:                 # kept by the trail: the engine halts on it after this event

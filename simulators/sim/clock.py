@@ -26,6 +26,7 @@ class VirtualClock:
         self._seq = itertools.count()
         self._epoch = EPOCH.timestamp()
         self._iso: tuple[float, str] = (-1.0, "")     # the last stamp made: asked for again until time moves
+        self._iso_z: tuple[float, str] = (-1.0, "")
 
     # --- the clocks handed to the parts -----------------------------------------------
 
@@ -41,6 +42,12 @@ class VirtualClock:
         if self._iso[0] != self.now:
             self._iso = (self.now, (EPOCH + timedelta(seconds=round(self.now, 3))).isoformat(timespec="milliseconds"))
         return self._iso[1]
+
+    def iso_z(self) -> str:
+        """The audit trail's stamp (structlog's ISO form, ending in Z), in virtual time."""
+        if self._iso_z[0] != self.now:
+            self._iso_z = (self.now, self.iso().replace("+00:00", "Z"))
+        return self._iso_z[1]
 
     # --- timers -------------------------------------------------------------------------
 

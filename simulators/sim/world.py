@@ -169,7 +169,8 @@ class World:
                 driver.link.auth = Authenticator(self.keys[role], HOST, nonce=self._nonces())
             self.loops.append(DriverLoop(driver, self.links[role], self.clock))
         # the anchors straight to the trail's writer, as controller/app/run.py has them
-        self.engine = Engine(config, journal, Ports(drivers), clock=self.clock.monotonic, trail=self._anchor)
+        self.engine = Engine(config, journal, Ports(drivers), clock=self.clock.monotonic, trail=self.audit.write,
+                             trail_stamp=self.clock.iso_z)
         self.engine.observers.append(self._observe)
         for loop in self.loops:
             loop.start()
@@ -193,18 +194,13 @@ class World:
         if self.engine is not None:
             self.crash()
 
-    def _anchor(self, entry: Any) -> None:
-        """controller/engine_trail.py's line, stamped with the virtual time as every other line is."""
-        entry["timestamp"] = self.clock.iso().replace("+00:00", "Z")
-        self.audit.write(entry)
-
     def _configure_logs(self) -> None:
         """controller/app/logs.py's processors with the virtual time: every entry into the trail,
         none to a console (a campaign's output is its report)."""
         now = self.clock
 
         def stamp(_logger: Any, _name: str, event: Any) -> Any:
-            event["timestamp"] = now.iso().replace("+00:00", "Z")
+            event["timestamp"] = now.iso_z()
             return event
 
         def silent(_logger: Any, _name: str, _event: Any) -> Any:
