@@ -59,13 +59,14 @@ class EngineTrail:
         if self._write is None or self._console_debug():
             structlog.get_logger("engine").info(ANCHOR, **fields)       # the logging chain (and the trail in it)
             return
-        entry = {**fields, "event": ANCHOR, "level": "info"}
+        entry: dict[str, Any] = {**fields, "event": ANCHOR, "level": "info"}
         if self._now is None:
-            entry = self._stamp(None, "info", entry)
+            stamped = self._stamp(None, "info", entry)
         else:
             entry["timestamp"] = self._now()
+            stamped = entry
         try:
-            self._write(entry)
+            self._write(stamped)
         except OSError:                 # kept by the trail: the engine halts on it after this event
             pass
 
