@@ -267,8 +267,8 @@ class Link:
         if auth is None:
             return None
         if auth.role == HOST:
-            hello = self._in_flight is not None and self._in_flight[1] == self._hello_type
-            if (hello and frame.type == ACK and self._in_flight is not None
+            hello_in_flight = self._in_flight is not None and self._in_flight[1] == self._hello_type
+            if (hello_in_flight and frame.type == ACK and self._in_flight is not None
                     and frame.payload[:1] == bytes((self._in_flight[0],)) and auth.check_hello_ack(frame)):
                 self._confirm = True
                 return None
