@@ -84,10 +84,11 @@ class SupervisorReports:
         clock = config.gaming_day
         try:
             day = date.fromisoformat(body["day"]) if body.get("day") else clock.day_of(datetime.now(UTC))
-        except (TypeError, ValueError):
+            clock.day_bounds(day)           # 9999-12-31 has no next morning (it was a 500, after the PIN)
+        except (TypeError, ValueError, OverflowError):
             return _answer(400, f"day {body.get('day')!r}: a gaming day is a date YYYY-MM-DD")
         shift = body.get("shift") or None
-        if shift is not None and shift not in dict(clock.shifts):
+        if shift is not None and (not isinstance(shift, str) or shift not in dict(clock.shifts)):
             return _answer(400, f"shift {shift!r}: no such shift (gaming_day.shifts: "
                                 f"{', '.join(n for n, _ in clock.shifts)})")
         refusal = page.challenges.redeem(body.get("challenge"))
