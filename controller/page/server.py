@@ -54,7 +54,7 @@ from pathlib import Path
 import structlog
 from aiohttp import web
 
-from controller.engine_events import PageAlert
+from controller.engine_events import PageAlert, bad_arguments
 from controller.errors import InputError
 from controller.page.feed import Feed, JournalFacts
 from controller.page.fence import Challenges, Fence, Throttle, quoted
@@ -350,6 +350,11 @@ class DealerPage:
         challenge = body.pop("challenge", None)
         if not isinstance(action, str):
             return self._say(400, False, "say which action (\"action\": \"open_betting\", ...)")
+        takes = procedure.ACTION_ARGUMENTS.get(action)
+        if takes is None:       # what the table could never take is malformed: no challenge or PIN spent on it
+            return self._say(400, False, f"unknown action {action!r}")
+        if bad := bad_arguments(body, takes):
+            return self._say(400, False, f"{action}: {bad}")
         loop = asyncio.get_running_loop()
         who = ""
         roles = procedure.PIN_ROLES.get(action)

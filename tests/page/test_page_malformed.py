@@ -10,7 +10,7 @@ from urllib.parse import quote, urlsplit
 
 import pytest
 
-from tests.page.test_page_api import _challenge, _request
+from tests.page.test_page_api import _act, _challenge, _request
 from tests.support.rig import table
 
 
@@ -66,3 +66,37 @@ def test_a_day_at_the_calendars_end_is_refused_in_words_before_the_pin(rig):
     assert (status, answer) == (400, {"ok": False, "message": (
         "day '9999-12-31': a gaming day is a date YYYY-MM-DD")})
     assert _facts(rig) == facts
+
+
+@pytest.mark.parametrize("body, message", [
+    ({"action": "explode"}, "unknown action 'explode'"),
+    ({"action": "play", "position": "1"}, "play: position must be a whole number, not '1'"),
+    ({"action": "play", "position": True}, "play: position must be a whole number, not True"),
+    ({"action": "play", "position": 1.0}, "play: position must be a whole number, not 1.0"),
+    ({"action": "open_betting", "position": 1}, "open_betting: unknown argument 'position'"),
+    ({"action": "misdeal", "reason": 5}, "misdeal: reason must be text, not 5"),
+])
+def test_an_action_the_table_could_never_take_is_malformed_400_not_the_tables_refusal(rig, body, message):
+    facts = _facts(rig)
+    assert _act(rig, body) == (400, {"ok": False, "message": message})      # was 409, "the table refused"
+    raw = b'{"action": "play", "position": NaN}'                            # Python's JSON reads NaN
+    response, payload = _request(rig.run.page.url + "api/action", "POST", raw)
+    assert (response.status, json.loads(payload)["message"]) == (400, "play: position must be a whole number, "
+                                                                          "not nan")
+    assert _facts(rig) == facts and rig.snap["state"] == "ready"
+
+
+def test_a_malformed_supervisors_request_spends_neither_its_challenge_nor_a_pin_guess(rig):
+    page = rig.run.page
+    challenge = _challenge(page)
+    override = {"action": "override_wager", "role": "supervisor", "challenge": challenge, "position": 1,
+                "spot": "ante", "reason": "lab"}
+    # a wrong PIN with an amount in words: before, the challenge was used up and the PIN counted as wrong
+    assert _act(rig, {**override, "pin": "0000", "amount": "500"}) == (400, {"ok": False, "message": (
+        "override_wager: amount must be a whole number, not '500'")})
+    status, answer = _act(rig, {**override, "pin": "7391", "amount": 500})        # the same challenge
+    assert (status, answer["message"]) == (409, "override wager is not possible while ready")
+    for _ in range(rig.run.pins.attempts - 1):          # and the wrong PINs left are all there
+        body = {**override, "pin": "0000", "amount": 500, "challenge": _challenge(page)}
+        assert _act(rig, body)[0] == 403
+    assert rig.run.pins.locked_for() == 0
