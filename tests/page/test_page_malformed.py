@@ -100,3 +100,13 @@ def test_a_malformed_supervisors_request_spends_neither_its_challenge_nor_a_pin_
         body = {**override, "pin": "0000", "amount": 500, "challenge": _challenge(page)}
         assert _act(rig, body)[0] == 403
     assert rig.run.pins.locked_for() == 0
+
+
+def test_the_reports_refusals_are_in_the_readers_language_as_the_dealers_page_answers_are(rig):
+    page = rig.run.page
+    body = {"role": "supervisor", "pin": "0000", "challenge": _challenge(page)}
+    response, payload = _request(page.url + "api/report", "POST", body,
+                                 headers={"Content-Type": "application/json", "Cookie": "lang=es"})
+    # the report page shows this message to a supervisor reading Spanish; it came in English
+    assert (response.status, json.loads(payload)["message"]) == (403, (
+        "PIN de supervisor erróneo (la entrada de PIN se bloquea para todos los roles tras 4 PIN erróneos más)"))
