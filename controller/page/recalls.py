@@ -38,7 +38,8 @@ class RoundRecall:
 
     async def _recall(self, request: web.Request) -> web.Response:
         asked = {k: request.query[k] for k in ("round", "before") if k in request.query}
-        if any(not v.isdigit() or len(v) > 12 for v in asked.values()) or len(asked) > 1:
+        # isascii: "²" is a digit to str.isdigit and no number to int() (it was a 500)
+        if any(not (v.isascii() and v.isdigit()) or len(v) > 12 for v in asked.values()) or len(asked) > 1:
             return self._answer(400, "recall: say one round number (?round=N) or the rounds before one (?before=N)")
         if self.journal_path is None:
             return self._answer(503, "recall is not available: this page was started without the journal")

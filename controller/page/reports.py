@@ -38,13 +38,13 @@ REPORT_KEYS = {"role", "pin", "challenge", "day", "shift"}
 REPORT_PAGE = Path(__file__).with_name("static") / "report.html"      # beside the dealer's page (server.py)
 
 
-def _answer(status: int, message: str) -> web.Response:
-    return web.json_response({"ok": False, "message": message}, status=status)
-
-
 class SupervisorReports:
     def __init__(self, page: DealerPage):
         self.page = page
+
+    def _answer(self, status: int, message: str) -> web.Response:
+        """A refusal in the reader's language, as the dealer's page's are: the report page shows it."""
+        return web.json_response({"ok": False, "message": self.page.words.text(message) or message}, status=status)
 
     def add_routes(self, app: web.Application) -> None:
         app.router.add_get("/report", self._report_page)
@@ -64,46 +64,47 @@ class SupervisorReports:
         try:
             body = await request.json()
         except ValueError:
-            return _answer(400, "the request body must be a JSON object")
+            return self._answer(400, "the request body must be a JSON object")
         except RecursionError:              # 16 KiB of brackets: Python's parser runs out of stack
-            return _answer(400, "the request body is nested too deeply to be a request")
+            return self._answer(400, "the request body is nested too deeply to be a request")
         if not isinstance(body, dict):
-            return _answer(400, "the request body must be a JSON object")
+            return self._answer(400, "the request body must be a JSON object")
         unknown = sorted(set(body) - REPORT_KEYS)
         if unknown:
-            return _answer(400, f"unknown field {unknown[0]!r}")
+            return self._answer(400, f"unknown field {unknown[0]!r}")
         role, pin = body.get("role"), body.get("pin")
         if role not in PRIVILEGED_ROLES:
-            return _answer(401, "the report needs a supervisor or technician PIN")
+            return self._answer(401, "the report needs a supervisor or technician PIN")
         if not isinstance(pin, str) or not pin:
-            return _answer(401, f"the report needs the {role}'s PIN")
+            return self._answer(401, f"the report needs the {role}'s PIN")
         if len(pin) < MIN_PIN:
-            return _answer(400, f"a {role} PIN has at least {MIN_PIN} digits; this one was not tried and "
+            return self._answer(400, f"a {role} PIN has at least {MIN_PIN} digits; this one was not tried and "
                                 "does not count as a wrong PIN")
         config = page.engine.config
         clock = config.gaming_day
         try:
             day = date.fromisoformat(body["day"]) if body.get("day") else clock.day_of(datetime.now(UTC))
-        except (TypeError, ValueError):
-            return _answer(400, f"day {body.get('day')!r}: a gaming day is a date YYYY-MM-DD")
+            clock.day_bounds(day)           # 9999-12-31 has no next morning (it was a 500, after the PIN)
+        except (TypeError, ValueError, OverflowError):
+            return self._answer(400, f"day {body.get('day')!r}: a gaming day is a date YYYY-MM-DD")
         shift = body.get("shift") or None
-        if shift is not None and shift not in dict(clock.shifts):
-            return _answer(400, f"shift {shift!r}: no such shift (gaming_day.shifts: "
+        if shift is not None and (not isinstance(shift, str) or shift not in dict(clock.shifts)):
+            return self._answer(400, f"shift {shift!r}: no such shift (gaming_day.shifts: "
                                 f"{', '.join(n for n, _ in clock.shifts)})")
         refusal = page.challenges.redeem(body.get("challenge"))
         if refusal is not None:
-            return _answer(403, refusal)
+            return self._answer(403, refusal)
         try:
             await page.check_pin(role, pin, "report", "the report", request.remote)
         except PinRefused as err:
-            return _answer(403, str(err))
+            return self._answer(403, str(err))
         if page.journal_path is None:
-            return _answer(503, "the report is not available: this page was started without the journal")
+            return self._answer(503, "the report is not available: this page was started without the journal")
         try:
             report = await asyncio.get_running_loop().run_in_executor(None, self._read, config, day, shift)
         except (sqlite3.Error, JournalError) as err:
             page.log.warning("page.report_failed", error=str(err))
-            return _answer(503, f"report: cannot read the journal: {err}")
+            return self._answer(503, f"report: cannot read the journal: {err}")
         timeline = report.pop("timeline")
         words = page.words          # the reader's language (controller/page/languages.py)
         html = fragment(report, timeline, tr=words.gettext, said=lambda text: words.text(text) or text)

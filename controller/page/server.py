@@ -54,10 +54,11 @@ from pathlib import Path
 import structlog
 from aiohttp import web
 
-from controller.engine_events import PageAlert
+from controller.engine_events import PageAlert, bad_arguments
 from controller.errors import InputError
 from controller.page.feed import Feed, JournalFacts
 from controller.page.fence import Challenges, Fence, Throttle, quoted
+from controller.page.gate import Gate
 from controller.page.languages import Languages
 from controller.page.recalls import RoundRecall
 from controller.page.replays import RoundReplays
@@ -110,6 +111,7 @@ class DealerPage:
         self.fence = Fence(host)
         self.challenges = Challenges(CHALLENGE_TTL, CHALLENGES_OPEN)
         self._throttle = Throttle()         # one alert or log line per source and kind a minute
+        self.gate: Gate | None = None       # the connections open (set once serving)
 
     # --- life cycle (called from the main thread) ---------------------------------------
 
@@ -147,9 +149,11 @@ class DealerPage:
         runner = web.AppRunner(self._app(), access_log=None, handle_signals=False, shutdown_timeout=1.0)
         try:
             loop.run_until_complete(runner.setup())
-            site = web.TCPSite(runner, self.host, self.port)
-            loop.run_until_complete(site.start())
-            self.port = runner.addresses[0][1]
+            # not web.TCPSite: the gate counts connections before aiohttp reads a byte (gate.py)
+            assert runner.server is not None       # made by setup()
+            self.gate = Gate(runner.server, self._allowed, self.log)
+            server = loop.run_until_complete(loop.create_server(self.gate, self.host, self.port, backlog=128))
+            self.port = server.sockets[0].getsockname()[1]
         except OSError as err:
             self._error = err
             self._ready.set()
@@ -160,6 +164,7 @@ class DealerPage:
         loop.run_until_complete(self._stopping.wait())
         self.streams.wake()                     # streams see the stop and end
         self.feed.wake()
+        server.close()
         loop.run_until_complete(runner.cleanup())
         loop.close()
 
@@ -223,13 +228,16 @@ class DealerPage:
         for name, value in SECURITY_HEADERS.items():
             response.headers.setdefault(name, value)
 
+    def _allowed(self, remote: str) -> bool:
+        try:
+            address = ipaddress.ip_address(remote.split("%")[0])
+        except ValueError:
+            return False
+        return any(address in net for net in self.allow)
+
     @web.middleware
     async def _only_allowed(self, request: web.Request, handler):
-        try:
-            address = ipaddress.ip_address((request.remote or "").split("%")[0])
-        except ValueError:
-            address = None
-        if address is None or not any(address in net for net in self.allow):
+        if not self._allowed(request.remote or ""):
             held = self._throttle.due(f"address {request.remote}")
             if held is not None:            # a flood is one line a minute, with its count
                 self.log.warning("page.address_refused", remote=request.remote, path=request.path,
@@ -342,6 +350,11 @@ class DealerPage:
         challenge = body.pop("challenge", None)
         if not isinstance(action, str):
             return self._say(400, False, "say which action (\"action\": \"open_betting\", ...)")
+        takes = procedure.ACTION_ARGUMENTS.get(action)
+        if takes is None:       # what the table could never take is malformed: no challenge or PIN spent on it
+            return self._say(400, False, f"unknown action {action!r}")
+        if bad := bad_arguments(body, takes):
+            return self._say(400, False, f"{action}: {bad}")
         loop = asyncio.get_running_loop()
         who = ""
         roles = procedure.PIN_ROLES.get(action)

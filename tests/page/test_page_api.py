@@ -81,7 +81,7 @@ def test_malformed_or_unauthorised_requests_change_nothing_and_say_why(rig):
     assert _act(rig, {"action": "open_betting", "cash": 1}) == (400, {"ok": False,
                                                                      "message": "unknown field 'cash'"})
     assert _act(rig, {"action": "call_supervisor", "position": 2}) == \
-        (409, {"ok": False, "message": "call_supervisor: unknown argument 'position'"})
+        (400, {"ok": False, "message": "call_supervisor: unknown argument 'position'"})     # malformed (lab17)
     assert _act(rig, {"action": "no_more_bets"}) == (409, {"ok": False,
                                                           "message": "no more bets is not possible while ready"})
     assert _act(rig, {"action": "reset_meters", "reason": "audit"}) == \

@@ -1,0 +1,96 @@
+"""The page's connections at the socket, before a byte of a request is read: how many at once.
+
+Owns the count of the page's open connections and the admission of each. aiohttp keeps a connection
+for as long as its client takes to finish a request, from any address: the address fence
+(server.py) answers requests, so it meets a client only once its headers are in. Each connection
+holds one of the process's file descriptors. The test lab held 1,100 connections open, each half
+a request line, from one loopback client: the controller ran out of the 1,024 descriptors systemd
+gives a service, the audit trail could not open its file and the table halted (and the page's
+accept loop logged 550,000 errors in a minute).
+
+So at most ``MOST`` connections at once, and at most ``OUTSIDERS`` of them from addresses outside
+``page.allow`` (a machine that may not use the page cannot take the dealer's place either); one more
+is reset at once, unread, and logged (a warning, once a minute per address, counting the rest).
+The descriptors the page can hold stay far below the process's limit whatever clients do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from controller.page.fence import Throttle
+
+MOST = 256              # a kiosk and a few tablets use a few each (16 of them event streams)
+OUTSIDERS = 32          # enough to tell each of them 403 in words
+
+
+class Gate:
+    """A protocol factory in front of aiohttp's: counts the open connections and turns away the
+    one over the limits before aiohttp sees it."""
+
+    def __init__(self, factory: Callable[[], asyncio.Protocol], allowed: Callable[[str], bool], log: Any):
+        self.factory, self.allowed, self.log = factory, allowed, log
+        self.open = {True: 0, False: 0}             # open connections by whether page.allow lets them in
+        self._throttle = Throttle()
+
+    def __call__(self) -> asyncio.Protocol:
+        return _Admitted(self)
+
+    def admit(self, address: str) -> bool | None:
+        """Whether ``address`` is allowed, counted open; None when there is no room for it."""
+        allowed = self.allowed(address)
+        full = sum(self.open.values()) >= MOST or (not allowed and self.open[False] >= OUTSIDERS)
+        if full:
+            held = self._throttle.due(f"connection {address}")
+            if held is not None:
+                self.log.warning("page.connection_refused", remote=address, more_refused=held,
+                                 open=sum(self.open.values()), reason=(
+                                     f"the page holds {MOST} connections at once, {OUTSIDERS} from addresses "
+                                     "outside page.allow"))
+            return None
+        self.open[allowed] += 1
+        return allowed
+
+    def closed(self, allowed: bool) -> None:
+        self.open[allowed] -= 1
+
+
+class _Admitted(asyncio.Protocol):
+    """One connection: aiohttp's own protocol behind it once admitted, every call passed on."""
+
+    def __init__(self, gate: Gate):
+        self.gate = gate
+        self.inner: asyncio.Protocol | None = None
+        self.allowed = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        peer = transport.get_extra_info("peername")
+        allowed = self.gate.admit(str(peer[0]) if peer else "")
+        if allowed is None:                     # unread: a reset costs the table nothing more
+            transport.abort() if isinstance(transport, asyncio.Transport) else transport.close()
+            return
+        self.allowed = allowed
+        self.inner = self.gate.factory()
+        self.inner.connection_made(transport)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.inner is not None:
+            self.gate.closed(self.allowed)
+            self.inner.connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        if self.inner is not None:
+            self.inner.data_received(data)
+
+    def eof_received(self) -> bool | None:
+        return self.inner.eof_received() if self.inner is not None else None
+
+    def pause_writing(self) -> None:
+        if self.inner is not None:
+            self.inner.pause_writing()
+
+    def resume_writing(self) -> None:
+        if self.inner is not None:
+            self.inner.resume_writing()

@@ -1,0 +1,97 @@
+"""The test lab's connections that never finish a request (session lab17): 1,100 of them, each half
+a request line, took every file descriptor systemd gives the controller and the table halted
+("the audit trail cannot be written ([Errno 24] Too many open files)"). controller/page/gate.py
+bounds them; the table plays on whatever they do."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+
+import pytest
+
+from controller.page import gate
+from controller.page.server import DealerPage
+from tests.page.test_page_api import _request
+from tests.support.rig import table
+
+HALF_A_REQUEST = b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\n"       # and never the rest
+
+
+@pytest.fixture
+def rig(tmp_path):
+    with table(tmp_path, "sheet-004", page=True) as r:
+        r.wait(lambda s: s["state"] == "ready", what="ready")
+        yield r
+
+
+def _idle(port: int, source: str = "127.0.0.1") -> socket.socket:
+    sock = socket.socket()
+    sock.settimeout(5)
+    sock.bind((source, 0))
+    sock.connect(("127.0.0.1", port))
+    sock.sendall(HALF_A_REQUEST)
+    return sock
+
+
+def _turned_away(sock: socket.socket) -> bool:
+    """The page closed the connection without a word (a reset or an end), or else kept it."""
+    sock.settimeout(1)
+    try:
+        return sock.recv(1) == b""
+    except ConnectionResetError:
+        return True
+    except TimeoutError:
+        return False
+
+
+def _open_fds() -> int:
+    import os
+    return len(os.listdir("/proc/self/fd"))
+
+
+def test_connections_that_never_finish_a_request_are_bounded_and_the_table_plays_on(rig, monkeypatch):
+    monkeypatch.setattr(gate, "MOST", 24)
+    page = rig.run.page
+    before = _open_fds()
+    held = [_idle(page.port) for _ in range(gate.MOST)]
+    try:
+        more = [_idle(page.port) for _ in range(40)]        # before the gate every one was kept open
+        assert all(_turned_away(s) for s in more)
+        for s in more:
+            s.close()
+        assert not any(_turned_away(s) for s in held[:3])    # the first ones are kept, as aiohttp keeps them
+        # the page's side holds one descriptor each at most: the client's own are the other half
+        assert _open_fds() - before <= 2 * gate.MOST + 4
+        rig.act("open_betting")                              # the table plays on: nothing it needs is taken
+        held.pop().close()                                   # a place freed is a place for the dealer's page
+        deadline = time.monotonic() + 5
+        while sum(page.gate.open.values()) >= gate.MOST and time.monotonic() < deadline:
+            time.sleep(0.05)
+        response, body = _request(page.url + "api/state")
+        assert response.status == 200 and json.loads(body)["state"] == "betting"
+    finally:
+        for s in held:
+            s.close()
+    audit = (rig.run.data_dir / "audit" / "audit.jsonl").read_text().splitlines()
+    refused = [e for e in map(json.loads, audit) if e["event"] == "page.connection_refused"]
+    assert len(refused) == 1 and refused[0]["remote"] == "127.0.0.1"     # a flood is one line a minute
+
+
+def test_addresses_outside_page_allow_hold_a_few_connections_never_the_dealers_place(rig, monkeypatch):
+    monkeypatch.setattr(gate, "MOST", 24)
+    monkeypatch.setattr(gate, "OUTSIDERS", 4)
+    fenced = DealerPage(rig.engine, rig.run.pins, host="127.0.0.1", port=0, allow=("127.0.0.1/32",),
+                        table_id="T-TEST")
+    fenced.start()
+    outsiders: list[socket.socket] = []
+    try:
+        outsiders = [_idle(fenced.port, source="127.0.0.2") for _ in range(12)]
+        assert [_turned_away(s) for s in outsiders] == [False] * 4 + [True] * 8
+        response, body = _request(fenced.url + "api/state")           # the dealer's page is served
+        assert response.status == 200 and json.loads(body)["table"] == rig.snap["table"]
+    finally:
+        for s in outsiders:
+            s.close()
+        fenced.stop()
