@@ -79,6 +79,12 @@ def check_every_anchor(journal: Journal, audit_dir: Path) -> int:
             while at < chain:
                 row = facts.fetchone()
                 if row is None:
+                    # a table playing meanwhile commits each fact before its anchor: a fact this reading
+                    # began before is in the journal by the time its anchor was read; read again from here
+                    facts = journal.db.execute(f"SELECT chain, digest FROM ({FACTS}) WHERE chain > ? ORDER BY 1",
+                                               (at,))
+                    row = facts.fetchone()
+                if row is None:
                     raise JournalError(f"{journal.path}: the journal ends at fact {at}, but the audit trail "
                                        f"({where}) saw fact {chain} committed: commits were lost; call a technician")
                 at, held = int(row[0]), str(row[1])
@@ -110,7 +116,8 @@ def check_audit_against_journal(journal: Journal, audit_dir: Path, last: str | N
     is not under the key for the journal's end (JournalError, controller/store/audit_head.py), or,
     after a clean stop, when any line follows it (``last``: the hash of the trail's last line, as
     the table found it before writing any; read from the files when None)."""
-    seen, at = held(journal)
+    with journal.reading():             # the head and the chain's end it is bound to, from one commit;
+        seen, at = held(journal)        # the trail, read after, holds the line it names
     if not seen or seen == GENESIS:     # committed before any line of the trail was on the disk
         return
     files = files_in_order(audit_dir)

@@ -32,7 +32,7 @@ import contextlib
 import functools
 import json
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -139,6 +139,23 @@ class Journal:
             self._next_chain, self._last_digest = last + 1, self.digest_before(last + 1)
         else:                               # a new journal, or one of schema 1: its records' last digest
             self._next_chain, self._last_digest = 1, self.head[1]
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[None]:
+        """Every read inside sees the journal as of one commit, its chain's end read again there: a
+        table may be committing meanwhile (``verify`` or ``recall`` beside a table that plays), and
+        facts, rounds and the trail's head kept under the key must be read from the same commit.
+        Inside a transaction already open, that one's."""
+        if self._depth or self.db.in_transaction:
+            yield
+            return
+        self.db.execute("BEGIN")
+        try:
+            self._read_chain_head()         # the first read: the commit every read inside sees
+            yield
+        finally:
+            with contextlib.suppress(sqlite3.DatabaseError):
+                self.db.execute("COMMIT")
 
     def close(self) -> None:
         self.db.close()

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 def open_read_only(self: Journal, path: Path, key_file: Path | None, keyed: bool) -> Journal:
     self.path = path
+    self._depth = 0                         # no transaction of its own: it writes none
     try:
         self.db = _connect(path)
         version = self.meta("schema_version")

@@ -43,11 +43,13 @@ class Verified:
 
 
 def verify_journal(journal: Journal, progress: Progress | None = None) -> Verified:
-    """All of it; ``progress(done, total)`` is told of the keyed facts checked now and then."""
-    legacy_records, previous = _verify_legacy(journal)
-    keyed = verify_from(journal, 1, previous, progress)
-    rounds = _verify_rounds(journal)
-    legacy_events = journal.db.execute("SELECT COUNT(*) FROM table_events WHERE chain IS NULL").fetchone()[0]
+    """All of it, as of one commit (a table may be playing meanwhile); ``progress(done, total)`` is
+    told of the keyed facts checked now and then."""
+    with journal.reading():
+        legacy_records, previous = _verify_legacy(journal)
+        keyed = verify_from(journal, 1, previous, progress)
+        rounds = _verify_rounds(journal)
+        legacy_events = journal.db.execute("SELECT COUNT(*) FROM table_events WHERE chain IS NULL").fetchone()[0]
     return Verified(legacy_records, legacy_events, keyed, rounds)
 
 
