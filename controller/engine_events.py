@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import queue
 import threading
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -152,6 +153,11 @@ class Draw:
     done: threading.Event = field(default_factory=threading.Event)
 
 
+# control (Cc), formatting (Cf: bidirectional overrides, zero-width), lone surrogates (Cs), line and
+# paragraph separators (Zl, Zp)
+UNSHOWABLE = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+
+
 def bad_arguments(args: dict[str, Any], takes: tuple[str, ...]) -> str | None:
     for name, value in sorted(args.items()):
         if name not in takes:
@@ -159,6 +165,14 @@ def bad_arguments(args: dict[str, Any], takes: tuple[str, ...]) -> str | None:
         kind = procedure.ARGUMENT_TYPES[name]
         if isinstance(value, bool) or not isinstance(value, kind):
             return f"{name} must be {'a whole number' if kind is int else 'text'}, not {value!r}"
+        if not isinstance(value, str):
+            continue
+        if len(value) > procedure.TEXT_MOST:
+            return f"{name} must be at most {procedure.TEXT_MOST} characters, not {len(value)}"
+        if any(unicodedata.category(c) in UNSHOWABLE for c in value):
+            # a line break, a terminal's escape, a right-to-left override: journaled, shown on pages and
+            # printed by the technicians' tools, where it could move or hide what is around it
+            return f"{name} must be plain text, without control or formatting characters"
     return None
 
 

@@ -10,6 +10,7 @@ from urllib.parse import quote, urlsplit
 
 import pytest
 
+from controller.engine_events import bad_arguments
 from tests.page.test_page_api import _act, _challenge, _request
 from tests.support.rig import table
 
@@ -75,6 +76,15 @@ def test_a_day_at_the_calendars_end_is_refused_in_words_before_the_pin(rig):
     ({"action": "play", "position": 1.0}, "play: position must be a whole number, not 1.0"),
     ({"action": "open_betting", "position": 1}, "open_betting: unknown argument 'position'"),
     ({"action": "misdeal", "reason": 5}, "misdeal: reason must be text, not 5"),
+    # the page's own field holds 200 characters; ten reasons of 16 KiB took the snapshot to 157 KB
+    ({"action": "call_supervisor", "reason": "x" * 201}, "call_supervisor: reason must be at most 200 characters, "
+                                                          "not 201"),
+    ({"action": "call_supervisor", "reason": "ok\x1b[2Jcleared"},
+     "call_supervisor: reason must be plain text, without control or formatting characters"),
+    ({"action": "call_supervisor", "reason": "ok\nsecond line"},
+     "call_supervisor: reason must be plain text, without control or formatting characters"),
+    ({"action": "call_supervisor", "reason": "abc\u202edcba"},          # shown reversed
+     "call_supervisor: reason must be plain text, without control or formatting characters"),
 ])
 def test_an_action_the_table_could_never_take_is_malformed_400_not_the_tables_refusal(rig, body, message):
     facts = _facts(rig)
@@ -110,3 +120,10 @@ def test_the_reports_refusals_are_in_the_readers_language_as_the_dealers_page_an
     # the report page shows this message to a supervisor reading Spanish; it came in English
     assert (response.status, json.loads(payload)["message"]) == (403, (
         "PIN de supervisor erróneo (la entrada de PIN se bloquea para todos los roles tras 4 PIN erróneos más)"))
+
+
+@pytest.mark.parametrize("reason", ["x" * 200, "jugador disputó la apuesta — señal rota", "fila 3: 2 × $25",
+                                    "no\u00a0break space", "emoji 🃏 ok"])
+def test_a_reason_a_person_writes_is_taken(reason):
+    """What the page's own field holds, in any language, is not refused by the checks above."""
+    assert bad_arguments({"reason": reason}, ("reason",)) is None
