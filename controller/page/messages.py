@@ -193,6 +193,10 @@ ALERTS = (
     N_("shoe malfunction"),
 )
 
+# the API's own protocol errors, said in JSON (controller/page/api_errors.py)
+API_ERRORS = {404: N_("the page's API has no such request"), 405: N_("this request does not take that method"),
+              413: N_("the request is too large: at most {size} KiB")}
+
 # --- the verdicts of touches: refusals (controller/round/conditions.py, the engine, the stores) ---
 REFUSALS = (
     N_("waiting for the {devices} to answer"), N_("a round is being recovered"),
@@ -330,4 +334,5 @@ REPLAY = (
     N_("Round {round} is still in play: its replay opens when it ends"),
 )
 
-TEMPLATES: tuple[str, ...] = NAMES + PROMPTS + HANDS + FLAGS + ALERTS + REFUSALS + LINKED + REPLAY
+TEMPLATES: tuple[str, ...] = (NAMES + PROMPTS + HANDS + FLAGS + ALERTS + REFUSALS + LINKED + REPLAY
+                              + tuple(API_ERRORS.values()))

@@ -56,6 +56,7 @@ from aiohttp import web
 
 from controller.engine_events import PageAlert, bad_arguments
 from controller.errors import InputError
+from controller.page.api_errors import MOST_BODY, api_errors
 from controller.page.feed import Feed, JournalFacts
 from controller.page.fence import Challenges, Fence, Throttle, quoted
 from controller.page.gate import Gate
@@ -205,8 +206,8 @@ class DealerPage:
     # --- HTTP -----------------------------------------------------------------------------
 
     def _app(self) -> web.Application:
-        app = web.Application(middlewares=[self._only_allowed, self._fenced, self.words.choose],
-                              client_max_size=16 * 1024)
+        app = web.Application(middlewares=[self._only_allowed, self._fenced, self.words.choose,
+                                           api_errors(self.words, MOST_BODY)], client_max_size=MOST_BODY)
         app.router.add_get("/", self._index)
         app.router.add_get("/words.js", self._words)
         app.router.add_static("/static/", STATIC_DIR, follow_symlinks=False)

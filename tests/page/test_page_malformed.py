@@ -127,3 +127,31 @@ def test_the_reports_refusals_are_in_the_readers_language_as_the_dealers_page_an
 def test_a_reason_a_person_writes_is_taken(reason):
     """What the page's own field holds, in any language, is not refused by the checks above."""
     assert bad_arguments({"reason": reason}, ("reason",)) is None
+
+
+def _said(response, payload) -> tuple[int, str, dict]:
+    return response.status, response.getheader("Content-Type", ""), json.loads(payload)
+
+
+def test_the_apis_own_protocol_errors_are_said_in_json_in_the_readers_language(rig):
+    """aiohttp's own answers were plain text ("Maximum request body size 16384 exceeded."): the page's
+    script reads JSON and could show none of them."""
+    url, facts = rig.run.page.url, _facts(rig)
+    status, kind, body = _said(*_request(url + "api/nothing"))
+    assert (status, body) == (404, {"ok": False, "message": "the page's API has no such request"})
+    assert kind.startswith("application/json")
+    response, payload = _request(url + "api/action", "DELETE")
+    assert _said(response, payload)[::2] == (405, {"ok": False, "message": "this request does not take that method"})
+    assert response.getheader("Allow") == "POST"
+    big = json.dumps({"action": "call_supervisor", "reason": "x" * 20_000}).encode()
+    assert _said(*_request(url + "api/action", "POST", big))[::2] == (
+        413, {"ok": False, "message": "the request is too large: at most 16 KiB"})
+    spanish = {"Cookie": "lang=es"}
+    assert _said(*_request(url + "api/nothing", headers=spanish))[2]["message"] == (
+        "la API de la página no tiene esa petición")
+    assert _facts(rig) == facts and rig.snap["state"] == "ready"
+
+
+def test_outside_the_api_a_missing_file_keeps_its_plain_answer(rig):
+    response, payload = _request(rig.run.page.url + "static/nothing.js")
+    assert response.status == 404 and not response.getheader("Content-Type", "").startswith("application/json")
