@@ -8,9 +8,11 @@ a request line, from one loopback client: the controller ran out of the 1,024 de
 gives a service, the audit trail could not open its file and the table halted (and the page's
 accept loop logged 550,000 errors in a minute).
 
-So at most ``MOST`` connections at once, and at most ``OUTSIDERS`` of them from addresses outside
-``page.allow`` (a machine that may not use the page cannot take the dealer's place either); one more
-is reset at once, unread, and logged (a warning, once a minute per address, counting the rest).
+So at most ``MOST`` connections at once, at most ``OUTSIDERS`` of them from addresses outside
+``page.allow`` (a machine that may not use the page cannot take the dealer's place either), and at
+most ``EACH`` from any one address (a tablet in the pit whose browser or script misbehaves cannot take
+the dealer's kiosk's place: a browser keeps about 6 to a server, and its event streams); one more is
+reset at once, unread, and logged (a warning, once a minute per address, counting the rest).
 The descriptors the page can hold stay far below the process's limit whatever clients do.
 """
 
@@ -24,6 +26,7 @@ from controller.page.fence import Throttle
 
 MOST = 256              # a kiosk and a few tablets use a few each (16 of them event streams)
 OUTSIDERS = 32          # enough to tell each of them 403 in words
+EACH = 64               # from one address: a kiosk's browser, its pages' event streams, a technician's tools
 
 
 class Gate:
@@ -33,6 +36,7 @@ class Gate:
     def __init__(self, factory: Callable[[], asyncio.Protocol], allowed: Callable[[str], bool], log: Any):
         self.factory, self.allowed, self.log = factory, allowed, log
         self.open = {True: 0, False: 0}             # open connections by whether page.allow lets them in
+        self._by_address: dict[str, int] = {}       # open connections of each address
         self._throttle = Throttle()
 
     def __call__(self) -> asyncio.Protocol:
@@ -41,20 +45,25 @@ class Gate:
     def admit(self, address: str) -> bool | None:
         """Whether ``address`` is allowed, counted open; None when there is no room for it."""
         allowed = self.allowed(address)
-        full = sum(self.open.values()) >= MOST or (not allowed and self.open[False] >= OUTSIDERS)
+        full = (sum(self.open.values()) >= MOST or (not allowed and self.open[False] >= OUTSIDERS)
+                or self._by_address.get(address, 0) >= EACH)
         if full:
             held = self._throttle.due(f"connection {address}")
             if held is not None:
                 self.log.warning("page.connection_refused", remote=address, more_refused=held,
                                  open=sum(self.open.values()), reason=(
                                      f"the page holds {MOST} connections at once, {OUTSIDERS} from addresses "
-                                     "outside page.allow"))
+                                     f"outside page.allow, {EACH} from any one"))
             return None
         self.open[allowed] += 1
+        self._by_address[address] = self._by_address.get(address, 0) + 1
         return allowed
 
-    def closed(self, allowed: bool) -> None:
+    def closed(self, allowed: bool, address: str) -> None:
         self.open[allowed] -= 1
+        left = self._by_address.pop(address) - 1
+        if left:
+            self._by_address[address] = left
 
 
 class _Admitted(asyncio.Protocol):
@@ -64,10 +73,12 @@ class _Admitted(asyncio.Protocol):
         self.gate = gate
         self.inner: asyncio.Protocol | None = None
         self.allowed = False
+        self.address = ""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         peer = transport.get_extra_info("peername")
-        allowed = self.gate.admit(str(peer[0]) if peer else "")
+        self.address = str(peer[0]) if peer else ""
+        allowed = self.gate.admit(self.address)
         if allowed is None:                     # unread: a reset costs the table nothing more
             transport.abort() if isinstance(transport, asyncio.Transport) else transport.close()
             return
@@ -77,7 +88,7 @@ class _Admitted(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self.inner is not None:
-            self.gate.closed(self.allowed)
+            self.gate.closed(self.allowed, self.address)
             self.inner.connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:

@@ -95,3 +95,23 @@ def test_addresses_outside_page_allow_hold_a_few_connections_never_the_dealers_p
         for s in outsiders:
             s.close()
         fenced.stop()
+
+
+def test_one_address_holds_at_most_its_share_the_others_are_served(rig, monkeypatch):
+    """A tablet in the pit, inside page.allow, whose browser misbehaves: it cannot take the places of
+    the dealer's kiosk."""
+    monkeypatch.setattr(gate, "MOST", 24)
+    monkeypatch.setattr(gate, "EACH", 6)
+    page = rig.run.page
+    tablet = [_idle(page.port, source="127.0.0.3") for _ in range(10)]
+    try:
+        assert [_turned_away(s) for s in tablet] == [False] * 6 + [True] * 4
+        kiosk = [_idle(page.port, source="127.0.0.4") for _ in range(5)]     # another address: its own share
+        assert not any(_turned_away(s) for s in kiosk)
+        for s in kiosk:
+            s.close()
+        response, body = _request(page.url + "api/state")
+        assert response.status == 200 and json.loads(body)["state"] == "ready"
+    finally:
+        for s in tablet:
+            s.close()
