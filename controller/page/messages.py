@@ -260,6 +260,7 @@ REFUSALS = (
     N_("say which action (\"action\": \"open_betting\", ...)"),
     N_("{action} needs the {role}'s PIN"),
     N_("a {role} PIN has at least {count} digits; this one was not tried and does not count as a wrong PIN"),
+    N_("a {role} PIN is {count} to {most} digits; this one was not tried and does not count as a wrong PIN"),
     N_("{action} is a dealer's action; it takes no role, PIN or challenge"),
     N_("recall is not available: this page was started without the journal"),
     N_("recall: cannot read the journal: {reason}"),

@@ -28,7 +28,7 @@ from aiohttp import web
 
 from controller.page.report_page import fragment
 from controller.store.journal import Journal, JournalError
-from controller.store.pins import MIN_PIN, PRIVILEGED_ROLES, PinRefused
+from controller.store.pins import PRIVILEGED_ROLES, PinRefused, never_a_pin
 from controller.store.report import build_report
 
 if TYPE_CHECKING:
@@ -77,9 +77,8 @@ class SupervisorReports:
             return self._answer(401, "the report needs a supervisor or technician PIN")
         if not isinstance(pin, str) or not pin:
             return self._answer(401, f"the report needs the {role}'s PIN")
-        if len(pin) < MIN_PIN:
-            return self._answer(400, f"a {role} PIN has at least {MIN_PIN} digits; this one was not tried and "
-                                "does not count as a wrong PIN")
+        if (shape := never_a_pin(role, pin)) is not None:
+            return self._answer(400, shape)
         config = page.engine.config
         clock = config.gaming_day
         try:

@@ -66,7 +66,7 @@ from controller.page.replays import RoundReplays
 from controller.page.reports import SupervisorReports
 from controller.page.streams import Streams
 from controller.round import machine as procedure
-from controller.store.pins import MIN_PIN, PinRefused, PinStore, duration
+from controller.store.pins import PinRefused, PinStore, duration, never_a_pin
 from controller.store.readers import FeedReaders
 
 STATIC_DIR = Path(__file__).with_name("static")
@@ -365,10 +365,8 @@ class DealerPage:
                 return self._say(401, False, f"{words} needs a {' or '.join(roles)} PIN")
             if not isinstance(pin, str) or not pin:
                 return self._say(401, False, f"{words} needs the {role}'s PIN")
-            if len(pin) < MIN_PIN:
-                # no PIN is this short: refused without being tried, so a slip does not lock the role
-                return self._say(400, False, f"a {role} PIN has at least {MIN_PIN} digits; this one was "
-                                           "not tried and does not count as a wrong PIN")
+            if (shape := never_a_pin(role, pin)) is not None:      # untried: a slip does not lock the role
+                return self._say(400, False, shape)
             refusal = self.challenges.redeem(challenge)
             if refusal is not None:             # a recorded request played again stops here, untried
                 held = self._throttle.due(f"challenge {request.remote}")

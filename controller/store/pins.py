@@ -55,6 +55,20 @@ MIN_PIN, MAX_PIN = 4, 12
 # scrypt cost: about 16 MiB and a few tens of milliseconds per check on a table PC,
 # so guessing offline from a stolen file is slow while a touch on the page is not.
 SCRYPT = {"n": 2 ** 14, "r": 8, "p": 1}
+
+
+def never_a_pin(role: str, pin: str) -> str | None:
+    """Why ``pin`` can be no PIN at all (too short, too long, not digits), in the page's words; None
+    for one that could be. Such a PIN is refused without being tried: a slip (or a pasted name) does
+    not count towards the lockout, and nothing can be learned from it."""
+    if len(pin) < MIN_PIN:
+        return f"a {role} PIN has at least {MIN_PIN} digits; this one was not tried and does not count as a wrong PIN"
+    if len(pin) > MAX_PIN or not (pin.isascii() and pin.isdigit()):
+        return (f"a {role} PIN is {MIN_PIN} to {MAX_PIN} digits; this one was not tried and does not count as a "
+                "wrong PIN")
+    return None
+
+
 LOCKOUT_MOST = 86_400.0         # the doubling stops at a day: a supervisor is not locked out for good
 
 

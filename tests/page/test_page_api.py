@@ -13,7 +13,7 @@ import pytest
 
 from controller.page.server import DealerPage
 from controller.store.journal import Journal
-from controller.store.pins import MIN_PIN
+from controller.store.pins import MAX_PIN, MIN_PIN
 from controller.store.recall import meters, recall
 from tests.support.rig import table
 
@@ -171,7 +171,7 @@ def test_calling_a_supervisor_alerts_and_is_journaled(rig):
     assert json.loads(row[0])["kind"] == "supervisor_called"
 
 
-def test_a_pin_too_short_to_be_one_is_refused_in_words_and_does_not_count_towards_the_lockout(rig, mocker):
+def test_a_pin_that_can_be_no_pin_is_refused_in_words_and_does_not_count_towards_the_lockout(rig, mocker):
     rig.run.pins.set_pin("supervisor", "Ana", "2468")
     rig.open_and_bet({1: {"ante": 500}})
     check = mocker.spy(rig.run.pins, "check")
@@ -180,6 +180,12 @@ def test_a_pin_too_short_to_be_one_is_refused_in_words_and_does_not_count_toward
         status, answer = _supervise(rig, {"action": "void_round", "reason": "test", "role": "supervisor",
                                           "pin": short})
         assert (status, answer["message"]) == (400, f"a supervisor PIN has at least {MIN_PIN} digits; this one "
+                                                    "was not tried and does not count as a wrong PIN")
+    # nor can letters, a pasted name, more digits than any PIN or other digits (the test lab's: they counted)
+    for never in ("abcd", "Ana 2468", "1" * (MAX_PIN + 1), "１２３４", "12 34", "x" * 16_000):
+        status, answer = _supervise(rig, {"action": "void_round", "reason": "test", "role": "supervisor",
+                                          "pin": never})
+        assert (status, answer["message"]) == (400, f"a supervisor PIN is {MIN_PIN} to {MAX_PIN} digits; this one "
                                                     "was not tried and does not count as a wrong PIN")
     assert check.call_count == 0 and rig.run.pins.locked_for("supervisor") == 0
     status, answer = _supervise(rig, {"action": "void_round", "reason": "test", "role": "supervisor", "pin": "1111"})

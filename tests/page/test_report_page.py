@@ -80,6 +80,10 @@ def test_the_report_api_needs_a_pin_and_a_challenge(tmp_path, page):
                                  "'application/json'}, body: JSON.stringify(b)}).then(async r => "
                                  "[r.status, await r.json()])", body)
         assert post({"role": "dealer", "pin": "2468"})[0] == 401
+        status, answer = post({"role": "supervisor", "pin": "Ana 2468"})     # no PIN: not tried, not counted
+        assert (status, answer["message"]) == (400, "a supervisor PIN is 4 to 12 digits; this one was not tried "
+                                                    "and does not count as a wrong PIN")
+        assert rig.run.pins.locked_for("supervisor") == 0
         status, answer = post({"role": "supervisor", "pin": "2468"})
         assert status == 403 and "challenge" in answer["message"]
         challenge = page.evaluate("fetch('/api/challenge').then(r => r.json()).then(a => a.challenge)")
