@@ -165,7 +165,9 @@ def bad_arguments(args: dict[str, Any], takes: tuple[str, ...]) -> str | None:
         kind = procedure.ARGUMENT_TYPES[name]
         if isinstance(value, bool) or not isinstance(value, kind):
             return f"{name} must be {'a whole number' if kind is int else 'text'}, not {value!r}"
-        if not isinstance(value, str):
+        if isinstance(value, int):
+            if abs(value) >= 10 ** procedure.DIGITS_MOST:     # no position, amount or jackpot is so large
+                return f"{name} must be a whole number of at most {procedure.DIGITS_MOST} digits"
             continue
         if len(value) > procedure.TEXT_MOST:
             return f"{name} must be at most {procedure.TEXT_MOST} characters, not {len(value)}"

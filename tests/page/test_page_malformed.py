@@ -85,6 +85,9 @@ def test_a_day_at_the_calendars_end_is_refused_in_words_before_the_pin(rig):
      "call_supervisor: reason must be plain text, without control or formatting characters"),
     ({"action": "call_supervisor", "reason": "abc\u202edcba"},          # shown reversed
      "call_supervisor: reason must be plain text, without control or formatting characters"),
+    ({"action": "play", "position": 10 ** 4000}, "play: position must be a whole number of at most 15 digits"),
+    ({"action": "set_jackpots", "reason": "r", "mega": -10 ** 15, "major": 1, "minor": 1},
+     "set_jackpots: mega must be a whole number of at most 15 digits"),
 ])
 def test_an_action_the_table_could_never_take_is_malformed_400_not_the_tables_refusal(rig, body, message):
     facts = _facts(rig)
@@ -155,3 +158,7 @@ def test_the_apis_own_protocol_errors_are_said_in_json_in_the_readers_language(r
 def test_outside_the_api_a_missing_file_keeps_its_plain_answer(rig):
     response, payload = _request(rig.run.page.url + "static/nothing.js")
     assert response.status == 404 and not response.getheader("Content-Type", "").startswith("application/json")
+
+
+def test_numbers_up_to_fifteen_digits_are_taken():
+    assert bad_arguments({"amount": 10 ** 15 - 1, "position": -(10 ** 15 - 1)}, ("amount", "position")) is None
