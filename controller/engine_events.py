@@ -169,6 +169,7 @@ def bad_arguments(args: dict[str, Any], takes: tuple[str, ...]) -> str | None:
             if abs(value) >= 10 ** procedure.DIGITS_MOST:     # no position, amount or jackpot is so large
                 return f"{name} must be a whole number of at most {procedure.DIGITS_MOST} digits"
             continue
+        assert isinstance(value, str)               # the argument kinds are int and str
         if len(value) > procedure.TEXT_MOST:
             return f"{name} must be at most {procedure.TEXT_MOST} characters, not {len(value)}"
         if any(unicodedata.category(c) in UNSHOWABLE for c in value):
