@@ -156,6 +156,9 @@ class Draw:
 # control (Cc), formatting (Cf: bidirectional overrides, zero-width), lone surrogates (Cs), line and
 # paragraph separators (Zl, Zp)
 UNSHOWABLE = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+# but the zero-width non-joiner and joiner (Cf too): words are spelled with them (Persian, the Indic
+# scripts) and emoji made of them (a health worker is woman + joiner + staff); they move nothing
+JOINERS = frozenset({"\u200c", "\u200d"})
 
 
 def bad_arguments(args: dict[str, Any], takes: tuple[str, ...]) -> str | None:
@@ -172,7 +175,7 @@ def bad_arguments(args: dict[str, Any], takes: tuple[str, ...]) -> str | None:
         assert isinstance(value, str)               # the argument kinds are int and str
         if len(value) > procedure.TEXT_MOST:
             return f"{name} must be at most {procedure.TEXT_MOST} characters, not {len(value)}"
-        if any(unicodedata.category(c) in UNSHOWABLE for c in value):
+        if any(unicodedata.category(c) in UNSHOWABLE and c not in JOINERS for c in value):
             # a line break, a terminal's escape, a right-to-left override: journaled, shown on pages and
             # printed by the technicians' tools, where it could move or hide what is around it
             return f"{name} must be plain text, without control or formatting characters"

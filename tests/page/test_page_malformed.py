@@ -126,7 +126,9 @@ def test_the_reports_refusals_are_in_the_readers_language_as_the_dealers_page_an
 
 
 @pytest.mark.parametrize("reason", ["x" * 200, "jugador disputó la apuesta — señal rota", "fila 3: 2 × $25",
-                                    "no\u00a0break space", "emoji 🃏 ok"])
+                                    "no\u00a0break space", "emoji 🃏 ok",
+                                    "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",   # Persian, with its non-joiner
+                                    "\U0001f469\u200d\u2695\ufe0f medic called"])           # an emoji joined
 def test_a_reason_a_person_writes_is_taken(reason):
     """What the page's own field holds, in any language, is not refused by the checks above."""
     assert bad_arguments({"reason": reason}, ("reason",)) is None
