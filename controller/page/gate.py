@@ -12,7 +12,8 @@ So at most ``MOST`` connections at once, at most ``OUTSIDERS`` of them from addr
 ``page.allow`` (a machine that may not use the page cannot take the dealer's place either), and at
 most ``EACH`` from any one address (a tablet in the pit whose browser or script misbehaves cannot take
 the dealer's kiosk's place: a browser keeps about 6 to a server, and its event streams); one more is
-reset at once, unread, and logged (a warning, once a minute per address, counting the rest).
+closed at once, unread (a reset, where it had sent bytes), and logged (a warning, once a minute per
+address, counting the rest).
 The descriptors the page can hold stay far below the process's limit whatever clients do.
 """
 
@@ -79,12 +80,18 @@ class _Admitted(asyncio.Protocol):
         peer = transport.get_extra_info("peername")
         self.address = str(peer[0]) if peer else ""
         allowed = self.gate.admit(self.address)
-        if allowed is None:                     # unread: a reset costs the table nothing more
+        if allowed is None:                     # closed unread: it costs the table nothing more
             transport.abort() if isinstance(transport, asyncio.Transport) else transport.close()
             return
         self.allowed = allowed
-        self.inner = self.gate.factory()
-        self.inner.connection_made(transport)
+        try:
+            inner = self.gate.factory()
+        except Exception:                       # nobody to serve it: not kept, not counted
+            self.gate.closed(allowed, self.address)
+            transport.abort() if isinstance(transport, asyncio.Transport) else transport.close()
+            raise
+        self.inner = inner
+        inner.connection_made(transport)
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self.inner is not None:

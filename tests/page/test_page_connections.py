@@ -5,6 +5,7 @@ bounds them; the table plays on whatever they do."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import time
@@ -115,3 +116,26 @@ def test_one_address_holds_at_most_its_share_the_others_are_served(rig, monkeypa
     finally:
         for s in tablet:
             s.close()
+
+
+class _Transport(asyncio.Transport):
+    def __init__(self) -> None:
+        super().__init__()
+        self.aborted = False
+
+    def get_extra_info(self, name, default=None):
+        return ("10.0.0.7", 40000) if name == "peername" else default
+
+    def abort(self) -> None:
+        self.aborted = True
+
+
+def test_a_connection_nobody_can_serve_is_neither_kept_nor_counted():
+    def broken() -> asyncio.Protocol:
+        raise RuntimeError("the server's protocol could not be made")
+    door = gate.Gate(broken, allowed=lambda address: True, log=None)
+    transport = _Transport()
+    with pytest.raises(RuntimeError):
+        door().connection_made(transport)
+    assert transport.aborted and door.open == {True: 0, False: 0}
+    assert door.admit("10.0.0.7") is True      # and its place, and its address's share, are free again
