@@ -36,15 +36,22 @@ def _idle(port: int, source: str = "127.0.0.1") -> socket.socket:
     return sock
 
 
-def _turned_away(sock: socket.socket) -> bool:
-    """The page closed the connection without a word (a reset or an end), or else kept it."""
-    sock.settimeout(1)
-    try:
-        return sock.recv(1) == b""
-    except ConnectionResetError:
-        return True
-    except TimeoutError:
-        return False
+def _turned_away(socks: list[socket.socket], wait: float = 1.0) -> list[bool]:
+    """For each connection, whether the page closed it without a word (a reset or an end) within
+    ``wait`` seconds, or else kept it (all of them looked at after one wait)."""
+    time.sleep(wait)
+    out = []
+    for sock in socks:
+        sock.setblocking(False)
+        try:
+            out.append(sock.recv(1) == b"")
+        except ConnectionResetError:
+            out.append(True)
+        except BlockingIOError:
+            out.append(False)
+        finally:
+            sock.settimeout(5)
+    return out
 
 
 def _open_fds() -> int:
@@ -59,10 +66,10 @@ def test_connections_that_never_finish_a_request_are_bounded_and_the_table_plays
     held = [_idle(page.port) for _ in range(gate.MOST)]
     try:
         more = [_idle(page.port) for _ in range(40)]        # before the gate every one was kept open
-        assert all(_turned_away(s) for s in more)
+        assert all(_turned_away(more))
         for s in more:
             s.close()
-        assert not any(_turned_away(s) for s in held[:3])    # the first ones are kept, as aiohttp keeps them
+        assert not any(_turned_away(held[:3]))    # the first ones are kept, as aiohttp keeps them
         # the page's side holds one descriptor each at most: the client's own are the other half
         assert _open_fds() - before <= 2 * gate.MOST + 4
         rig.act("open_betting")                              # the table plays on: nothing it needs is taken
@@ -89,7 +96,7 @@ def test_addresses_outside_page_allow_hold_a_few_connections_never_the_dealers_p
     outsiders: list[socket.socket] = []
     try:
         outsiders = [_idle(fenced.port, source="127.0.0.2") for _ in range(12)]
-        assert [_turned_away(s) for s in outsiders] == [False] * 4 + [True] * 8
+        assert _turned_away(outsiders) == [False] * 4 + [True] * 8
         response, body = _request(fenced.url + "api/state")           # the dealer's page is served
         assert response.status == 200 and json.loads(body)["table"] == rig.snap["table"]
     finally:
@@ -106,9 +113,9 @@ def test_one_address_holds_at_most_its_share_the_others_are_served(rig, monkeypa
     page = rig.run.page
     tablet = [_idle(page.port, source="127.0.0.3") for _ in range(10)]
     try:
-        assert [_turned_away(s) for s in tablet] == [False] * 6 + [True] * 4
+        assert _turned_away(tablet) == [False] * 6 + [True] * 4
         kiosk = [_idle(page.port, source="127.0.0.4") for _ in range(5)]     # another address: its own share
-        assert not any(_turned_away(s) for s in kiosk)
+        assert not any(_turned_away(kiosk))
         for s in kiosk:
             s.close()
         response, body = _request(page.url + "api/state")
