@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import queue
 import threading
-import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
 from controller.round import machine as procedure
+from controller.rules.typed_text import number_problem, text_problem
 from controller.rules.words import money
 from controller.store.behind import FOUND as BEHIND_FOUND
 
@@ -153,14 +153,6 @@ class Draw:
     done: threading.Event = field(default_factory=threading.Event)
 
 
-# control (Cc), formatting (Cf: bidirectional overrides, zero-width), lone surrogates (Cs), line and
-# paragraph separators (Zl, Zp)
-UNSHOWABLE = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
-# but the zero-width non-joiner and joiner (Cf too): words are spelled with them (Persian, the Indic
-# scripts) and emoji made of them (a health worker is woman + joiner + staff); they move nothing
-JOINERS = frozenset({"\u200c", "\u200d"})
-
-
 def bad_arguments(args: dict[str, Any], takes: tuple[str, ...]) -> str | None:
     for name, value in sorted(args.items()):
         if name not in takes:
@@ -168,17 +160,9 @@ def bad_arguments(args: dict[str, Any], takes: tuple[str, ...]) -> str | None:
         kind = procedure.ARGUMENT_TYPES[name]
         if isinstance(value, bool) or not isinstance(value, kind):
             return f"{name} must be {'a whole number' if kind is int else 'text'}, not {value!r}"
-        if isinstance(value, int):
-            if abs(value) >= 10 ** procedure.DIGITS_MOST:     # no position, amount or jackpot is so large
-                return f"{name} must be a whole number of at most {procedure.DIGITS_MOST} digits"
-            continue
-        assert isinstance(value, str)               # the argument kinds are int and str
-        if len(value) > procedure.TEXT_MOST:
-            return f"{name} must be at most {procedure.TEXT_MOST} characters, not {len(value)}"
-        if any(unicodedata.category(c) in UNSHOWABLE and c not in JOINERS for c in value):
-            # a line break, a terminal's escape, a right-to-left override: journaled, shown on pages and
-            # printed by the technicians' tools, where it could move or hide what is around it
-            return f"{name} must be plain text, without control or formatting characters"
+        problem = number_problem(name, value) if isinstance(value, int) else text_problem(name, str(value))
+        if problem is not None:
+            return problem
     return None
 
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from controller.cli.common import add_journal_options, open_journal, refuse, table_config
 from controller.errors import InputError
+from controller.rules.typed_text import text_problem
 
 if TYPE_CHECKING:
     from controller.cli.common import Subparsers
@@ -62,6 +63,9 @@ def cmd_clear(args: argparse.Namespace) -> int:
     by, reason = args.by.strip(), args.reason.strip()
     if not by or not reason:
         raise InputError("--by and --reason must name who clears the finding and why (both are journaled)")
+    for name, text in (("--by", by), ("--reason", reason)):
+        if (problem := text_problem(name, text)) is not None:      # journaled and shown as the page's are
+            raise InputError(problem)
     with closing(open_journal(args)) as checked:        # verified as `verify` checks it, before it is written
         path = checked.path
     with closing(Journal(path, key_file=table_config(args).key_file)) as journal:

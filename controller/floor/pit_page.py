@@ -55,6 +55,7 @@ from controller.page.feed import Feed, FeedRefused
 from controller.page.fence import Challenges, Fence
 from controller.page.server import SECURITY_HEADERS
 from controller.page.streams import Streams
+from controller.rules.typed_text import text_problem
 from controller.store.pins import MIN_PIN, PinRefused, PinStore
 from controller.store.readers import FeedReaders
 
@@ -262,6 +263,9 @@ class PitPage:
             return _answer(400, False, "the request body must be a JSON object")
         if not isinstance(body, dict) or set(body) - keys - {"pin", "challenge"}:
             return _answer(400, False, f"expected {', '.join(sorted(keys))}, pin and challenge")
+        reason = body.get("reason")
+        if isinstance(reason, str) and (problem := text_problem("reason", reason)) is not None:
+            return _answer(400, False, problem)     # the table's rule for typed text; before the challenge and PIN
         pin = body.get("pin")
         if not isinstance(pin, str) or len(pin) < MIN_PIN:
             return _answer(401, False, f"{action} needs a supervisor's PIN ({MIN_PIN} digits or more)")

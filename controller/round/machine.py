@@ -146,13 +146,6 @@ ACTION_ARGUMENTS: dict[str, tuple[str, ...]] = {
 }
 ARGUMENT_TYPES: dict[str, type] = {"position": int, "other": int, "spot": str, "amount": int, "reason": str,
                                    "mega": int, "major": int, "minor": int}
-# a text argument's most characters: the page's reason field holds as many (index.html). A reason is
-# journaled, alerted and shown in every snapshot while its alert stands: ten of 16 KiB each took a
-# snapshot from 4.8 to 157 KB, sent to every page at each moment (the test lab's)
-TEXT_MOST = 200
-# a number argument's most digits: ten trillion dollars in cents. Larger ones were refused further on, in
-# words that repeated them (a 4,000-digit amount came back as a 5,000-character dollar figure)
-DIGITS_MOST = 15
 # actions that need a supervisor's or technician's PIN (controller/store/pins.py)
 SUPERVISOR_ACTIONS = ("void_round", "override_wager", "reset_meters", "set_jackpots", "verify_jackpot",
                       "refer_jackpot")

@@ -46,6 +46,12 @@ def test_a_table_found_behind_starts_halted_until_a_technician_clears_it(tmp_pat
     assert main(["behind", "status", "--json", *where]) == 0
     assert json.loads(capsys.readouterr().out.splitlines()[-1])["standing"]["words"] == WORDS
     assert main(["behind", "clear", "--by", " ", "--reason", "x", *where]) == 2
+    capsys.readouterr()
+    # journaled and printed: plain text of the table's length, as a reason on the page is
+    assert main(["behind", "clear", "--by", "Ana", "--reason", "ok\x1b[2Jhidden", *where]) == 2
+    assert "--reason must be plain text, without control or formatting characters" in capsys.readouterr().err
+    assert main(["behind", "clear", "--by", "Ana", "--reason", "x" * 201, *where]) == 2
+    assert "--reason must be at most 200 characters, not 201" in capsys.readouterr().err
     assert main(["behind", "clear", "--by", "technician Ana", "--reason", "the right journal was put back",
                  "--json", *where]) == 0
     assert json.loads(capsys.readouterr().out.splitlines()[-1])["cleared"]["words"] == WORDS
