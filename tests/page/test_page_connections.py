@@ -146,3 +146,19 @@ def test_a_connection_nobody_can_serve_is_neither_kept_nor_counted():
         door().connection_made(transport)
     assert transport.aborted and door.open == {True: 0, False: 0}
     assert door.admit("10.0.0.7") is True      # and its place, and its address's share, are free again
+
+
+def test_machines_in_the_pit_together_leave_the_table_pcs_own_places(monkeypatch):
+    """Several tablets inside page.allow, each within its share, cannot fill the places the table PC's
+    own kiosk (loopback) needs: the review's open question, answered at the gate."""
+    monkeypatch.setattr(gate, "MOST", 24)
+    monkeypatch.setattr(gate, "KEPT", 8)
+    door = gate.Gate(lambda: asyncio.Protocol(), allowed=lambda address: True, log=None)
+    tablets = [f"10.0.0.{n}" for n in range(1, 5)]
+    taken = [door.admit(tablets[i % 4]) for i in range(16)]
+    assert taken == [True] * 16
+    monkeypatch.setattr(door, "_throttle", type("Quiet", (), {"due": lambda self, key: None})())
+    assert door.admit("10.0.0.9") is None and door.admit("::ffff:10.0.0.1") is None     # the pit's are full
+    assert [door.admit(a) for a in ("127.0.0.1", "::1", "::ffff:127.0.0.1") * 2] == [True] * 6   # the kiosk's
+    door.closed(True, "10.0.0.1")
+    assert door.admit("10.0.0.9") is True          # a place freed in the pit is the pit's again
