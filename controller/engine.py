@@ -81,9 +81,7 @@ class Engine:
                  trail_stamp: Callable[[], str] | None = None):
         """``trail``: the audit trail's writer, for the anchors (controller/engine_trail.py), and
         ``trail_stamp`` their time where it is not the system's (the simulation's)."""
-        self.config = config
-        self.journal = journal
-        self.ports = ports
+        self.config, self.journal, self.ports = config, journal, ports
         self.clock = clock
         self.halted: str | None = None      # the journal cannot be written: nothing more is done
         self._halted_on_record = False      # halted by a finding kept in the journal: alive, on purpose
@@ -95,8 +93,7 @@ class Engine:
         self.timers = Deadlines(clock)
         self._handling: Any = None              # the event being handled (a halt answers it)
         self.log = structlog.get_logger("engine").bind(table=config.table_id)
-        self._trail = EngineTrail(journal, self.log, trail, console_debug=console_debug,
-                                  stamp=trail_stamp)
+        self._trail = EngineTrail(journal, self.log, trail, console_debug=console_debug, stamp=trail_stamp)
         self.table = Table(config, journal, schedule=self.timers.schedule, cancel=self.timers.cancel)
         self._trail.after("start", None, self.table)     # the start-up's own facts (self-check, recovery)
         self._lines, self._memo = SettlementLines(), DrawMemo()
