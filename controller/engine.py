@@ -352,7 +352,7 @@ class Engine:
         takes = procedure.ACTION_ARGUMENTS.get(event.action)
         if takes is None:
             return Verdict(False, f"unknown action {event.action!r}")
-        bad = bad_arguments(event.args, takes)
+        bad = bad_arguments(event.args, takes, procedure.NEEDED_ARGUMENTS.get(event.action, ()))
         if bad:
             return Verdict(False, f"{event.action}: {bad}")
         if event.action in procedure.SUPERVISOR_ACTIONS and event.role not in PRIVILEGED_ROLES:

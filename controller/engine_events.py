@@ -153,7 +153,11 @@ class Draw:
     done: threading.Event = field(default_factory=threading.Event)
 
 
-def bad_arguments(args: dict[str, Any], takes: tuple[str, ...]) -> str | None:
+def bad_arguments(args: dict[str, Any], takes: tuple[str, ...], needs: tuple[str, ...] = ()) -> str | None:
+    """Why an action's ``args`` cannot be taken (it ``takes`` those and ``needs`` these), or None."""
+    for name in needs:
+        if name not in args:
+            return f"say which {name} (\"{name}\": N)"
     for name, value in sorted(args.items()):
         if name not in takes:
             return f"unknown argument {name!r}"

@@ -354,7 +354,7 @@ class DealerPage:
         takes = procedure.ACTION_ARGUMENTS.get(action)
         if takes is None:       # what the table could never take is malformed: no challenge or PIN spent on it
             return self._say(400, False, f"unknown action {action!r}")
-        if bad := bad_arguments(body, takes):
+        if bad := bad_arguments(body, takes, procedure.NEEDED_ARGUMENTS.get(action, ())):
             return self._say(400, False, f"{action}: {bad}")
         loop = asyncio.get_running_loop()
         who = ""

@@ -144,6 +144,9 @@ ACTION_ARGUMENTS: dict[str, tuple[str, ...]] = {
     "reset_meters": ("reason",), "set_jackpots": ("reason", "mega", "major", "minor"),
     "sign_in_dealer": (), "sign_out_dealer": (),
 }
+# the arguments an action cannot go without (a link's two positions are asked for by its condition, in words)
+NEEDED_ARGUMENTS: dict[str, tuple[str, ...]] = {
+    a: ("position",) for a in ("play", "fold", "confirm", "unlink_positions", "override_wager")}
 ARGUMENT_TYPES: dict[str, type] = {"position": int, "other": int, "spot": str, "amount": int, "reason": str,
                                    "mega": int, "major": int, "minor": int}
 # actions that need a supervisor's or technician's PIN (controller/store/pins.py)

@@ -86,6 +86,7 @@ def test_a_day_at_the_calendars_end_is_refused_in_words_before_the_pin(rig):
     ({"action": "call_supervisor", "reason": "abc\u202edcba"},          # shown reversed
      "call_supervisor: reason must be plain text, without control or formatting characters"),
     ({"action": "play", "position": 10 ** 4000}, "play: position must be a whole number of at most 15 digits"),
+    ({"action": "fold"}, 'fold: say which position ("position": N)'),     # it read "position None has no Ante"
     ({"action": "set_jackpots", "reason": "r", "mega": -10 ** 15, "major": 1, "minor": 1},
      "set_jackpots: mega must be a whole number of at most 15 digits"),
 ])
