@@ -258,7 +258,7 @@ REFUSALS = (
     N_("the request body must be a JSON object"),
     N_("the request body is nested too deeply to be a request"), N_("unknown field {what}"),
     N_("say which action (\"action\": \"open_betting\", ...)"),
-    N_("{action} needs the {role}'s PIN"),
+    N_("{action} needs the {role}'s PIN"), N_("role must be one of {roles}, or none for the dealer"),
     N_("a {role} PIN has at least {count} digits; this one was not tried and does not count as a wrong PIN"),
     N_("a {role} PIN is {count} to {most} digits; this one was not tried and does not count as a wrong PIN"),
     N_("{action} is a dealer's action; it takes no role, PIN or challenge"),

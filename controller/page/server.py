@@ -66,7 +66,7 @@ from controller.page.replays import RoundReplays
 from controller.page.reports import SupervisorReports
 from controller.page.streams import Streams
 from controller.round import machine as procedure
-from controller.store.pins import PinRefused, PinStore, duration, never_a_pin
+from controller.store.pins import ROLES, PinRefused, PinStore, duration, never_a_pin
 from controller.store.readers import FeedReaders
 
 STATIC_DIR = Path(__file__).with_name("static")
@@ -346,7 +346,9 @@ class DealerPage:
         if unknown:
             return self._say(400, False, f"unknown field {unknown[0]!r}")
         action = body.pop("action", None)
-        role = body.pop("role", None) or "dealer"
+        role = body.pop("role", "dealer")
+        if role not in ROLES:               # 0, false or "" read as the dealer before
+            return self._say(400, False, f"role must be one of {', '.join(ROLES)}, or none for the dealer")
         pin = body.pop("pin", None)
         challenge = body.pop("challenge", None)
         if not isinstance(action, str):

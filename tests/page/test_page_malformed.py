@@ -87,6 +87,10 @@ def test_a_day_at_the_calendars_end_is_refused_in_words_before_the_pin(rig):
      "call_supervisor: reason must be plain text, without control or formatting characters"),
     ({"action": "play", "position": 10 ** 4000}, "play: position must be a whole number of at most 15 digits"),
     ({"action": "fold"}, 'fold: say which position ("position": N)'),     # it read "position None has no Ante"
+    ({"action": "open_betting", "role": False}, "role must be one of dealer, supervisor, technician, or none for "
+                                                "the dealer"),                # it was read as the dealer
+    ({"action": "open_betting", "role": ["supervisor"]}, "role must be one of dealer, supervisor, technician, or "
+                                                         "none for the dealer"),
     ({"action": "set_jackpots", "reason": "r", "mega": -10 ** 15, "major": 1, "minor": 1},
      "set_jackpots: mega must be a whole number of at most 15 digits"),
 ])
