@@ -46,7 +46,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import ipaddress
-import json
 import threading
 import time
 from pathlib import Path
@@ -54,8 +53,9 @@ from pathlib import Path
 import structlog
 from aiohttp import web
 
-from controller.engine_events import PageAlert, bad_arguments
+from controller.engine_events import PageAlert
 from controller.errors import InputError
+from controller.page.actions import DealerActions
 from controller.page.api_errors import MOST_BODY, api_errors
 from controller.page.feed import Feed, JournalFacts
 from controller.page.fence import Challenges, Fence, Throttle, quoted
@@ -65,8 +65,7 @@ from controller.page.recalls import RoundRecall
 from controller.page.replays import RoundReplays
 from controller.page.reports import SupervisorReports
 from controller.page.streams import Streams
-from controller.round import machine as procedure
-from controller.store.pins import ROLES, PinRefused, PinStore, duration, never_a_pin
+from controller.store.pins import PinRefused, PinStore, duration
 from controller.store.readers import FeedReaders
 
 STATIC_DIR = Path(__file__).with_name("static")
@@ -79,7 +78,6 @@ SECURITY_HEADERS = {
     "Referrer-Policy": "same-origin",
     "Cache-Control": "no-cache",
 }
-REQUEST_KEYS = {"action", "role", "pin", "challenge", *procedure.ARGUMENT_TYPES}
 CHALLENGE_TTL, CHALLENGES_OPEN = 120.0, 32
 
 
@@ -217,7 +215,7 @@ class DealerPage:
         app.router.add_get("/api/health", self._health)
         app.router.add_get("/favicon.ico", self._favicon)
         app.router.add_get("/api/challenge", self._challenge)
-        app.router.add_post("/api/action", self._action)
+        DealerActions(self).add_routes(app)
         SupervisorReports(self).add_routes(app)
         RoundReplays(self.journal_path, self.words, self.log).add_routes(app)
         RoundRecall(self.journal_path, self.words, self._latest["table"], self.log).add_routes(app)
@@ -332,66 +330,6 @@ class DealerPage:
     async def _feed(self, request: web.Request) -> web.StreamResponse:
         assert self._stopping is not None
         return await self.feed.serve(request, self._stopping, self.facts)
-
-    async def _action(self, request: web.Request) -> web.Response:
-        try:
-            body = await request.json()
-        except (json.JSONDecodeError, UnicodeDecodeError, ValueError):
-            return self._say(400, False, "the request body must be a JSON object")
-        except RecursionError:              # 16 KiB of brackets: Python's parser runs out of stack
-            return self._say(400, False, "the request body is nested too deeply to be a request")
-        if not isinstance(body, dict):
-            return self._say(400, False, "the request body must be a JSON object")
-        unknown = sorted(set(body) - REQUEST_KEYS)
-        if unknown:
-            return self._say(400, False, f"unknown field {unknown[0]!r}")
-        action = body.pop("action", None)
-        role = body.pop("role", "dealer")
-        if role not in ROLES:               # 0, false or "" read as the dealer before
-            return self._say(400, False, f"role must be one of {', '.join(ROLES)}, or none for the dealer")
-        pin = body.pop("pin", None)
-        challenge = body.pop("challenge", None)
-        if not isinstance(action, str):
-            return self._say(400, False, "say which action (\"action\": \"open_betting\", ...)")
-        takes = procedure.ACTION_ARGUMENTS.get(action)
-        if takes is None:       # what the table could never take is malformed: no challenge or PIN spent on it
-            return self._say(400, False, f"unknown action {action!r}")
-        if bad := bad_arguments(body, takes, procedure.NEEDED_ARGUMENTS.get(action, ())):
-            return self._say(400, False, f"{action}: {bad}")
-        loop = asyncio.get_running_loop()
-        who = ""
-        roles = procedure.PIN_ROLES.get(action)
-        if roles:
-            words = action.replace("_", " ")
-            if role not in roles:
-                return self._say(401, False, f"{words} needs a {' or '.join(roles)} PIN")
-            if not isinstance(pin, str) or not pin:
-                return self._say(401, False, f"{words} needs the {role}'s PIN")
-            if (shape := never_a_pin(role, pin)) is not None:      # untried: a slip does not lock the role
-                return self._say(400, False, shape)
-            refusal = self.challenges.redeem(challenge)
-            if refusal is not None:             # a recorded request played again stops here, untried
-                held = self._throttle.due(f"challenge {request.remote}")
-                if held is not None:
-                    self.log.warning("page.challenge_refused", remote=request.remote, action=action,
-                                     role=role, reason=refusal, more_refused=held)
-                return self._say(403, False, refusal)
-            try:
-                who = await self.check_pin(role, pin, action, words, request.remote)
-            except PinRefused as err:
-                return self._say(403, False, str(err))
-        elif role != "dealer" or pin is not None or challenge is not None:
-            return self._say(400, False, f"{action.replace('_', ' ')} is a dealer's action; "
-                                       "it takes no role, PIN or challenge")
-        verdict = await loop.run_in_executor(
-            None, functools.partial(self.engine.act, action, role=role, who=who, **body))
-        status = 200 if verdict.ok else 504 if verdict.unknown else 409
-        return self._say(status, verdict.ok, verdict.message or "done")
-
-    def _say(self, status: int, ok: bool, message: str) -> web.Response:
-        """An answer to the dealer's page, its words in the table's language."""
-        return _answer(status, ok, self.words.text(message) or message)
-
 
 def _answer(status: int, ok: bool, message: str) -> web.Response:
     return web.json_response({"ok": ok, "message": message}, status=status)

@@ -69,7 +69,8 @@ SAID = {"alert": 1, "refuse": 0, "set": 1, "show": 1, "Verdict": 1, "PageAlert":
 RETURNED = {"stack_problem", "card_problem", "change_problem", "super6_closed", "prompt_for", "link_problem",
             "refer_problem", "post", "words"}
 SOURCES = [*sorted((ROOT / "controller" / "round").glob("*.py")), ROOT / "controller" / "engine.py",
-           ROOT / "controller" / "page" / "server.py", ROOT / "controller" / "store" / "pins.py",
+           ROOT / "controller" / "page" / "server.py", ROOT / "controller" / "page" / "actions.py",
+           ROOT / "controller" / "store" / "pins.py",
            ROOT / "controller" / "store" / "jackpot.py", ROOT / "controller" / "app" / "clock.py",
            ROOT / "controller" / "floor" / "head.py"]      # a journal behind the floor: its alert and halt
 
