@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from controller.cli.common import add_journal_options, open_journal, refuse, table_config
+from controller.errors import InputError
 from controller.store.pins import PIN_FILE, ROLES, PinError, PinStore
 
 if TYPE_CHECKING:
@@ -70,8 +71,11 @@ def changed_and_journaled(args: argparse.Namespace, data_dir: Path, file: Path, 
         journal = Journal(path, key_file=table_config(args).key_file)
     try:
         before = file.read_bytes() if file.exists() else None
-        if not change():
-            return False
+        try:
+            if not change():
+                return False
+        except OSError as err:              # a folder read-only or full: in words (it was a traceback)
+            raise InputError(f"{file}: cannot be written: {err.strerror or err}; nothing changed") from None
         if journal is not None:
             try:
                 journal.table_event(kind, what)

@@ -166,3 +166,25 @@ def test_backup_refuses_an_empty_a_file_and_a_full_destination(tmp_path, monkeyp
     assert main(["backup", "dest", "--data-dir", str(data)]) == 2
     assert "dest is too full: the backup needs about" in capsys.readouterr().err
     assert _files(tmp_path) == before
+
+
+@pytest.mark.parametrize("option, said", [(["--port", "70000"], "--port 70000: a port number is 1-65535"),
+                                          (["--rounds", "0"], "--rounds 0: the number of rounds to play is 1 or more"),
+                                          (["--royal-at", "0"], "--royal-at 0: a round number is 1 or more")])
+def test_run_refuses_absurd_numbers_as_usage_errors(tmp_path, capsys, option, said):
+    """``--port 70000`` killed the page's thread with a traceback and the table ran on without its page;
+    ``--rounds 0`` played without end, ``-1`` no round; ``--royal-at 0`` exited 1."""
+    assert main(["run", "--autoplay", *option, "--data-dir", str(tmp_path / "data")]) == 2
+    assert capsys.readouterr().err.startswith(f"table-controller: {said}")
+    assert not (tmp_path / "data").exists()
+
+
+def test_a_pin_or_reader_file_that_cannot_be_written_is_said_in_words(tmp_path, monkeypatch, capsys):
+    (tmp_path / "a file").write_text("")
+    folder = tmp_path / "a file" / "data"                      # cannot be made: as read-only media to root
+    _stdin(monkeypatch, "4711\n")
+    assert main(["pin", "set", "supervisor", "Ana", "--data-dir", str(folder)]) == 2
+    assert main(["feed", "add", "Room 2", "--data-dir", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert f"{folder / PIN_FILE}: cannot be written: Not a directory; nothing changed" in err
+    assert f"table-controller: {folder / READERS_FILE}: cannot" in err and "Traceback" not in err
