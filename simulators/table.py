@@ -16,6 +16,7 @@ backend), exactly as it reaches real ones.
 from __future__ import annotations
 
 import errno
+import json
 import math
 import re
 import shlex
@@ -113,9 +114,10 @@ class SimulatedTable:
             f"heartbeat_every = {heartbeat_every}\nsilence_after = {heartbeat_every * 4}\n"
         keys = {role: f'key_file = "{path}"\n' for role, path in self.key_files.items()}
         jackpots = "[jackpot]\nmega = 10000000\nmajor = 2500000\nminor = 250000\n\n" if self.preset.super6 else ""
-        return (f'[table]\nid = "{table_id}"\npreset = "{self.preset.name}"\n'
+        # a TOML basic string is a JSON string: a folder with a quote or a backslash made the file no TOML
+        return (f'[table]\nid = {json.dumps(table_id)}\npreset = "{self.preset.name}"\n'
                 f"positions = {self.options.positions}\n\n{jackpots}"
-                f'[data]\ndir = "{data_dir}"\n\n[log]\nformat = "{log_format}"\n\n'
+                f'[data]\ndir = {json.dumps(data_dir)}\n\n[log]\nformat = "{log_format}"\n\n'
                 f'[devices.shoe]\ndriver = "shoe-framed"\nurl = "{urls["shoe"]}"\n{keys.get("shoe", "")}{beat}\n'
                 f'[devices.sensors]\ndriver = "sensors-framed"\nurl = "{urls["sensors"]}"\n'
                 f'{keys.get("sensors", "")}{beat}\n'

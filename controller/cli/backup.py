@@ -42,6 +42,8 @@ def cmd_backup(args: argparse.Namespace) -> int:
     from controller.store.pins import PIN_FILE
     if args.keep is not None and args.keep < 1:
         raise InputError(f"--keep {args.keep}: the number of backups to keep must be 1 or more")
+    if not args.dest.strip():          # an unset $DEST: the backup went into the current folder
+        raise InputError("DEST is empty: give the folder that holds the backups")
     config = table_config(args)
     data_dir = Path(args.data_dir) if args.data_dir else config.data_dir
     if not (data_dir / JOURNAL_FILE).exists():

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from controller.app.config import TableConfig, default_config, load_config
 from controller.errors import InputError
+from controller.rules.typed_text import DIGITS_MOST, number_problem
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -41,6 +42,18 @@ def refuse(message: object) -> None:
     configuration refused whole names each of its problems on a line of its own)."""
     for line in str(message).splitlines() or [""]:
         print(f"table-controller: {line}", file=sys.stderr)
+
+
+def whole_number(text: str) -> int:
+    """An option's whole number (``type=``), of at most 15 digits as any number a person types
+    (controller/rules/typed_text.py): a longer one reached SQLite, which cannot hold it, as a traceback."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value is None or number_problem("", value) is not None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at most {DIGITS_MOST} digits")
+    return value
 
 
 def local_time(config: TableConfig, at: str | None) -> str:

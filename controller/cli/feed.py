@@ -10,12 +10,11 @@ event when the data folder has a journal, on its keyed chain like a PIN change. 
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from controller.cli.common import add_journal_options, refuse, table_config
-from controller.cli.pins import journal_table_event
+from controller.cli.pins import changed_and_journaled
 from controller.store.readers import READERS_FILE, FeedReaders
 
 if TYPE_CHECKING:
@@ -47,27 +46,24 @@ def _readers(args: argparse.Namespace) -> tuple[FeedReaders, Path]:
 
 def cmd_feed_add(args: argparse.Namespace) -> int:
     readers, data_dir = _readers(args)
-    before = dict(readers.names())
-    token = readers.add(args.name)
-    try:                                    # a reader the journal does not name must not read: undone
-        journal_table_event(data_dir, "feed_reader_changed", {"action": "added", "name": args.name},
-                            table_config(args).key_file)
-    except BaseException:
-        readers.remove(args.name)
-        if args.name in before:
-            print(f"table-controller: {args.name}'s old token was ended too: add the reader again", file=sys.stderr)
-        raise
-    print(token)
+    tokens: list[str] = []
+
+    def add() -> bool:
+        tokens.append(readers.add(args.name))
+        return True
+    # a reader the journal does not name must not read: the readers' file is put back when it refuses
+    changed_and_journaled(args, data_dir, readers.path, add, "feed_reader_changed",
+                          {"action": "added", "name": args.name})
+    print(tokens[0])
     return 0
 
 
 def cmd_feed_remove(args: argparse.Namespace) -> int:
     readers, data_dir = _readers(args)
-    if not readers.remove(args.name):
+    if not changed_and_journaled(args, data_dir, readers.path, lambda: readers.remove(args.name),
+                                 "feed_reader_changed", {"action": "removed", "name": args.name}):
         refuse(f"no feed reader named {args.name!r} in {readers.path}")
         return 1
-    journal_table_event(data_dir, "feed_reader_changed", {"action": "removed", "name": args.name},
-                        table_config(args).key_file)
     print(f"feed reader {args.name} removed")
     return 0
 

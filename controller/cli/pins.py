@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import os
 import sys
+from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from controller.cli.common import add_journal_options, refuse, table_config
+from controller.cli.common import add_journal_options, open_journal, refuse, table_config
+from controller.errors import InputError
 from controller.store.pins import PIN_FILE, ROLES, PinError, PinStore
 
 if TYPE_CHECKING:
@@ -49,18 +53,52 @@ def _pin_store(args: argparse.Namespace) -> tuple[PinStore, Path]:
     return PinStore(data_dir / PIN_FILE, attempts=config.pin_attempts, lockout=config.pin_lockout), data_dir
 
 
-def journal_table_event(data_dir: Path, kind: str, what: dict[str, Any], key_file: Path | None = None) -> None:
-    """A change of who may do what (a PIN, a feed reader) is a table event in the journal (when this
-    data directory has one), on its keyed chain like every fact (a running controller's next fact
-    follows this one)."""
+def changed_and_journaled(args: argparse.Namespace, data_dir: Path, file: Path, change: Callable[[], bool],
+                          kind: str, what: dict[str, Any]) -> bool:
+    """Make ``change`` to ``file`` (a change of who may do what: a PIN, a feed reader; False: there was
+    nothing to change) and journal it as the table event ``kind`` (when this data directory has a
+    journal), on its keyed chain like every fact (a running controller's next fact follows this one),
+    or neither. The journal is verified as ``verify`` checks it before anything changes: one under
+    another table's key, or altered, refuses the change with nothing changed (the change used to be
+    made, and its event chained under a key the journal does not hold: the table then refused to
+    start on it). When the event cannot be written, ``file`` is put back as it was."""
     from controller.app.run import JOURNAL_FILE
     from controller.store.journal import Journal
+    journal = None
     if (data_dir / JOURNAL_FILE).exists():
-        journal = Journal(data_dir / JOURNAL_FILE, key_file=key_file)
+        with closing(open_journal(args)) as checked:
+            path = checked.path
+        journal = Journal(path, key_file=table_config(args).key_file)
+    try:
+        before = file.read_bytes() if file.exists() else None
         try:
-            journal.table_event(kind, what)
-        finally:
+            if not change():
+                return False
+        except OSError as err:              # a folder read-only or full: in words (it was a traceback)
+            raise InputError(f"{file}: cannot be written: {err.strerror or err}; nothing changed") from None
+        if journal is not None:
+            try:
+                journal.table_event(kind, what)
+            except BaseException:
+                _put_back(file, before)
+                raise
+        return True
+    finally:
+        if journal is not None:
             journal.close()
+
+
+def _put_back(file: Path, before: bytes | None) -> None:
+    if before is None:
+        file.unlink(missing_ok=True)
+        return
+    temporary = file.with_suffix(".undo")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as out:
+        out.write(before)
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(temporary, file)
 
 
 def cmd_pin_set(args: argparse.Namespace) -> int:
@@ -71,20 +109,22 @@ def cmd_pin_set(args: argparse.Namespace) -> int:
             raise PinError("the two PINs differ; nothing changed")
     else:
         pin = sys.stdin.readline().strip()
-    store.set_pin(args.role, args.name, pin)
-    journal_table_event(data_dir, "pin_changed", {"action": "set", "role": args.role, "name": args.name},
-                        table_config(args).key_file)
+
+    def set_pin() -> bool:
+        store.set_pin(args.role, args.name, pin)
+        return True
+    changed_and_journaled(args, data_dir, store.path, set_pin, "pin_changed",
+                          {"action": "set", "role": args.role, "name": args.name})
     print(f"PIN set for {args.role} {args.name} ({store.path})")
     return 0
 
 
 def cmd_pin_remove(args: argparse.Namespace) -> int:
     store, data_dir = _pin_store(args)
-    if not store.remove(args.role, args.name):
+    if not changed_and_journaled(args, data_dir, store.path, lambda: store.remove(args.role, args.name),
+                                 "pin_changed", {"action": "removed", "role": args.role, "name": args.name}):
         refuse(f"no {args.role} named {args.name!r} in {store.path}")
         return 1
-    journal_table_event(data_dir, "pin_changed", {"action": "removed", "role": args.role, "name": args.name},
-                        table_config(args).key_file)
     print(f"PIN removed for {args.role} {args.name}")
     return 0
 

@@ -23,6 +23,7 @@ from controller.cli.common import (
     open_journal,
     refuse,
     table_config,
+    whole_number,
 )
 from controller.errors import InputError
 from controller.rules.words import money
@@ -33,8 +34,8 @@ if TYPE_CHECKING:
 
 def add_commands(sub: Subparsers) -> None:
     p = sub.add_parser("recall", help="the last rounds from the journal, settle-ready")
-    p.add_argument("--last", type=int, default=10, metavar="N", help="how many rounds, 1 or more (default 10)")
-    p.add_argument("--round", type=int, metavar="ID", help="one round by its id")
+    p.add_argument("--last", type=whole_number, default=10, metavar="N", help="how many rounds, 1 or more (default 10)")
+    p.add_argument("--round", type=whole_number, metavar="ID", help="one round by its id")
     p.add_argument("--json", action="store_true", help="JSON Lines: one round per line")
     add_journal_options(p)
     p.set_defaults(func=cmd_recall, integrity_status=LEGACY_INTEGRITY_STATUS)

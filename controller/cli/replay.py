@@ -22,6 +22,7 @@ from controller.cli.common import (
     open_journal,
     refuse,
     table_config,
+    whole_number,
 )
 
 if TYPE_CHECKING:
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 def add_commands(sub: Subparsers) -> None:
     p = sub.add_parser("replay", help="one round step by step: every fact, the felt and cards as they stood, "
                        "and the round settled again from its recalled cards and wagers")
-    p.add_argument("--round", type=int, required=True, metavar="ID", help="the round's id")
+    p.add_argument("--round", type=whole_number, required=True, metavar="ID", help="the round's id")
     p.add_argument("--json", action="store_true", help="the timeline as one JSON object")
     add_journal_options(p)
     p.set_defaults(func=cmd_replay, integrity_status=LEGACY_INTEGRITY_STATUS)

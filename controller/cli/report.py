@@ -13,6 +13,7 @@ report is of the gaming day now in progress.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
 import sys
@@ -49,9 +50,12 @@ def gaming_day(text: str | None, clock: Any) -> date:
     if text is None:
         return clock.day_of(datetime.now(UTC))
     try:
-        return date.fromisoformat(text)
+        day = date.fromisoformat(text)
     except ValueError:
-        raise InputError(f"--day {text!r}: a gaming day is a date YYYY-MM-DD, such as 2026-03-07") from None
+        day = date.min
+    if not date.min < day < date.max:   # its hours run into the day before or after, which Python cannot hold
+        raise InputError(f"--day {text!r}: a gaming day is a date YYYY-MM-DD, such as 2026-03-07")
+    return day
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -67,10 +71,10 @@ def cmd_report(args: argparse.Namespace) -> int:
         report = build_report(journal, clock, day, args.shift, table=config.table_id, preset=config.preset)
     if args.html:
         from controller.page.report_page import printable
-        Path(args.html).write_text(printable(report), encoding="utf-8")
+        _write(args.html, printable(report).encode("utf-8"))
     if args.pdf:
         from controller.page.report_pdf import pdf_bytes
-        Path(args.pdf).write_bytes(pdf_bytes(report, report["timeline"]))
+        _write(args.pdf, pdf_bytes(report, report["timeline"]))
     timeline = report.pop("timeline")
     if args.json:
         print(json.dumps(report))
@@ -85,6 +89,20 @@ def cmd_report(args: argparse.Namespace) -> int:
     progress.say(f"report: {n['complete']} rounds complete, {n['void']} void, hold "
                  f"{money(report['totals']['hold'])} on {money(report['totals']['wagered'])} wagered")
     return 0
+
+
+def _write(file: str, data: bytes) -> None:
+    """The printable report into ``file``; where it cannot be written, refused in words (it was a
+    traceback), before anything is printed."""
+    path = Path(file)
+    new = not path.exists()
+    try:
+        path.write_bytes(data)
+    except OSError as err:
+        if new:                             # not left behind cut short (a full disk)
+            with contextlib.suppress(OSError):
+                path.unlink()
+        raise InputError(f"{file}: cannot write the report there: {err.strerror or err}") from None
 
 
 def percent(value: float | None) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -97,10 +98,12 @@ def cmd_settle(args: argparse.Namespace) -> int:
         if not line.strip():
             continue                      # a blank line is no round (line numbers still count it)
         try:
-            obj: Any = json.loads(line)
+            obj: Any = json.loads(line, parse_constant=_not_a_number, parse_float=_finite)
         except json.JSONDecodeError as err:
             result: dict[str, Any] = {"id": None,
                                       "error": f"line {number}: not JSON: {err.msg} at column {err.colno}"}
+        except ValueError as err:         # NaN or Infinity: Python's JSON takes them, echoed they were no JSON
+            result = {"id": None, "error": f"line {number}: not JSON: {err}"}
         else:
             result = settle_json(obj, presets, args.preset)
             if "error" in result:
@@ -109,6 +112,17 @@ def cmd_settle(args: argparse.Namespace) -> int:
         out.write(json.dumps(result, separators=(",", ":")) + "\n")
     out.flush()
     return 1 if failed else 0
+
+
+def _not_a_number(word: str) -> float:
+    raise ValueError(f"{word} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is too large a number")
+    return value
 
 
 # --- par sheet ---------------------------------------------------------------

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from controller.cli.common import LEGACY_INTEGRITY_STATUS
 from controller.cli.progress import Progress
+from controller.errors import InputError
 
 if TYPE_CHECKING:
     from controller.cli.common import Subparsers
@@ -58,12 +59,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     # module added beside one of theirs (an extension module wins over a .py) never gets to run.
     from controller.app.manifest import check_at_start
     program = check_at_start()
+    # usage errors: exit 2 (docs/cli.md; a SystemExit of words exited 1)
     if any(r < 1 for r in args.royal_at):
-        raise SystemExit(f"table-controller: --royal-at {min(args.royal_at)}: a round number is 1 or more")
+        raise InputError(f"--royal-at {min(args.royal_at)}: a round number is 1 or more")
+    if args.rounds is not None and args.rounds < 1:     # -1 played no round, 0 played on without end
+        raise InputError(f"--rounds {args.rounds}: the number of rounds to play is 1 or more")
+    if args.port is not None and not 0 <= args.port <= 65535:  # the page's thread died on it, the table ran on
+        raise InputError(f"--port {args.port}: a port number is 1-65535 (0 picks a free one)")
     if args.royal_at and args.config is not None and not args.simulate:
-        raise SystemExit("table-controller: --royal-at needs simulated devices (--simulate)")
+        raise InputError("--royal-at needs simulated devices (--simulate)")
     if args.sim_apart and (args.shoe_usb or (args.config is not None and not args.simulate)):
-        raise SystemExit("table-controller: --sim-apart needs simulated devices on ptys (--simulate, "
+        raise InputError("--sim-apart needs simulated devices on ptys (--simulate, "
                          "without --shoe-usb: the simulated USB bus lives in the controller's process)")
     seed_from_clock = args.seed is None         # a restart must not replay the same rounds; the seed is said
     seed = time.time_ns() // 1000 % 2**31 if seed_from_clock else args.seed

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from controller.cli.common import add_journal_options, existing_journal
 from controller.cli.progress import Progress
 from controller.errors import InputError, JournalError
+from controller.rules.typed_text import DIGITS_MOST
 
 if TYPE_CHECKING:
     from controller.cli.common import Subparsers
@@ -38,7 +39,8 @@ def add_commands(sub: Subparsers) -> None:
 
 def parse_anchor(text: str) -> tuple[int, str]:
     fact, _, digest = text.partition(":")
-    if not (fact.isascii() and fact.isdigit()) or len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
+    if not (fact.isascii() and fact.isdigit() and len(fact) <= DIGITS_MOST) or len(digest) != 64 or \
+            any(c not in "0123456789abcdef" for c in digest):
         raise InputError(f"--anchor {text!r}: give FACT:DIGEST, the fact's number and its 64 hex digits, as "
                          "the report prints them")
     return int(fact), digest

@@ -41,9 +41,16 @@ _FROZEN = re.compile(r"Cannot mutate immutable namespace (\(.*\))")
 def read_file(path: Path, error: type[Exception]) -> str:
     """A hand-edited file's text; ``error`` names the file when it cannot be read."""
     try:
-        return path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8")
     except OSError as err:
         raise error(f"{path}: cannot read: {err.strerror or err}") from None
+    except UnicodeDecodeError as err:       # a file saved in another encoding: it was a traceback
+        line = path.read_bytes()[:err.start].count(b"\n") + 1
+        raise error(f"{path}, line {line}: not UTF-8 text (byte {err.object[err.start]:#04x}): save the file "
+                    "as UTF-8") from None
+    if text.startswith("\ufeff"):            # a byte order mark, as some Windows editors write: TOML has none
+        raise error(f"{path}, line 1: begins with a byte order mark (BOM): save the file as UTF-8 without BOM")
+    return text
 
 
 def loads(text: str, source: str, error: type[Exception]) -> dict[str, Any]:

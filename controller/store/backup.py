@@ -91,7 +91,8 @@ def backup(sources: Sources, dest: Path, *, include_key: bool = False, version: 
     try:
         dest.mkdir(parents=True, exist_ok=True)
     except OSError as err:
-        raise InputError(f"{dest}: cannot write backups here: {err.strerror or err}") from None
+        why = "it is a file, not a folder" if isinstance(err, FileExistsError) else err.strerror or err
+        raise InputError(f"{dest}: cannot write backups here: {why}") from None
     final = dest / name
     with _writing_backups(dest, sources.table_id):
         if final.exists():
@@ -136,7 +137,25 @@ def _backup(sources: Sources, dest: Path, name: str, include_key: bool, version:
         partial.rename(final)
         _fsync_dir(dest)
         return {**manifest, "path": str(final)}
+    full = _destination_problem(sources, dest, problem)
+    if full:                            # a destination that cannot be written: a usage error (docs/cli.md)
+        raise InputError(f"{final}: the backup was not written: {full}")
     raise BackupError(f"{final}: the backup was not written: {problem}")
+
+
+def _destination_problem(sources: Sources, dest: Path, problem: Exception | None) -> str | None:
+    """Why ``dest`` could not take the backup, in words, when that is what went wrong: it is read-only,
+    not ours to write, or too full (SQLite says only "disk I/O error" for a full disk)."""
+    if isinstance(problem, OSError) and problem.filename and Path(problem.filename).is_relative_to(dest):
+        return f"{dest}: {problem.strerror or problem}"
+    if isinstance(problem, sqlite3.DatabaseError | OSError):
+        needed = sum(p.stat().st_size for p in (sources.journal, sources.pins, *sources.audit_dir.glob("*"))
+                     if p.is_file())
+        free = shutil.disk_usage(dest).free
+        if free < needed:
+            return (f"{dest} is too full: the backup needs about {needed // 1024 + 1} KiB, it has "
+                    f"{free // 1024} KiB free")
+    return None
 
 
 def prune(dest: Path, table_id: str, keep: int) -> list[Path]:

@@ -47,6 +47,7 @@ from pathlib import Path
 import structlog
 
 from controller.errors import InputError
+from controller.rules.typed_text import text_problem
 
 ROLES = ("dealer", "supervisor", "technician")
 PRIVILEGED_ROLES = ("supervisor", "technician")
@@ -187,6 +188,8 @@ class PinStore:
         name = name.strip()
         if not name:
             raise PinError("a PIN holder needs a name")
+        if (problem := text_problem("a PIN holder's name", name)) is not None:   # shown on the page, journaled
+            raise PinError(problem)
         if not (pin.isascii() and pin.isdigit() and MIN_PIN <= len(pin) <= MAX_PIN):
             raise PinError(f"a PIN is {MIN_PIN} to {MAX_PIN} digits")
         with self._locked():

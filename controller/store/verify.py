@@ -123,7 +123,9 @@ def _verify_legacy(journal: Journal) -> tuple[int, str]:
     journal held when its keyed chain began (that boundary is under the key), none after a keyed one."""
     boundary, mac = journal.meta("keyed_boundary"), journal.meta("keyed_boundary_mac")
     if not boundary or not mac or not hmac.compare_digest(boundary_mac(journal.key, boundary), mac):
-        raise JournalError(f"{journal.path}: where the journal's unkeyed part ends is missing or altered")
+        # the first thing a key that is not this journal's fails: say so, it is what a technician meets
+        raise JournalError(f"{journal.path}: where the journal's unkeyed part ends is missing or altered, or the "
+                           "key it is read with is not this journal's (another table's key?)")
     previous, count, last_seq = GENESIS, 0, 0
     for seq, round_id, kind, text, digest in journal.db.execute(
             "SELECT seq, round_id, kind, data, digest FROM records WHERE chain IS NULL ORDER BY seq"):
