@@ -103,6 +103,7 @@ def _put_back(file: Path, before: bytes | None) -> None:
 
 def cmd_pin_set(args: argparse.Namespace) -> int:
     store, data_dir = _pin_store(args)
+    args.name = args.name.strip()           # as the store keeps it: journaled and said the same
     if sys.stdin.isatty():
         pin = getpass.getpass(f"PIN for {args.role} {args.name}: ")
         if getpass.getpass("The same PIN again: ") != pin:
@@ -121,6 +122,7 @@ def cmd_pin_set(args: argparse.Namespace) -> int:
 
 def cmd_pin_remove(args: argparse.Namespace) -> int:
     store, data_dir = _pin_store(args)
+    args.name = args.name.strip()           # " Ana" is the Ana the store kept (it trims on set)
     if not changed_and_journaled(args, data_dir, store.path, lambda: store.remove(args.role, args.name),
                                  "pin_changed", {"action": "removed", "role": args.role, "name": args.name}):
         refuse(f"no {args.role} named {args.name!r} in {store.path}")

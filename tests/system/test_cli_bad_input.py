@@ -188,3 +188,17 @@ def test_a_pin_or_reader_file_that_cannot_be_written_is_said_in_words(tmp_path, 
     err = capsys.readouterr().err
     assert f"{folder / PIN_FILE}: cannot be written: Not a directory; nothing changed" in err
     assert f"table-controller: {folder / READERS_FILE}: cannot" in err and "Traceback" not in err
+
+
+def test_a_holders_name_with_spaces_around_it_is_the_one_kept(tmp_path, monkeypatch, capsys):
+    """The store trims a name on set; remove compared it as typed and found nobody, and the journal
+    named the untrimmed one."""
+    data = _journal(tmp_path / "data")
+    _stdin(monkeypatch, "4711\n")
+    assert main(["pin", "set", "dealer", " Ana ", "--data-dir", str(data)]) == 0
+    assert main(["pin", "remove", "dealer", "Ana  ", "--data-dir", str(data)]) == 0
+    journal = Journal(data / "journal.sqlite")
+    said = [json.loads(d) for (d,) in journal.db.execute(
+        "SELECT data FROM table_events WHERE kind = 'pin_changed' ORDER BY seq")]
+    journal.close()
+    assert [(e["action"], e["name"]) for e in said] == [("set", "Ana"), ("removed", "Ana")]
