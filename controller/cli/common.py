@@ -64,9 +64,18 @@ def local_time(config: TableConfig, at: str | None) -> str:
     return config.gaming_day.local(at).strftime("%Y-%m-%d %H:%M:%S %Z")
 
 
+def given_path(text: str) -> str:
+    """A file or folder option's value (``type=``): an empty one is refused, not read as "not given":
+    ``--data-dir "$DIR"`` with DIR unset in a script worked on the configured table's own folder."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path (a variable not set in a script?): give the path, "
+                                         "or leave the option out")
+    return text
+
+
 def add_journal_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--config", metavar="FILE", help="table configuration naming data.dir")
-    p.add_argument("--data-dir", metavar="DIR", help="journal directory (overrides data.dir)")
+    p.add_argument("--config", metavar="FILE", type=given_path, help="table configuration naming data.dir")
+    p.add_argument("--data-dir", metavar="DIR", type=given_path, help="journal directory (overrides data.dir)")
 
 
 def table_config(args: argparse.Namespace) -> TableConfig:

@@ -16,7 +16,7 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from controller.cli.common import LEGACY_INTEGRITY_STATUS
+from controller.cli.common import LEGACY_INTEGRITY_STATUS, given_path
 from controller.cli.progress import Progress
 from controller.errors import InputError
 
@@ -26,8 +26,8 @@ if TYPE_CHECKING:
 
 def add_commands(sub: Subparsers) -> None:
     p = sub.add_parser("run", help="run the table (simulated devices when no configuration is given)")
-    p.add_argument("--config", metavar="FILE", help="table configuration (TOML); default: the embedded "
-                   "one, on simulated devices")
+    p.add_argument("--config", metavar="FILE", type=given_path,
+                   help="table configuration (TOML); default: the embedded one, on simulated devices")
     p.add_argument("--simulate", action="store_true",
                    help="put simulated devices on ptys in place of the configured ones")
     p.add_argument("--autoplay", action="store_true",
@@ -44,7 +44,7 @@ def add_commands(sub: Subparsers) -> None:
     p.add_argument("--sim-apart", action="store_true",
                    help="with simulated devices: run them, the players and the scripted dealer in a process "
                    "of their own, where hardware would be (benchmarks: the controller's process alone)")
-    p.add_argument("--data-dir", metavar="DIR", help="journal and audit files (overrides data.dir)")
+    p.add_argument("--data-dir", metavar="DIR", type=given_path, help="journal and audit files (overrides data.dir)")
     p.add_argument("--log-format", choices=("json", "console"), help="overrides log.format")
     p.add_argument("--log-level", choices=("debug", "info", "warning", "error"),
                    help="overrides log.level on the console (the audit trail keeps info and above); "

@@ -202,3 +202,16 @@ def test_a_holders_name_with_spaces_around_it_is_the_one_kept(tmp_path, monkeypa
         "SELECT data FROM table_events WHERE kind = 'pin_changed' ORDER BY seq")]
     journal.close()
     assert [(e["action"], e["name"]) for e in said] == [("set", "Ana"), ("removed", "Ana")]
+
+
+@pytest.mark.parametrize("argv", [["pin", "list", "--data-dir", ""], ["verify", "--config", " "],
+                                  # --rounds 0: without the check this refuses (exit 2, other words), never plays
+                                  ["run", "--data-dir", "", "--rounds", "0"], ["recall", "--data-dir", ""]])
+def test_an_empty_path_is_refused_not_read_as_the_configured_tables(tmp_path, monkeypatch, capsys, argv):
+    """``--data-dir "$DIR"`` with DIR unset in a script worked on the configured table's own folder."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    assert stopped.value.code == 2
+    assert "an empty path (a variable not set in a script?)" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []           # nothing made, nothing read as a default folder
