@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import getpass
-import os
 import sys
 from collections.abc import Callable
 from contextlib import closing
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from controller.cli.common import add_journal_options, open_journal, refuse, table_config
 from controller.errors import InputError
 from controller.store.pins import PIN_FILE, ROLES, PinError, PinStore
+from controller.store.private_file import replace_private
 
 if TYPE_CHECKING:
     from controller.cli.common import Subparsers
@@ -92,13 +92,7 @@ def _put_back(file: Path, before: bytes | None) -> None:
     if before is None:
         file.unlink(missing_ok=True)
         return
-    temporary = file.with_suffix(".undo")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as out:
-        out.write(before)
-        out.flush()
-        os.fsync(out.fileno())
-    os.replace(temporary, file)
+    replace_private(file, before, file.with_suffix(".undo"))
 
 
 def cmd_pin_set(args: argparse.Namespace) -> int:

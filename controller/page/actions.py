@@ -90,5 +90,4 @@ class DealerActions:
         return self._say(status, verdict.ok, verdict.message or "done")
 
     def _say(self, status: int, ok: bool, message: str) -> web.Response:
-        """An answer to the dealer's page, its words in the table's language."""
-        return web.json_response({"ok": ok, "message": self.page.words.text(message) or message}, status=status)
+        return self.page.words.answer(status, ok, message)

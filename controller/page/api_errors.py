@@ -31,6 +31,5 @@ def api_errors(words: Any, most_bytes: int = MOST_BODY) -> Callable[..., Awaitab
                 raise
             english = SAID[err.status].format(size=most_bytes // 1024)
             headers = {"Allow": err.headers["Allow"]} if "Allow" in err.headers else None
-            return web.json_response({"ok": False, "message": words.text(english) or english},
-                                     status=err.status, headers=headers)
+            return words.answer(err.status, False, english, headers)
     return said_in_json

@@ -55,6 +55,12 @@ class Languages:
     def text(self, english: str | None) -> str | None:
         return self.current.text(english)
 
+    def answer(self, status: int, ok: bool, english: str, headers: dict[str, str] | None = None) -> web.Response:
+        """An API answer, ``{"ok", "message"}``, its message in the reader's language (the dealer's
+        actions, the report, the API's own errors: one form)."""
+        return web.json_response({"ok": ok, "message": self.text(english) or english}, status=status,
+                                 headers=headers)
+
     def gettext(self, msgid: str) -> str:
         return self.current.gettext(msgid)
 

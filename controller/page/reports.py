@@ -44,7 +44,7 @@ class SupervisorReports:
 
     def _answer(self, status: int, message: str) -> web.Response:
         """A refusal in the reader's language, as the dealer's page's are: the report page shows it."""
-        return web.json_response({"ok": False, "message": self.page.words.text(message) or message}, status=status)
+        return self.page.words.answer(status, False, message)
 
     def add_routes(self, app: web.Application) -> None:
         app.router.add_get("/report", self._report_page)

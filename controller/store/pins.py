@@ -35,7 +35,6 @@ import fcntl
 import hashlib
 import hmac
 import json
-import os
 import secrets
 import threading
 import time
@@ -48,6 +47,7 @@ import structlog
 
 from controller.errors import InputError
 from controller.rules.typed_text import text_problem
+from controller.store.private_file import replace_private
 
 ROLES = ("dealer", "supervisor", "technician")
 PRIVILEGED_ROLES = ("supervisor", "technician")
@@ -168,13 +168,8 @@ class PinStore:
 
     def _write(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(self._doc, f, indent=1, sort_keys=True)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.path)
+        replace_private(self.path, json.dumps(self._doc, indent=1, sort_keys=True).encode("utf-8"),
+                        self.path.with_suffix(".tmp"))
 
     # --- holders -----------------------------------------------------------------------
 

@@ -13,13 +13,13 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import os
 import re
 import secrets
 from datetime import UTC, datetime
 from pathlib import Path
 
 from controller.errors import InputError
+from controller.store.private_file import replace_private
 
 READERS_FILE = "feed-readers.json"
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._-]{0,39}")
@@ -52,13 +52,8 @@ class FeedReaders:
         return readers
 
     def _write(self, readers: dict[str, dict[str, str]]) -> None:
-        temporary = self.path.with_name(f".{self.path.name}.new")
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump({"readers": readers}, f, indent=1, sort_keys=True)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temporary, self.path)
+        replace_private(self.path, json.dumps({"readers": readers}, indent=1, sort_keys=True).encode("utf-8"),
+                        self.path.with_name(f".{self.path.name}.new"))
 
     def names(self) -> list[tuple[str, str]]:
         """Each reader's name and when it was added (UTC, ISO 8601)."""
