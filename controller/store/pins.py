@@ -64,10 +64,15 @@ def never_a_pin(role: str, pin: str) -> str | None:
     not count towards the lockout, and nothing can be learned from it."""
     if len(pin) < MIN_PIN:
         return f"a {role} PIN has at least {MIN_PIN} digits; this one was not tried and does not count as a wrong PIN"
-    if len(pin) > MAX_PIN or not (pin.isascii() and pin.isdigit()):
+    if not pin_shaped(pin):
         return (f"a {role} PIN is {MIN_PIN} to {MAX_PIN} digits; this one was not tried and does not count as a "
                 "wrong PIN")
     return None
+
+
+def pin_shaped(pin: str) -> bool:
+    """What every PIN is: MIN_PIN to MAX_PIN ASCII digits (``set_pin`` takes no other)."""
+    return pin.isascii() and pin.isdigit() and MIN_PIN <= len(pin) <= MAX_PIN
 
 
 LOCKOUT_MOST = 86_400.0         # the doubling stops at a day: a supervisor is not locked out for good
@@ -185,7 +190,7 @@ class PinStore:
             raise PinError("a PIN holder needs a name")
         if (problem := text_problem("a PIN holder's name", name)) is not None:   # shown on the page, journaled
             raise PinError(problem)
-        if not (pin.isascii() and pin.isdigit() and MIN_PIN <= len(pin) <= MAX_PIN):
+        if not pin_shaped(pin):
             raise PinError(f"a PIN is {MIN_PIN} to {MAX_PIN} digits")
         with self._locked():
             for h in self._doc["holders"]:
