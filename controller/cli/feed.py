@@ -10,11 +10,13 @@ event when the data folder has a journal, on its keyed chain like a PIN change. 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from controller.cli.common import add_journal_options, refuse, table_config
 from controller.cli.pins import changed_and_journaled
+from controller.store.private_file import put_back_later
 from controller.store.readers import READERS_FILE, FeedReaders
 
 if TYPE_CHECKING:
@@ -48,9 +50,10 @@ def cmd_feed_add(args: argparse.Namespace) -> int:
     readers, data_dir = _readers(args)
     tokens: list[str] = []
 
-    def add() -> bool:
+    def add() -> Callable[[], None]:
+        undo = put_back_later(readers.path)
         tokens.append(readers.add(args.name))
-        return True
+        return undo
     # a reader the journal does not name must not read: the readers' file is put back when it refuses
     changed_and_journaled(args, data_dir, readers.path, add, "feed_reader_changed",
                           {"action": "added", "name": args.name})
@@ -60,8 +63,11 @@ def cmd_feed_add(args: argparse.Namespace) -> int:
 
 def cmd_feed_remove(args: argparse.Namespace) -> int:
     readers, data_dir = _readers(args)
-    if not changed_and_journaled(args, data_dir, readers.path, lambda: readers.remove(args.name),
-                                 "feed_reader_changed", {"action": "removed", "name": args.name}):
+    def remove() -> Callable[[], None] | None:
+        undo = put_back_later(readers.path)
+        return undo if readers.remove(args.name) else None
+    if not changed_and_journaled(args, data_dir, readers.path, remove, "feed_reader_changed",
+                                 {"action": "removed", "name": args.name}):
         refuse(f"no feed reader named {args.name!r} in {readers.path}")
         return 1
     print(f"feed reader {args.name} removed")

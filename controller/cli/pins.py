@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 from controller.cli.common import add_journal_options, open_journal, refuse, table_config
 from controller.errors import InputError
 from controller.store.pins import PIN_FILE, ROLES, PinError, PinStore
-from controller.store.private_file import replace_private
 
 if TYPE_CHECKING:
     from controller.cli.common import Subparsers
@@ -53,15 +52,16 @@ def _pin_store(args: argparse.Namespace) -> tuple[PinStore, Path]:
     return PinStore(data_dir / PIN_FILE, attempts=config.pin_attempts, lockout=config.pin_lockout), data_dir
 
 
-def changed_and_journaled(args: argparse.Namespace, data_dir: Path, file: Path, change: Callable[[], bool],
-                          kind: str, what: dict[str, Any]) -> bool:
-    """Make ``change`` to ``file`` (a change of who may do what: a PIN, a feed reader; False: there was
-    nothing to change) and journal it as the table event ``kind`` (when this data directory has a
-    journal), on its keyed chain like every fact (a running controller's next fact follows this one),
-    or neither. The journal is verified as ``verify`` checks it before anything changes: one under
-    another table's key, or altered, refuses the change with nothing changed (the change used to be
-    made, and its event chained under a key the journal does not hold: the table then refused to
-    start on it). When the event cannot be written, ``file`` is put back as it was."""
+def changed_and_journaled(args: argparse.Namespace, data_dir: Path, file: Path,
+                          change: Callable[[], Callable[[], None] | None], kind: str, what: dict[str, Any]) -> bool:
+    """Make ``change`` to ``file`` (a change of who may do what: a PIN, a feed reader), which returns
+    how to take it back (None: there was nothing to change), and journal it as the table event
+    ``kind`` (when this data directory has a journal), on its keyed chain like every fact (a running
+    controller's next fact follows this one), or neither. The journal is verified as ``verify`` checks
+    it before anything changes: one under another table's key, or altered, refuses the change with
+    nothing changed (the change used to be made, and its event chained under a key the journal does
+    not hold: the table then refused to start on it). When the event cannot be written, the change is
+    taken back."""
     from controller.app.run import JOURNAL_FILE
     from controller.store.journal import Journal
     journal = None
@@ -70,29 +70,22 @@ def changed_and_journaled(args: argparse.Namespace, data_dir: Path, file: Path, 
             path = checked.path
         journal = Journal(path, key_file=table_config(args).key_file)
     try:
-        before = file.read_bytes() if file.exists() else None
         try:
-            if not change():
-                return False
+            undo = change()
         except OSError as err:              # a folder read-only or full: in words (it was a traceback)
             raise InputError(f"{file}: cannot be written: {err.strerror or err}; nothing changed") from None
+        if undo is None:
+            return False
         if journal is not None:
             try:
                 journal.table_event(kind, what)
             except BaseException:
-                _put_back(file, before)
+                undo()
                 raise
         return True
     finally:
         if journal is not None:
             journal.close()
-
-
-def _put_back(file: Path, before: bytes | None) -> None:
-    if before is None:
-        file.unlink(missing_ok=True)
-        return
-    replace_private(file, before, file.with_suffix(".undo"))
 
 
 def cmd_pin_set(args: argparse.Namespace) -> int:
@@ -105,11 +98,8 @@ def cmd_pin_set(args: argparse.Namespace) -> int:
     else:
         pin = sys.stdin.readline().strip()
 
-    def set_pin() -> bool:
-        store.set_pin(args.role, args.name, pin)
-        return True
-    changed_and_journaled(args, data_dir, store.path, set_pin, "pin_changed",
-                          {"action": "set", "role": args.role, "name": args.name})
+    changed_and_journaled(args, data_dir, store.path, lambda: store.set_pin(args.role, args.name, pin),
+                          "pin_changed", {"action": "set", "role": args.role, "name": args.name})
     print(f"PIN set for {args.role} {args.name} ({store.path})")
     return 0
 

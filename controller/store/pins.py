@@ -181,8 +181,8 @@ class PinStore:
     def holders(self) -> list[Identity]:
         return [Identity(h["role"], h["name"]) for h in self._doc["holders"]]
 
-    def set_pin(self, role: str, name: str, pin: str) -> None:
-        """Give ``name`` (in ``role``) a PIN, replacing the one they had."""
+    def set_pin(self, role: str, name: str, pin: str) -> Callable[[], None]:
+        """Give ``name`` (in ``role``) a PIN, replacing the one they had; how to take that back."""
         if role not in ROLES:
             raise PinError(f"role {role!r} unknown (roles: {', '.join(ROLES)})")
         name = name.strip()
@@ -203,13 +203,17 @@ class PinStore:
             entry = {"role": role, "name": name, "salt": salt.hex(),
                      "hash": _hash(pin, salt, **SCRYPT).hex(), **SCRYPT,
                      "set_at": datetime.now(UTC).isoformat(timespec="seconds")}
+            undo = self._undo(role, name)
             self._doc["holders"] = [h for h in self._doc["holders"]
                                     if not (h["role"] == role and h["name"] == name)] + [entry]
             self._write()
         self.log.info("pin.set", role=role, holder=name)
+        return undo
 
-    def remove(self, role: str, name: str) -> bool:
+    def remove(self, role: str, name: str) -> Callable[[], None] | None:
+        """Take ``name``'s PIN in ``role`` away; how to give it back, or None: there was none."""
         with self._locked():
+            undo = self._undo(role, name)
             before = len(self._doc["holders"])
             self._doc["holders"] = [h for h in self._doc["holders"]
                                     if not (h["role"] == role and h["name"] == name)]
@@ -218,7 +222,24 @@ class PinStore:
                 self._write()
         if removed:
             self.log.info("pin.removed", role=role, holder=name)
-        return removed
+        return undo if removed else None
+
+    def _undo(self, role: str, name: str) -> Callable[[], None]:
+        """How to take back a change to one holder, read under the lock the change is made under: the
+        holder's entry as it is now goes back, under the lock again, and nothing else does. A lockout
+        count the playing table wrote in between stays (a copy of the whole file put back would have
+        reset it, and let a guesser go on)."""
+        holders = self._doc["holders"]
+        at = next((i for i, h in enumerate(holders) if h["role"] == role and h["name"] == name), len(holders))
+        kept = [dict(h) for h in holders if h["role"] == role and h["name"] == name]
+
+        def undo() -> None:
+            with self._locked():
+                others = [h for h in self._doc["holders"] if not (h["role"] == role and h["name"] == name)]
+                self._doc["holders"] = others[:at] + kept + others[at:]
+                self._write()
+            self.log.info("pin.put_back", role=role, holder=name)
+        return undo
 
     # --- the check -----------------------------------------------------------------------
 

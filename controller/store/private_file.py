@@ -5,6 +5,7 @@ it. One definition for the stores that keep such files and for the command line 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -16,3 +17,17 @@ def replace_private(path: Path, data: bytes, temporary: Path) -> None:
         f.flush()
         os.fsync(f.fileno())
     os.replace(temporary, path)
+
+
+def put_back_later(path: Path) -> Callable[[], None]:
+    """How to put ``path`` back as it is now (absent: removed). Only for a file no other process
+    writes meanwhile (the feed readers' file: the playing table only reads it); the PIN file, which the
+    table writes, is put back holder by holder under its lock (controller/store/pins.py)."""
+    before = path.read_bytes() if path.exists() else None
+
+    def put_back() -> None:
+        if before is None:
+            path.unlink(missing_ok=True)
+        else:
+            replace_private(path, before, path.with_name(f".{path.name}.undo"))
+    return put_back

@@ -11,7 +11,7 @@ import pytest
 from controller.cli import main
 from controller.errors import JournalError
 from controller.store.journal import Journal
-from controller.store.pins import PIN_FILE
+from controller.store.pins import PIN_FILE, PinRefused, PinStore
 from controller.store.readers import READERS_FILE
 
 
@@ -66,6 +66,29 @@ def test_a_pin_change_the_journal_cannot_take_is_put_back(tmp_path, monkeypatch,
     monkeypatch.undo()
     assert main(["pin", "list", "--data-dir", str(data)]) == 0
     assert capsys.readouterr().out.split() == ["supervisor", "Ana"]
+
+
+def test_a_put_back_keeps_the_wrong_pins_the_playing_table_counted_meanwhile(tmp_path, monkeypatch, capsys):
+    """The put-back was a copy of the whole PIN file taken before the change: a wrong PIN the playing
+    table counted between the change and the journal's refusal was wiped, and a guesser went on."""
+    data = _journal(tmp_path / "data")
+    _stdin(monkeypatch, "4711\n")
+    assert main(["pin", "set", "supervisor", "Ana", "--data-dir", str(data)]) == 0
+    _stdin(monkeypatch, "1357\n")
+    assert main(["pin", "set", "dealer", "Cy", "--data-dir", str(data)]) == 0
+    table = PinStore(data / PIN_FILE)                              # the playing table's own store
+
+    def refused_after_a_guess(self, kind, what):
+        with pytest.raises(PinRefused):
+            table.check("dealer", "0000")                         # a wrong PIN on the page meanwhile
+        raise JournalError(f"{self.path}: cannot write the journal: database or disk is full")
+    monkeypatch.setattr(Journal, "table_event", refused_after_a_guess)
+    _stdin(monkeypatch, "8642\n")
+    assert main(["pin", "set", "supervisor", "Bo", "--data-dir", str(data)]) == 3
+    assert main(["pin", "remove", "supervisor", "Ana", "--data-dir", str(data)]) == 3
+    doc = json.loads((data / PIN_FILE).read_text())
+    assert [h["name"] for h in doc["holders"]] == ["Ana", "Cy"] and doc["lockout"]["failures"] == 2
+    assert table.check("supervisor", "4711").name == "Ana"        # Ana's own PIN, as it was
 
 
 @pytest.mark.parametrize("name, words", [("Ana\n\x1b[31mBo", "without control or formatting characters"),
