@@ -23,7 +23,8 @@ Routes:
   GET  /api/challenge   a one-time challenge for a posting
   POST /api/jackpot     {"group", "mega", "major", "minor" (cents), "reason", "pin", "challenge"}:
                         a supervisor posts the group's values (controller/floor/jackpot.py's rules);
-                        200 done, 403 a wrong PIN or challenge, 409 refused (the reason says why)
+                        200 done, 400 a PIN that can be no PIN (untried), 401 no PIN, 403 a wrong PIN
+                        or challenge, 409 refused (the reason says why)
   POST /api/close-claims {"group", "level", "generation", "reason", "pin", "challenge", "confirm"}: a
                         supervisor makes a won generation's split final among the claims received
                         (``table-floor close-claims``); without ``"confirm": true`` refused (409) with
@@ -56,7 +57,7 @@ from controller.page.fence import Challenges, Fence
 from controller.page.server import SECURITY_HEADERS
 from controller.page.streams import Streams
 from controller.rules.typed_text import text_problem
-from controller.store.pins import MIN_PIN, PinRefused, PinStore
+from controller.store.pins import PinRefused, PinStore, never_a_pin
 from controller.store.readers import FeedReaders
 
 STATIC = Path(__file__).with_name("static")
@@ -267,8 +268,10 @@ class PitPage:
         if isinstance(reason, str) and (problem := text_problem("reason", reason)) is not None:
             return _answer(400, False, problem)     # the table's rule for typed text; before the challenge and PIN
         pin = body.get("pin")
-        if not isinstance(pin, str) or len(pin) < MIN_PIN:
-            return _answer(401, False, f"{action} needs a supervisor's PIN ({MIN_PIN} digits or more)")
+        if not isinstance(pin, str) or not pin:
+            return _answer(401, False, f"{action} needs a supervisor's PIN")
+        if (shape := never_a_pin("supervisor", pin)) is not None:
+            return _answer(400, False, shape)       # untried, as on the table's page: a slip locks nobody out
         refusal = self.challenges.redeem(body.get("challenge"))
         if refusal is not None:
             return _answer(403, False, refusal)

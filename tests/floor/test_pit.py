@@ -4,6 +4,7 @@ server-sent event), and a supervisor posting the group's new values with a PIN."
 
 from __future__ import annotations
 
+import json
 import secrets
 
 from playwright.sync_api import expect
@@ -85,6 +86,16 @@ def test_the_pit_sees_every_table_live_and_a_supervisor_posts_the_linked_values(
             {"group": group, "mega": 9_000_000, "major": 2_500_000, "minor": 250_000, "reason": "won\u202eniw",
              "pin": "2468"}) == [400, {"ok": False, "message": "reason must be plain text, without control or "
                                                                  "formatting characters"}]
+        # what can be no PIN (too short, letters) is refused untried, as on the table's page: no wrong PIN
+        # counted towards the lockout (it was tried, and a short one was a 401)
+        for pin, words in (("12", "has at least 4 digits"), ("24a8", "is 4 to 12 digits")):
+            status, answer = page.evaluate("""b => fetch('/api/challenge').then(r => r.json()).then(c =>
+                fetch('/api/jackpot', {method: 'POST', headers: {'Content-Type': 'application/json'},
+                 body: JSON.stringify({...b, challenge: c.challenge})})).then(async r => [r.status, await r.json()])""",
+                {"group": group, "mega": 9_000_000, "major": 2_500_000, "minor": 250_000, "reason": "won",
+                 "pin": pin})
+            assert status == 400 and f"a supervisor PIN {words}; this one was not tried" in answer["message"]
+        assert json.loads((tmp_path / "pins.json").read_text())["lockout"]["failures"] == 0
         form.locator("[name=pin]").fill("1111")               # a wrong PIN changes nothing
         form.locator("button").click()
         expect(form.locator(".verdict")).to_contain_text("Refused: wrong supervisor PIN")
