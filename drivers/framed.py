@@ -21,7 +21,8 @@ from drivers.device import DeviceDriver, HelloReply, Post
 from drivers.events import CommandFailed, DeviceMessage
 from drivers.transport import Transport, TransportError
 from drivers.wire.auth import HOST, Authenticator, read_key
-from drivers.wire.link import Delivered, Link, LinkEvent, LinkFault, PeerAlive, PeerSilent, Refused, SendFailed
+from drivers.wire.link import Link
+from drivers.wire.link_words import Delivered, LinkEvent, LinkFault, PeerAlive, PeerSilent, Refused, SendFailed
 from drivers.wire.messages import (
     CAP_AUTHENTICATION,
     CAP_KEEPS_EVENTS,

@@ -22,7 +22,7 @@ from typing import Any
 
 from drivers.transport import open_transport
 from drivers.wire.auth import KeyFileError, read_key
-from drivers.wire.link import ACK_DEADLINE
+from drivers.wire.link_words import ACK_DEADLINE
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from typing import Any
 from drivers.events import DeviceMessage, FeltRead, SpotChanged, SpotFault
 from drivers.framed import FramedDriver
 from drivers.wire import sensor_protocol as proto
-from drivers.wire.link import LinkEvent, MessageError, SendFailed
+from drivers.wire.link_words import LinkEvent, MessageError, SendFailed
 from drivers.wire.messages import Message
 
 # Seconds a session's SnapshotRequest may go unanswered (dropped after its retransmissions, or

@@ -16,7 +16,8 @@ from drivers.wire import sensor_protocol as sp
 from drivers.wire import shoe_protocol as shoe
 from drivers.wire.auth import DEVICE, HOST, Authenticator, session_keys
 from drivers.wire.framing import Frame, FrameDecoder, encode_frame
-from drivers.wire.link import ACK, HEARTBEAT, NAK, NAK_BAD_MESSAGE, NAK_UNREADABLE, Link
+from drivers.wire.link import Link
+from drivers.wire.link_words import ACK, HEARTBEAT, NAK, NAK_BAD_MESSAGE, NAK_UNREADABLE
 
 SEQ = 5
 EXAMPLES = {

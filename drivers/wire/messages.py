@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from operator import attrgetter
 from typing import Any, ClassVar, TypeVar, dataclass_transform
 
-from drivers.wire.link import MessageError
+from drivers.wire.link_words import MessageError
 
 HOST, DEVICE = "host", "device"
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from drivers.wire.link import MessageError
+from drivers.wire.link_words import MessageError
 from drivers.wire.messages import DEVICE, HOST, TEXT, U8, U32, Catalog, Field, Message, in_range
 
 PROTOCOL_VERSION = 1

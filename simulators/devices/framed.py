@@ -31,7 +31,8 @@ from typing import Any
 
 from drivers.wire.auth import DEVICE, Authenticator
 from drivers.wire.framing import encode_frame
-from drivers.wire.link import Delivered, Link
+from drivers.wire.link import Link
+from drivers.wire.link_words import Delivered
 from drivers.wire.messages import (
     CAP_AUTHENTICATION,
     CAP_KEEPS_EVENTS,

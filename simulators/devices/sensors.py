@@ -13,7 +13,7 @@ requires. ``fault`` makes a spot's sensor report a fault, until it reads again.
 from __future__ import annotations
 
 from drivers.wire import sensor_protocol as proto
-from drivers.wire.link import MessageError
+from drivers.wire.link_words import MessageError
 from drivers.wire.messages import Message
 from simulators.devices.framed import FramedDevice
 

@@ -18,7 +18,7 @@ from drivers.sensors import SensorDriver
 from drivers.sign import SignDriver
 from drivers.wire import sensor_protocol as sp
 from drivers.wire.framing import encode_frame
-from drivers.wire.link import ACK
+from drivers.wire.link_words import ACK
 from drivers.wire.messages import Identity
 from simulators.devices.shoe import SimulatedShoe
 from tests.drivers.fuzz_drivers import Loopback, SensorsTarget, ShoeTarget, SignTarget

@@ -27,7 +27,7 @@ from drivers.wire import alpha
 from drivers.wire import sensor_protocol as sp
 from drivers.wire import shoe_protocol as shoe
 from drivers.wire.framing import encode_frame
-from drivers.wire.link import NAK, NAK_UNREADABLE
+from drivers.wire.link_words import NAK, NAK_UNREADABLE
 from drivers.wire.messages import SetClock, UseCapabilities
 from simulators.devices.shoe import SimulatedShoe
 from tests.support.deadlines import Rig

@@ -11,7 +11,7 @@ from drivers.sensors import SensorDriver
 from drivers.wire import sensor_protocol as sp
 from drivers.wire.examples import SENSOR_REFUSALS, SEQ
 from drivers.wire.framing import encode_frame
-from drivers.wire.link import NAK, NAK_BAD_MESSAGE
+from drivers.wire.link_words import NAK, NAK_BAD_MESSAGE
 from simulators.devices.sensors import SimulatedSensors
 from tests.drivers.fuzz_drivers import Loopback
 from tests.support.devices import running

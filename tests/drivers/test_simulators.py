@@ -10,7 +10,8 @@ from controller.rules.cards import parse_cards
 from controller.rules.paytable import load_preset, preset_names
 from drivers.wire import framing
 from drivers.wire import shoe_protocol as proto
-from drivers.wire.link import HEARTBEAT, Link
+from drivers.wire.link import Link
+from drivers.wire.link_words import HEARTBEAT
 from simulators.devices.shoe import SimulatedShoe
 from simulators.players import Players, ScriptError, load_script, plays_optimally
 

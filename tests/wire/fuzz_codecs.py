@@ -8,7 +8,8 @@ from drivers.wire import alpha
 from drivers.wire import sensor_protocol as sp
 from drivers.wire import shoe_protocol as shoe
 from drivers.wire.framing import BadFrame, Frame, FrameDecoder, encode_frame
-from drivers.wire.link import ACK, NAK, Delivered, Link, LinkFault, MessageError
+from drivers.wire.link import Link
+from drivers.wire.link_words import ACK, NAK, Delivered, LinkFault, MessageError
 from drivers.wire.messages import DEVICE, HOST, Message
 from tests.wire.fuzzing import (
     PROTOCOLS,

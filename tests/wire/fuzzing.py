@@ -23,7 +23,7 @@ from typing import Any
 from drivers.wire import sensor_protocol as sp
 from drivers.wire import shoe_protocol as shoe
 from drivers.wire.framing import encode_frame
-from drivers.wire.link import ACK, HEARTBEAT, NAK
+from drivers.wire.link_words import ACK, HEARTBEAT, NAK
 from drivers.wire.messages import (
     DEVICE,
     HOST,

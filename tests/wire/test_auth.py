@@ -4,7 +4,8 @@ replayed and stale frames refused (never NAKed, never delivered), and the TIME a
 from drivers.wire import shoe_protocol as shoe
 from drivers.wire.auth import DEVICE, HOST, Authenticator, new_key
 from drivers.wire.framing import Frame, FrameDecoder, encode_frame
-from drivers.wire.link import ACK, HEARTBEAT, Delivered, Link, LinkFault
+from drivers.wire.link import Link
+from drivers.wire.link_words import ACK, HEARTBEAT, Delivered, LinkFault
 
 
 def pair(key=None, device_key=None):

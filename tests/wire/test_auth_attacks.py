@@ -5,7 +5,8 @@ from drivers.wire import sensor_protocol as sp
 from drivers.wire import shoe_protocol as shoe
 from drivers.wire.auth import DEVICE, HOST, Authenticator, new_key
 from drivers.wire.framing import Frame, FrameDecoder
-from drivers.wire.link import ACK, Delivered, Link, LinkFault
+from drivers.wire.link import Link
+from drivers.wire.link_words import ACK, Delivered, LinkFault
 
 
 def pair():

@@ -39,7 +39,7 @@ from drivers.wire.framing import (
     encode_frame,
     frame_bytes,
 )
-from drivers.wire.link import MessageError
+from drivers.wire.link_words import MessageError
 
 # --- the references --------------------------------------------------------------------------------
 

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from drivers.wire import sensor_protocol as sp
 from drivers.wire import shoe_protocol as shoe
 from drivers.wire.framing import Frame, FrameDecoder, encode_frame
-from drivers.wire.link import NAK, NAK_BAD_MESSAGE, Delivered, Link, LinkFault, MessageError
+from drivers.wire.link import Link
+from drivers.wire.link_words import NAK, NAK_BAD_MESSAGE, Delivered, LinkFault, MessageError
 from tests.wire.fuzz_codecs import AlphaPackets, AlphaResponses, CatalogTarget, Framing, LinkTarget
 from tests.wire.fuzzing import PROTOCOLS, VALID, run
 

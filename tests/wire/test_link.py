@@ -2,12 +2,12 @@
 
 from drivers.wire import shoe_protocol as shoe
 from drivers.wire.framing import Frame, FrameDecoder, encode_frame
-from drivers.wire.link import (
+from drivers.wire.link import Link
+from drivers.wire.link_words import (
     ACK,
     NAK,
     NAK_BAD_MESSAGE,
     Delivered,
-    Link,
     LinkFault,
     PeerAlive,
     PeerSilent,

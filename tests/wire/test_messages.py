@@ -2,7 +2,7 @@ import pytest
 
 from drivers.wire import sensor_protocol as sp
 from drivers.wire import shoe_protocol as shoe
-from drivers.wire.link import MessageError
+from drivers.wire.link_words import MessageError
 
 SHOE_MESSAGES = [
     shoe.Hello(1), shoe.Shuffle(2), shoe.DeliverHand(7), shoe.DeckCheck(), shoe.StatusRequest(),

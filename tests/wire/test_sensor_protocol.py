@@ -4,7 +4,7 @@ read as (state, value) pairs, every byte accounted for."""
 import pytest
 
 from drivers.wire import sensor_protocol as sp
-from drivers.wire.link import MessageError
+from drivers.wire.link_words import MessageError
 
 
 def test_a_snapshot_is_positions_the_row_count_then_five_state_value_pairs_a_position():
