@@ -1,7 +1,8 @@
 """``table-floor report``: a gaming day of the floor, per table and wager type, from the floor's records.
 
 Owns the floor's daily report. A round belongs to the gaming day on which it completed (its
-``complete`` record's time, UTC, from ``--day-start``, midnight by default, for 24 hours);
+``complete`` record's time, from ``--day-start`` local time in ``--time-zone`` to the same time the
+next day: midnight UTC by default; 23 or 25 hours across a change of summer time);
 its figures are those of its last ``settlement`` record, as the table's own meters count them
 (controller/store/recall.py): per wager type the wagers, the amount wagered, what was paid to
 players (their winning wagers' net) and what was taken, the hold (taken - paid) and the hold
@@ -26,13 +27,14 @@ import argparse
 import csv
 import json
 import sys
-from datetime import date, datetime, time, timedelta
+from datetime import date, time
 from functools import cache
 from typing import Any
 
 import psycopg
 
 from controller.floor.schema import FloorError
+from controller.rules.gaming import GamingClock, known_zone
 from controller.rules.parsheet import par_sheet
 from controller.rules.paytable import PayTableError, load_preset
 from controller.rules.spots import PAY_ORDER
@@ -60,16 +62,21 @@ def add_command(sub: Any) -> None:
     p = sub.add_parser("report", help="a gaming day per table and wager type: hold beside the par sheet's edge")
     p.add_argument("--dsn", default="", help="the floor database (default: libpq's environment)")
     p.add_argument("--day", required=True, metavar="YYYY-MM-DD", help="the gaming day")
-    p.add_argument("--day-start", default="00:00", metavar="HH:MM", help="when the gaming day starts, UTC "
-                   "(default 00:00)")
+    p.add_argument("--day-start", default="00:00", metavar="HH:MM", help="when the gaming day starts, local time "
+                   "in --time-zone (default 00:00)")
+    p.add_argument("--time-zone", default="UTC", metavar="ZONE", help="the casino's time zone, an IANA name such as "
+                   "America/Los_Angeles: the tables' gaming_day.time_zone (default UTC)")
     form = p.add_mutually_exclusive_group()
     form.add_argument("--csv", action="store_true", help="CSV (dollars), one row per table and wager type")
     form.add_argument("--json", action="store_true", help="JSON (cents)")
     p.set_defaults(func=cmd_report)
 
 
-def day_bounds(day: str, day_start: str) -> tuple[str, str]:
-    """The day's start and end as the journals write times (ISO, UTC), for text comparison."""
+def day_bounds(day: str, day_start: str, time_zone: str = "UTC") -> tuple[str, str]:
+    """The gaming day's start and end as the journals write times (ISO, UTC), for text comparison: from
+    ``day_start`` local time on ``day`` to the same local time the next day, each turned into UTC by the
+    zone's rules (a day that changes to or from summer time is 23 or 25 hours long), as the tables' own
+    reports bound it (controller/rules/gaming.py)."""
     try:
         first = date.fromisoformat(day)
     except ValueError:
@@ -78,15 +85,21 @@ def day_bounds(day: str, day_start: str) -> tuple[str, str]:
         begins = time.fromisoformat(day_start)
     except ValueError:
         raise FloorError(f"--day-start {day_start!r} is not a time HH:MM") from None
-    start = datetime.combine(first, begins)
-    return start.isoformat(timespec="milliseconds"), (start + timedelta(days=1)).isoformat(timespec="milliseconds")
+    if not known_zone(time_zone):
+        raise FloorError(f"--time-zone {time_zone!r} is not an IANA time zone name such as "
+                         "America/Los_Angeles (zoneinfo; Debian's tzdata)")
+    if first >= date.max:
+        raise FloorError(f"--day {day!r}: the calendar has no next day to end it")
+    bounds = GamingClock(time_zone=time_zone, cutoff=begins).day_bounds(first)
+    start, end = (moment.replace(tzinfo=None).isoformat(timespec="milliseconds") for moment in bounds)
+    return start, end
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    start, end = day_bounds(args.day, args.day_start)
+    start, end = day_bounds(args.day, args.day_start, args.time_zone)
     with psycopg.connect(args.dsn) as conn:
         report = floor_report(conn, start, end)
-    report["day"], report["day_start"] = args.day, args.day_start
+    report.update(day=args.day, day_start=args.day_start, time_zone=args.time_zone, start=start + "Z", end=end + "Z")
     if args.json:
         print(json.dumps(report, indent=2))
     elif args.csv:
@@ -197,7 +210,7 @@ def write_csv(report: dict[str, Any], out: Any) -> None:
 
 
 def text(report: dict[str, Any]) -> str:
-    head = f"Gaming day {report['day']} (from {report['day_start']} UTC)"
+    head = f"Gaming day {report['day']} (from {report['day_start']} {report['time_zone']})"
     if not report["tables"]:
         return head + ": no rounds on the floor"
     rows = [head, f"{'table':<10} {'wager':<15} {'rounds':>6} {'wagered':>13} {'paid':>13} {'hold':>13} "

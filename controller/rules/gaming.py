@@ -104,7 +104,7 @@ def parse_gaming_day(doc: dict[str, Any], problem: Callable[[str, str], None]) -
     zone = "UTC"
     if "time_zone" in doc:
         value = doc["time_zone"]
-        if not isinstance(value, str) or not _known_zone(value):
+        if not isinstance(value, str) or not known_zone(value):
             problem("gaming_day.time_zone", f"{value!r} is not an IANA time zone name such as "
                     "\"America/Los_Angeles\" or \"Europe/Madrid\" (zoneinfo; Debian's tzdata)")
         else:
@@ -145,7 +145,7 @@ def _hh_mm(value: Any) -> time | None:
     return time(int(match.group(1)), int(match.group(2))) if match else None
 
 
-def _known_zone(name: str) -> bool:
+def known_zone(name: str) -> bool:
     try:
         zoneinfo.ZoneInfo(name)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):

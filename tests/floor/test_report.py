@@ -6,10 +6,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 
 from controller.floor.cli import main
 from controller.floor.forwarder import Forwarder
+from controller.floor.report import day_bounds
+from controller.rules.gaming import GamingClock
 from controller.rules.parsheet import par_sheet
 from controller.rules.paytable import load_preset
 from controller.store.outbox import chain_end
@@ -68,6 +70,24 @@ def test_a_day_per_table_and_wager_type_beside_the_par_sheet(cluster, table, cap
     shown = capsys.readouterr().out
     assert f"Gaming day {today}" in shown and "$25.00" in shown and "1 void" in shown
 
+    # far from UTC the local gaming day is told by the zone (Kiritimati is UTC+14: its date is often not UTC's),
+    # from each round's own ending record (not the clock now: a test across the cut-off counts them apart)
+    zone = "Pacific/Kiritimati"
+    clock = GamingClock(time_zone=zone, cutoff=time(6, 0))
+    ended = [clock.day_of(r.at) for rid in table.journal.round_ids(10) for r in table.journal.records(rid)
+             if r.kind in ("complete", "void")]
+    local_day = ended[0]
+    for day in (local_day - timedelta(days=1), local_day, local_day + timedelta(days=1)):
+        assert main(["report", "--dsn", cluster.dsn(), "--day", day.isoformat(), "--day-start", "06:00",
+                     "--time-zone", zone, "--json"]) == 0
+        doc = json.loads(capsys.readouterr().out)
+        counted = doc["tables"].get(table.table_id, {"rounds": 0, "rounds_void": 0})
+        assert counted["rounds"] + counted["rounds_void"] == ended.count(day)
+        assert doc["time_zone"] == zone and doc["start"] < doc["end"]
+    assert main(["report", "--dsn", cluster.dsn(), "--day", local_day.isoformat(), "--day-start", "06:00",
+                 "--time-zone", zone]) == 0
+    assert f"Gaming day {local_day} (from 06:00 {zone})" in capsys.readouterr().out
+
     yesterday = (datetime.now(UTC).date() - timedelta(days=1)).isoformat()
     assert main(["report", "--dsn", cluster.dsn(), "--day", yesterday, "--json"]) == 0
     assert table.table_id not in json.loads(capsys.readouterr().out)["tables"]
@@ -76,3 +96,22 @@ def test_a_day_per_table_and_wager_type_beside_the_par_sheet(cluster, table, cap
 def test_a_bad_day_is_refused_in_words(cluster, capsys):
     assert main(["report", "--dsn", cluster.dsn(), "--day", "2026-13-01"]) == 2
     assert "table-floor: --day '2026-13-01' is not a date YYYY-MM-DD" in capsys.readouterr().err
+    assert main(["report", "--dsn", cluster.dsn(), "--day", "2026-11-22", "--time-zone", "Mars/Olympus"]) == 2
+    assert "--time-zone 'Mars/Olympus' is not an IANA time zone name" in capsys.readouterr().err
+    assert main(["report", "--dsn", cluster.dsn(), "--day", "9999-12-31"]) == 2
+    assert "the calendar has no next day to end it" in capsys.readouterr().err
+
+
+def test_the_gaming_day_is_the_casinos_local_day_across_summer_time():
+    """The day's bounds were UTC midnights (or --day-start UTC): a Nevada casino's 06:00 gaming day began
+    at 22:00 or 23:00 local the evening before, and each table's own report (in its gaming_day's zone)
+    disagreed with the floor's."""
+    la = "America/Los_Angeles"
+    assert day_bounds("2026-11-22", "06:00", la) == ("2026-11-22T14:00:00.000", "2026-11-23T14:00:00.000")
+    assert day_bounds("2026-03-08", "06:00", la) == ("2026-03-08T13:00:00.000", "2026-03-09T13:00:00.000")
+    assert day_bounds("2026-03-07", "06:00", la) == ("2026-03-07T14:00:00.000", "2026-03-08T13:00:00.000")  # 23 h
+    assert day_bounds("2026-10-31", "06:00", la) == ("2026-10-31T13:00:00.000", "2026-11-01T14:00:00.000")  # 25 h
+    assert day_bounds("2026-11-22", "00:00") == ("2026-11-22T00:00:00.000", "2026-11-23T00:00:00.000")     # as before
+    clock = GamingClock(time_zone=la, cutoff=time(6, 0))         # the tables' own bounds: the same day
+    assert day_bounds("2026-03-07", "06:00", la) == tuple(
+        m.replace(tzinfo=None).isoformat(timespec="milliseconds") for m in clock.day_bounds(date(2026, 3, 7)))
