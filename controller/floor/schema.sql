@@ -5,7 +5,7 @@ CREATE EXTENSION IF NOT EXISTS pgcrypto;        -- hmac(): the floor checks each
 CREATE SCHEMA floor;
 
 CREATE TABLE floor.meta (key text PRIMARY KEY, value text NOT NULL);
-INSERT INTO floor.meta VALUES ('schema_version', '9');
+INSERT INTO floor.meta VALUES ('schema_version', '10');
 
 -- Every table of the floor, and the database role it logs in as (one role per table).
 CREATE TABLE floor.tables (
@@ -425,17 +425,28 @@ REVOKE EXECUTE ON FUNCTION floor.claim_jackpot(bigint, text, integer, bigint, in
     floor.split_final(text, text, integer), floor.ack_lock(text, integer),
     floor.make_final(text, text, integer, text) FROM PUBLIC;
 
+-- A whole number a table wrote in a fact's body (the text ->> gives), or NULL when it is none or its size
+-- is past p_most (schema version 10). Bodies are checked for their MAC on arrival, not for what they
+-- say: the administrator's views read every table's facts together, and one table's odd fact (a
+-- generation that is a word, a bet past any integer) must show as unreadable, not stop them for all.
+CREATE FUNCTION floor.whole(p_text text, p_most bigint) RETURNS bigint LANGUAGE sql IMMUTABLE
+    SET search_path = pg_catalog
+    AS $$ SELECT CASE WHEN p_text !~ '^-?[0-9]{1,18}$' THEN NULL
+                      WHEN abs(p_text::bigint) <= p_most THEN p_text::bigint END $$;
+
 -- Every linked hit a table journaled (its jackpot_pending record, forwarded like every record) with
 -- what became of it: 'claimed' (the floor's claim and its part), 'referred' (the table's
 -- supervisor settled the round without the award after a refusal for good: the win is owed by
 -- the floor's decision, a hand pay), 'unclaimed' (no answer yet: the table is cut off or its claim
 -- is refused and waits), 'disputed' (claimed on the floor and referred at the table: the floor's
--- split counts a part the table did not pay). The group is the claim's, else the table's now.
+-- split counts a part the table did not pay). The group is the claim's, else the table's now. A field
+-- the table wrote that is no whole number of its column's size is NULL (floor.whole).
 -- The administrator's (table-floor hits, the pit).
 CREATE VIEW floor.linked_hits AS
 SELECT h.table_id, h.round_id, h.body->>'jackpot' AS level, coalesce(c.group_id, gt.group_id) AS group_id,
-       (h.body->>'generation')::integer AS generation, (h.body->>'seat')::integer AS position,
-       (h.body->>'bet')::bigint AS bet, h.at AS hit_at, c.claim_order, c.winners, c.amount,
+       floor.whole(h.body->>'generation', 2147483647)::integer AS generation,
+       floor.whole(h.body->>'seat', 2147483647)::integer AS position,
+       floor.whole(h.body->>'bet', 9223372036854775807) AS bet, h.at AS hit_at, c.claim_order, c.winners, c.amount,
        CASE WHEN c.table_id IS NULL THEN NULL ELSE floor.split_final(c.group_id, c.level, c.generation) END AS final,
        r.body->>'by' AS referred_by, r.body->>'reason' AS referral_reason, r.body->>'refused' AS refused,
        r.at AS referred_at,
