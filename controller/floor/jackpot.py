@@ -18,10 +18,14 @@ from datetime import datetime, timedelta
 import psycopg
 
 from controller.floor.schema import FloorError
-from controller.rules.paytable import JACKPOTS
+from controller.rules.paytable import CEILINGS, JACKPOTS
+from controller.rules.words import money
 
 CHANGE_INTERVAL = timedelta(hours=24)      # the rule sheet's: values change at most once a day, unless won
 CHANNEL = "floor_jackpot"                  # NOTIFY: {"group", "level", "state", "generation"}
+# the most a level may be: the table's own absolute ceiling for a jackpot (controller/rules/paytable.py).
+# Larger ones were taken and then failed every claim (the split, value x share, is a bigint)
+MOST_CENTS = CEILINGS["jackpot"].absolute
 
 
 class ClaimUnanswered(psycopg.IntegrityError):
@@ -45,6 +49,8 @@ def _check_values(values: dict[str, int]) -> None:
         v = values.get(name)
         if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
             raise FloorError(f"{name.upper()} must be a whole number of cents above 0, not {v!r}")
+        if v > MOST_CENTS:
+            raise FloorError(f"{name.upper()} must be at most {MOST_CENTS} cents ({money(MOST_CENTS)}), not {v}")
     if not values["mega"] >= values["major"] >= values["minor"]:
         raise FloorError("values must be MEGA >= MAJOR >= MINOR")
 
