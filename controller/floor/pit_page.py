@@ -65,6 +65,13 @@ QUIET = 0.5                 # seconds between two looks for new records (and two
 REFRESH = 5.0               # seconds between reads when nothing changed (stale tables, links down)
 
 
+def _network(text: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
+    try:
+        return ipaddress.ip_network(text, strict=False)
+    except ValueError:
+        raise FloorError(f"--allow {text!r} is not an address range (like 10.1.2.0/24 or 127.0.0.1)") from None
+
+
 def _answer(status: int, ok: bool, message: str) -> web.Response:
     return web.json_response({"ok": ok, "message": message}, status=status)
 
@@ -76,7 +83,7 @@ class PitPage:
         self.dsn, self.pins, self.host, self.port = dsn, pins, host, port
         self.feed = Feed(readers, structlog.get_logger("pit"), issuer="table-controller --data-dir DIR")
         self.stale_after = stale_after
-        self.allow = [ipaddress.ip_network(n, strict=False) for n in allow]
+        self.allow = [_network(n) for n in allow]
         self.log = structlog.get_logger("pit")
         self.streams = Streams(self.log)
         self.fence = Fence(host)
@@ -89,6 +96,7 @@ class PitPage:
         self._ready = threading.Event()
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
+        self._failed: str | None = None         # why the page could not listen (a port in use, a bad host)
 
     @property
     def url(self) -> str:
@@ -100,11 +108,14 @@ class PitPage:
             thread.start()
             self._threads.append(thread)
         self._ready.wait(10)
+        if self._failed is not None:            # said, not a thread's traceback and a page that never answers
+            self.stop()
+            raise FloorError(f"the pit's page cannot listen on {self.host} port {self.port}: {self._failed}")
         return self.url
 
     def stop(self) -> None:
         self._stop.set()
-        if self.loop is not None and self._stopping is not None:
+        if self.loop is not None and self._stopping is not None and not self.loop.is_closed():
             self.loop.call_soon_threadsafe(self._stopping.set)
         for thread in self._threads:
             thread.join(5)
@@ -170,7 +181,14 @@ class PitPage:
         app.on_response_prepare.append(self._headers)
         runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
         loop.run_until_complete(runner.setup())
-        loop.run_until_complete(web.TCPSite(runner, self.host, self.port).start())
+        try:
+            loop.run_until_complete(web.TCPSite(runner, self.host, self.port).start())
+        except (OSError, OverflowError, ValueError) as err:     # a port in use or out of range, a bad host
+            self._failed = str(getattr(err, "strerror", None) or err)
+            loop.run_until_complete(runner.cleanup())
+            loop.close()
+            self._ready.set()
+            return
         self.port = runner.addresses[0][1]
         self._ready.set()
         loop.run_until_complete(self._stopping.wait())
