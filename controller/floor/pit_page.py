@@ -23,7 +23,7 @@ Routes:
   GET  /api/challenge   a one-time challenge for a posting
   POST /api/jackpot     {"group", "mega", "major", "minor" (cents), "reason", "pin", "challenge"}:
                         a supervisor posts the group's values (controller/floor/jackpot.py's rules);
-                        200 done, 400 a PIN that can be no PIN (untried), 401 no PIN, 403 a wrong PIN
+                        200 done, 400 a PIN that can be no PIN or a group no group (untried), 401 no PIN, 403 a wrong PIN
                         or challenge, 409 refused (the reason says why)
   POST /api/close-claims {"group", "level", "generation", "reason", "pin", "challenge", "confirm"}: a
                         supervisor makes a won generation's split final among the claims received
@@ -70,6 +70,13 @@ def _network(text: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
         return ipaddress.ip_network(text, strict=False)
     except ValueError:
         raise FloorError(f"--allow {text!r} is not an address range (like 10.1.2.0/24 or 127.0.0.1)") from None
+
+
+def _name_problem(name: str, value: object) -> str | None:
+    """Why ``value`` can be no table's or group's id (1 to 32 characters of plain text, schema.sql), or None."""
+    if not isinstance(value, str) or not 1 <= len(value) <= 32:
+        return f"{name} must be the {name}'s id: 1 to 32 characters"
+    return text_problem(name, value)
 
 
 def _answer(status: int, ok: bool, message: str) -> web.Response:
@@ -218,7 +225,7 @@ class PitPage:
             self.feed.reader(request)           # the token first: no database work, nor a table named, without it
         except FeedRefused as refused:
             return _answer(refused.status, False, str(refused))
-        if not table or len(table) > 64:
+        if _name_problem("table", table):
             return _answer(400, False, "say which table's facts to feed: ?table=ID")
         try:
             known = await asyncio.get_running_loop().run_in_executor(None, known_table, self.dsn, table)
@@ -231,7 +238,7 @@ class PitPage:
     async def _replay(self, request: web.Request) -> web.Response:
         """A table's finished round step by step, from the floor's records (controller/floor/replay.py)."""
         table, number = request.query.get("table", ""), request.query.get("round", "")
-        if not table or len(table) > 64 or not (number.isascii() and number.isdigit()) or len(number) > 12:
+        if _name_problem("table", table) or not (number.isascii() and number.isdigit()) or len(number) > 12:
             return _answer(400, False, "say which round to replay: ?table=ID&round=N")
         try:
             story = await asyncio.get_running_loop().run_in_executor(None, floor_round, self.dsn, table, int(number))
@@ -285,6 +292,8 @@ class PitPage:
         reason = body.get("reason")
         if isinstance(reason, str) and (problem := text_problem("reason", reason)) is not None:
             return _answer(400, False, problem)     # the table's rule for typed text; before the challenge and PIN
+        if (problem := _name_problem("group", body.get("group"))) is not None:
+            return _answer(400, False, problem)     # a NUL was the database's error (503) after the PIN was tried
         pin = body.get("pin")
         if not isinstance(pin, str) or not pin:
             return _answer(401, False, f"{action} needs a supervisor's PIN")
