@@ -19,6 +19,7 @@ import psycopg
 
 from controller.floor.schema import FloorError
 from controller.rules.paytable import CEILINGS, JACKPOTS
+from controller.rules.typed_text import text_problem
 from controller.rules.words import money
 
 CHANGE_INTERVAL = timedelta(hours=24)      # the rule sheet's: values change at most once a day, unless won
@@ -53,6 +54,14 @@ def _check_values(values: dict[str, int]) -> None:
             raise FloorError(f"{name.upper()} must be at most {MOST_CENTS} cents ({money(MOST_CENTS)}), not {v}")
     if not values["mega"] >= values["major"] >= values["minor"]:
         raise FloorError("values must be MEGA >= MAJOR >= MINOR")
+
+
+def _check_typed(by: str, reason: str) -> None:
+    """The table's rule for typed text (controller/rules/typed_text.py), as the pit's page applies it: the
+    command line recorded a reason with a terminal's escapes for every later reader of the floor."""
+    for name, value in (("the supervisor's name", by), ("reason", reason)):
+        if (problem := text_problem(name, value)) is not None:
+            raise FloorError(problem)
 
 
 def create_group(conn: psycopg.Connection, group_id: str, tables: list[str], values: dict[str, int], *,
@@ -94,6 +103,7 @@ def post_values(conn: psycopg.Connection, group_id: str, values: dict[str, int],
     _check_values(values)
     if not by.strip() or not reason.strip():
         raise FloorError("a posting names who posts it and why")
+    _check_typed(by, reason)
     with conn.transaction():
         rows = conn.execute("SELECT level, generation, value, state FROM floor.jackpot_levels WHERE group_id = %s "
                             "ORDER BY level FOR UPDATE", (group_id,)).fetchall()
@@ -158,6 +168,7 @@ def close_claims(conn: psycopg.Connection, group_id: str, level: str, generation
     once. Returns the claims, final. Refused in words when there is nothing to close."""
     if not by.strip() or not reason.strip():
         raise FloorError("closing the claims names who closes them and why")
+    _check_typed(by, reason)
     with conn.transaction():
         row = conn.execute("SELECT generation, state FROM floor.jackpot_levels WHERE group_id = %s AND level = %s "
                            "FOR UPDATE", (group_id, level)).fetchone()

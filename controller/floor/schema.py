@@ -40,7 +40,8 @@ SCHEMA_VERSION = 10
 # the pit's alert until a record past that head arrives). 8 -> 9: each table's status row names the
 # dealer signed in (the rows made again from the records, so a dealer who signed in before is named).
 # 9 -> 10: linked_hits reads a field a table wrote that is no whole number as NULL (floor.whole),
-# never an error that stops the view for the whole floor. REBUILD_RECORDS:
+# never an error that stops the view for the whole floor; ack_lock takes only a won generation's lock;
+# claim_jackpot refuses a generation past the floor's as mendable (23000), not for good. REBUILD_RECORDS:
 # floor.records made again as schema.sql defines it now: the old table set aside (renamed, with its
 # indexes and constraints), the rows copied as they were before the indexes, triggers (the check on
 # arrival would stamp them received now) and policies are made, the old table dropped. 5 -> 6
@@ -85,7 +86,7 @@ UPGRADES: dict[int, tuple[str, ...]] = {
     8: ("SQL ALTER TABLE floor.table_status ADD COLUMN IF NOT EXISTS dealer text", "floor.fold_status",
         "STATEMENT REVOKE EXECUTE ON FUNCTION floor.fold_status", "STATEMENT DELETE FROM floor.table_status",
         "STATEMENT SELECT floor.fold_status"),
-    9: ("floor.whole", "VIEW floor.linked_hits"),
+    9: ("floor.whole", "VIEW floor.linked_hits", "floor.claim_jackpot", "floor.ack_lock"),
 }
 # one init at a time: two administrators upgrading at once would both read the old version
 INIT_LOCK = "SELECT pg_advisory_xact_lock(hashtext('floor.schema'))"

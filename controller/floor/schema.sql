@@ -316,6 +316,12 @@ BEGIN
             RAISE EXCEPTION 'table %: round %: the floor closed the claims of % generation % before this one came',
                 t, p_round, p_level, p_generation USING ERRCODE = '23J01';
         END IF;
+        IF p_generation > lv.generation THEN
+            -- not for good (schema version 10): a floor restored from an older copy, mended by its administrator
+            RAISE EXCEPTION 'table %: round %: dealt under % generation %, but the floor is at generation %: it does '
+                'not know that generation (restored from an older copy?); call the floor''s administrator', t, p_round,
+                p_level, p_generation, lv.generation USING ERRCODE = 'integrity_constraint_violation';
+        END IF;
         IF p_generation <> lv.generation THEN
             RAISE EXCEPTION 'table %: round %: dealt under % generation %, but the floor posted generation % since: '
                 'the round''s Super 6 was closed for it', t, p_round, p_level, p_generation, lv.generation
@@ -394,12 +400,26 @@ DECLARE
     lv floor.jackpot_levels%ROWTYPE;
     made boolean := false;
 BEGIN
+    IF t IS NULL THEN
+        RAISE EXCEPTION 'only a table''s role takes a lock' USING ERRCODE = 'insufficient_privilege';
+    END IF;
     SELECT group_id INTO g FROM floor.group_tables WHERE table_id = t;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'table %: the table is in no jackpot group', t USING ERRCODE = 'integrity_constraint_violation';
     END IF;
     -- after the claims of the level (they queue on its row too): a claim and the last lock cannot cross
     SELECT * INTO lv FROM floor.jackpot_levels l WHERE l.group_id = g AND l.level = p_level FOR UPDATE;
+    -- only a lock of a generation that was won (schema version 10): one taken ahead of the win would
+    -- count then as the table's lock, with rounds dealt after it still to claim
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'table %: group % has no % jackpot', t, g, p_level USING ERRCODE = 'integrity_constraint_violation';
+    ELSIF p_generation > lv.generation THEN
+        RAISE EXCEPTION 'table %: the floor is at % generation %: no lock to take of generation %', t,
+            upper(p_level), lv.generation, p_generation USING ERRCODE = 'integrity_constraint_violation';
+    ELSIF p_generation = lv.generation AND lv.state = 'open' THEN
+        RAISE EXCEPTION 'table %: % generation % is not won: no lock to take', t, upper(p_level), p_generation
+            USING ERRCODE = 'integrity_constraint_violation';
+    END IF;
     INSERT INTO floor.lock_acks (group_id, level, generation, table_id) VALUES (g, p_level, p_generation, t)
         ON CONFLICT DO NOTHING;
     -- a won generation (pending, with claims) is made final by the acknowledgement that completes the

@@ -60,3 +60,20 @@ def test_a_journal_read_that_fails_is_said_and_tried_again(admin, table, monkeyp
     finally:
         fwd.stop()
     assert not failures
+
+
+def test_a_lock_the_floor_refuses_to_take_does_not_stop_the_forwarding(admin, table):
+    # the floor refuses a lock of a generation it has not won (schema version 10): were that refusal
+    # the forwarder's, it would close the link and send it again every 10 s, and nothing else
+    group = f"Q-{secrets.token_hex(3)}"
+    create_group(admin, group, [table.table_id], VALUES, by="Ana", reason="opening")
+    table.journal.table_event("jackpot_lock_taken", {"level": "minor", "generation": 5})
+    play(table.journal, 2)
+    settings = dataclasses.replace(table.settings, jackpot_group=group)
+    fwd = Forwarder(settings, table.journal.path, table.journal.key).start()
+    try:
+        assert fwd.wait_confirmed(chain_end(table.journal), 10), fwd.status()
+        assert fwd.status()["refused"] is None and fwd.status()["connected"]
+    finally:
+        fwd.stop()
+    assert admin.execute("SELECT count(*) FROM floor.lock_acks WHERE group_id = %s", (group,)).fetchone() == (0,)
