@@ -77,3 +77,23 @@ def test_the_pit_page_lists_an_odd_hit_as_unreadable_beside_the_others(cluster, 
     finally:
         context.close()
         pit.stop()
+
+
+def test_the_days_report_names_a_settlement_it_cannot_read_and_counts_the_rest(cluster, own_floor, tmp_path, capsys):
+    name, admin = own_floor
+    good, odd = (make_table(cluster, admin, tmp_path, prefix=p, dbname=name) for p in ("G", "O"))
+    for t, body in ((good, {"preset": "sheet-004", "seats": [{"play": True, "wagers": {"ante": 1000},
+                                                                "results": {"ante": 1000}}]}),
+                    (odd, {"preset": "sheet-004", "seats": "not seats"})):
+        rid = t.journal.open_round("sheet-004")
+        t.journal.append(rid, "settlement", body)
+        t.journal.append(rid, "complete", {})
+        send(t, rows_of(t, facts_after(t.journal, 0, 100)))
+    day = admin.execute("SELECT left(at, 10) FROM floor.records WHERE kind = 'complete' LIMIT 1").fetchone()[0]
+    assert cli.main(["report", "--dsn", cluster.dsn(dbname=name), "--day", day, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["unreadable"] == [{"table": odd.table_id, "round": 1}]
+    assert report["tables"][good.table_id]["wagers"]["ante"]["wagered"] == 1000
+    assert cli.main(["report", "--dsn", cluster.dsn(dbname=name), "--day", day]) == 0
+    assert f"{odd.table_id:<10} round 1: its settlement record is not one the report can read" in \
+        capsys.readouterr().out
