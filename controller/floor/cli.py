@@ -184,8 +184,12 @@ def _hit_line(h: dict, money: Callable[[int], str]) -> str:
                 f"{h['referred_by']}")
     else:
         what = "not claimed yet (the table is cut off, or its claim waits)"
-    return (f"{h['group_id']} {h['level'].upper()} generation {h['generation']}: table {h['table_id']} round "
-            f"{h['round_id']} position {h['position']} (bet {money(h['bet'])}): {what}")
+    # a field the table's record does not give as a whole number is NULL on the floor (schema.sql floor.whole)
+    level, generation, position = (h["level"] or "unreadable").upper(), h["generation"], h["position"]
+    bet = "unreadable" if h["bet"] is None else money(h["bet"])
+    return (f"{h['group_id']} {level} generation {'unreadable' if generation is None else generation}: table "
+            f"{h['table_id']} round {h['round_id']} position {'unreadable' if position is None else position} "
+            f"(bet {bet}): {what}")
 
 
 def cmd_pit(args: argparse.Namespace) -> int:

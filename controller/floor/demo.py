@@ -46,6 +46,7 @@ from controller.floor.jackpot import close_claims, create_group
 from controller.floor.link import floor_key
 from controller.floor.schema import FloorError, apply_schema, enroll
 from controller.floor.settings import FloorSettings
+from controller.rules.typed_text import text_problem
 from controller.store.chain import load_key
 from controller.store.journal import Journal, JournalError
 from controller.store.outbox import chain_end
@@ -312,8 +313,10 @@ def close_claims_of_stopped_tables(admin: psycopg.Connection, group: str, stoppe
         (group,)).fetchall()
     for level, generation, missing in waiting:
         if missing and set(missing) <= stopped:
-            close_claims(admin, group, level, generation, by="demo supervisor",
-                         reason=f"table(s) {', '.join(missing)} stopped before taking the lock")
+            why = f"table(s) {', '.join(missing)} stopped before taking the lock"
+            if text_problem("reason", why) is not None:     # a reason is at most 200 characters: many tables
+                why = f"{len(missing)} tables stopped before taking the lock"
+            close_claims(admin, group, level, generation, by="demo supervisor", reason=why)
             closed.append(f"{level}/{generation}")
     return closed
 

@@ -29,6 +29,7 @@ connection (controller/floor/table_jackpot.py), between batches and while caught
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Callable
@@ -242,6 +243,19 @@ class Forwarder:
                 self.log.error("floor.journal", reason=str(err))
                 _close(conn)
                 conn = None
+                self._stop.wait(REFUSED_RETRY)
+            except Exception as err:
+                # anything else (a journal read the disk failed, sqlite3's errors; an answer the code did
+                # not foresee): said, and tried again on a fresh journal connection. No input ends this
+                # thread: a dead forwarder would leave the table's facts unsent with nobody told
+                self._changed(refused=f"unexpected: {type(err).__name__}: {err}", connected=False)
+                self.log.exception("floor.unexpected", reason=str(err))
+                _close(conn)
+                conn = None
+                if journal is not None:
+                    with contextlib.suppress(Exception):
+                        journal.close()
+                    journal = None
                 self._stop.wait(REFUSED_RETRY)
         _close(conn)
         if journal is not None:

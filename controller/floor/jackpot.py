@@ -18,10 +18,21 @@ from datetime import datetime, timedelta
 import psycopg
 
 from controller.floor.schema import FloorError
-from controller.rules.paytable import JACKPOTS
+from controller.rules.paytable import CEILINGS, JACKPOTS
+from controller.rules.typed_text import text_problem
+from controller.rules.words import money
 
 CHANGE_INTERVAL = timedelta(hours=24)      # the rule sheet's: values change at most once a day, unless won
 CHANNEL = "floor_jackpot"                  # NOTIFY: {"group", "level", "state", "generation"}
+# the most a level may be: the table's own absolute ceiling for a jackpot (controller/rules/paytable.py).
+# Larger ones were taken and then failed every claim (the split, value x share, is a bigint)
+MOST_CENTS = CEILINGS["jackpot"].absolute
+
+
+class ClaimUnanswered(psycopg.IntegrityError):
+    """The floor recorded the claim (its order kept, the level locked) but answered no row: the
+    generation's posting is missing, a floor edited by hand. Told as a refusal, not for good: the
+    administrator mends the floor and the claim, sent again, is answered as recorded."""
 
 
 @dataclass(frozen=True)
@@ -39,8 +50,18 @@ def _check_values(values: dict[str, int]) -> None:
         v = values.get(name)
         if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
             raise FloorError(f"{name.upper()} must be a whole number of cents above 0, not {v!r}")
+        if v > MOST_CENTS:
+            raise FloorError(f"{name.upper()} must be at most {MOST_CENTS} cents ({money(MOST_CENTS)}), not {v}")
     if not values["mega"] >= values["major"] >= values["minor"]:
         raise FloorError("values must be MEGA >= MAJOR >= MINOR")
+
+
+def _check_typed(by: str, reason: str) -> None:
+    """The table's rule for typed text (controller/rules/typed_text.py), as the pit's page applies it: the
+    command line recorded a reason with a terminal's escapes for every later reader of the floor."""
+    for name, value in (("the supervisor's name", by), ("reason", reason)):
+        if (problem := text_problem(name, value)) is not None:
+            raise FloorError(problem)
 
 
 def create_group(conn: psycopg.Connection, group_id: str, tables: list[str], values: dict[str, int], *,
@@ -82,6 +103,7 @@ def post_values(conn: psycopg.Connection, group_id: str, values: dict[str, int],
     _check_values(values)
     if not by.strip() or not reason.strip():
         raise FloorError("a posting names who posts it and why")
+    _check_typed(by, reason)
     with conn.transaction():
         rows = conn.execute("SELECT level, generation, value, state FROM floor.jackpot_levels WHERE group_id = %s "
                             "ORDER BY level FOR UPDATE", (group_id,)).fetchall()
@@ -125,7 +147,9 @@ def claim(conn: psycopg.Connection, round_id: int, level: str, position: int, be
     with conn.transaction():
         row = conn.execute("SELECT * FROM floor.claim_jackpot(%s, %s, %s, %s, %s, %s)",
                            (round_id, level, position, bet, share_percent, generation)).fetchone()
-    assert row is not None                  # the function returns the claim's row or raises
+    if row is None:                         # never an assert: it ended the forwarder's thread
+        raise ClaimUnanswered(f"round {round_id}: the floor gave no answer to the {level} claim (generation "
+                              f"{generation} has no posting on the floor): call the floor's administrator")
     return Claim(*row)
 
 
@@ -144,6 +168,7 @@ def close_claims(conn: psycopg.Connection, group_id: str, level: str, generation
     once. Returns the claims, final. Refused in words when there is nothing to close."""
     if not by.strip() or not reason.strip():
         raise FloorError("closing the claims names who closes them and why")
+    _check_typed(by, reason)
     with conn.transaction():
         row = conn.execute("SELECT generation, state FROM floor.jackpot_levels WHERE group_id = %s AND level = %s "
                            "FOR UPDATE", (group_id, level)).fetchone()

@@ -23,8 +23,8 @@ Routes:
   GET  /api/challenge   a one-time challenge for a posting
   POST /api/jackpot     {"group", "mega", "major", "minor" (cents), "reason", "pin", "challenge"}:
                         a supervisor posts the group's values (controller/floor/jackpot.py's rules);
-                        200 done, 400 a PIN that can be no PIN (untried), 401 no PIN, 403 a wrong PIN
-                        or challenge, 409 refused (the reason says why)
+                        200 done, 400 a PIN that can be no PIN or a group no group (untried), 401 no
+                        PIN, 403 a wrong PIN or challenge, 409 refused (the reason says why)
   POST /api/close-claims {"group", "level", "generation", "reason", "pin", "challenge", "confirm"}: a
                         supervisor makes a won generation's split final among the claims received
                         (``table-floor close-claims``); without ``"confirm": true`` refused (409) with
@@ -65,6 +65,20 @@ QUIET = 0.5                 # seconds between two looks for new records (and two
 REFRESH = 5.0               # seconds between reads when nothing changed (stale tables, links down)
 
 
+def _network(text: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
+    try:
+        return ipaddress.ip_network(text, strict=False)
+    except ValueError:
+        raise FloorError(f"--allow {text!r} is not an address range (like 10.1.2.0/24 or 127.0.0.1)") from None
+
+
+def _name_problem(name: str, value: object) -> str | None:
+    """Why ``value`` can be no table's or group's id (1 to 32 characters of plain text, schema.sql), or None."""
+    if not isinstance(value, str) or not 1 <= len(value) <= 32:
+        return f"{name} must be the {name}'s id: 1 to 32 characters"
+    return text_problem(name, value)
+
+
 def _answer(status: int, ok: bool, message: str) -> web.Response:
     return web.json_response({"ok": ok, "message": message}, status=status)
 
@@ -76,7 +90,7 @@ class PitPage:
         self.dsn, self.pins, self.host, self.port = dsn, pins, host, port
         self.feed = Feed(readers, structlog.get_logger("pit"), issuer="table-controller --data-dir DIR")
         self.stale_after = stale_after
-        self.allow = [ipaddress.ip_network(n, strict=False) for n in allow]
+        self.allow = [_network(n) for n in allow]
         self.log = structlog.get_logger("pit")
         self.streams = Streams(self.log)
         self.fence = Fence(host)
@@ -89,6 +103,7 @@ class PitPage:
         self._ready = threading.Event()
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
+        self._failed: str | None = None         # why the page could not listen (a port in use, a bad host)
 
     @property
     def url(self) -> str:
@@ -100,11 +115,14 @@ class PitPage:
             thread.start()
             self._threads.append(thread)
         self._ready.wait(10)
+        if self._failed is not None:            # said, not a thread's traceback and a page that never answers
+            self.stop()
+            raise FloorError(f"the pit's page cannot listen on {self.host} port {self.port}: {self._failed}")
         return self.url
 
     def stop(self) -> None:
         self._stop.set()
-        if self.loop is not None and self._stopping is not None:
+        if self.loop is not None and self._stopping is not None and not self.loop.is_closed():
             self.loop.call_soon_threadsafe(self._stopping.set)
         for thread in self._threads:
             thread.join(5)
@@ -170,7 +188,14 @@ class PitPage:
         app.on_response_prepare.append(self._headers)
         runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
         loop.run_until_complete(runner.setup())
-        loop.run_until_complete(web.TCPSite(runner, self.host, self.port).start())
+        try:
+            loop.run_until_complete(web.TCPSite(runner, self.host, self.port).start())
+        except (OSError, OverflowError, ValueError) as err:     # a port in use or out of range, a bad host
+            self._failed = str(getattr(err, "strerror", None) or err)
+            loop.run_until_complete(runner.cleanup())
+            loop.close()
+            self._ready.set()
+            return
         self.port = runner.addresses[0][1]
         self._ready.set()
         loop.run_until_complete(self._stopping.wait())
@@ -200,7 +225,7 @@ class PitPage:
             self.feed.reader(request)           # the token first: no database work, nor a table named, without it
         except FeedRefused as refused:
             return _answer(refused.status, False, str(refused))
-        if not table or len(table) > 64:
+        if _name_problem("table", table):
             return _answer(400, False, "say which table's facts to feed: ?table=ID")
         try:
             known = await asyncio.get_running_loop().run_in_executor(None, known_table, self.dsn, table)
@@ -213,7 +238,7 @@ class PitPage:
     async def _replay(self, request: web.Request) -> web.Response:
         """A table's finished round step by step, from the floor's records (controller/floor/replay.py)."""
         table, number = request.query.get("table", ""), request.query.get("round", "")
-        if not table or len(table) > 64 or not (number.isascii() and number.isdigit()) or len(number) > 12:
+        if _name_problem("table", table) or not (number.isascii() and number.isdigit()) or len(number) > 12:
             return _answer(400, False, "say which round to replay: ?table=ID&round=N")
         try:
             story = await asyncio.get_running_loop().run_in_executor(None, floor_round, self.dsn, table, int(number))
@@ -267,6 +292,8 @@ class PitPage:
         reason = body.get("reason")
         if isinstance(reason, str) and (problem := text_problem("reason", reason)) is not None:
             return _answer(400, False, problem)     # the table's rule for typed text; before the challenge and PIN
+        if (problem := _name_problem("group", body.get("group"))) is not None:
+            return _answer(400, False, problem)     # a NUL was the database's error (503) after the PIN was tried
         pin = body.get("pin")
         if not isinstance(pin, str) or not pin:
             return _answer(401, False, f"{action} needs a supervisor's PIN")

@@ -1,6 +1,6 @@
 """The floor database's schema and its enrolment of tables (the administrator's side).
 
-Owns ``schema.sql`` (version 9: tables, their keys, every table's records, the role per table
+Owns ``schema.sql`` (version 10: tables, their keys, every table's records, the role per table
 with row-level security, the check on arrival) and the two things only the floor's
 administrator does: apply the schema to an empty database, and enroll a table (its own login
 role in the ``floor_table`` group, its row, its floor key) or give its role a new password, sent
@@ -20,7 +20,7 @@ from controller.errors import InputError
 from controller.floor.scram import scram_verifier
 from controller.floor.settings import default_role
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 # what a floor of an older version needs to read this one: the tables, functions and views added or
 # changed, taken from schema.sql itself (one text, never a second copy), in the order they depend on
 # each other. 1 -> 2: ack_lock NOTIFYs a split made final; a floor supervisor may close a
@@ -38,7 +38,10 @@ SCHEMA_VERSION = 9
 # module run as written (what this release no longer has, a table set aside to be copied). 6 -> 7:
 # a table that comes back behind the floor's head of its chain is reported (report_behind, chain_alarms,
 # the pit's alert until a record past that head arrives). 8 -> 9: each table's status row names the
-# dealer signed in (the rows made again from the records, so a dealer who signed in before is named)
+# dealer signed in (the rows made again from the records, so a dealer who signed in before is named).
+# 9 -> 10: linked_hits reads a field a table wrote that is no whole number as NULL (floor.whole),
+# never an error that stops the view for the whole floor; ack_lock takes only a won generation's lock;
+# claim_jackpot refuses a generation past the floor's as mendable (23000), not for good. REBUILD_RECORDS:
 # floor.records made again as schema.sql defines it now: the old table set aside (renamed, with its
 # indexes and constraints), the rows copied as they were before the indexes, triggers (the check on
 # arrival would stamp them received now) and policies are made, the old table dropped. 5 -> 6
@@ -83,6 +86,7 @@ UPGRADES: dict[int, tuple[str, ...]] = {
     8: ("SQL ALTER TABLE floor.table_status ADD COLUMN IF NOT EXISTS dealer text", "floor.fold_status",
         "STATEMENT REVOKE EXECUTE ON FUNCTION floor.fold_status", "STATEMENT DELETE FROM floor.table_status",
         "STATEMENT SELECT floor.fold_status"),
+    9: ("floor.whole", "VIEW floor.linked_hits", "floor.claim_jackpot", "floor.ack_lock"),
 }
 # one init at a time: two administrators upgrading at once would both read the old version
 INIT_LOCK = "SELECT pg_advisory_xact_lock(hashtext('floor.schema'))"
@@ -130,7 +134,9 @@ def apply_schema(conn: psycopg.Connection) -> bool:
             elif name.startswith("STATEMENT "):
                 conn.execute(_definition(rf"{re.escape(name[10:])}\b.*?;(?=[ \t]*(?:--[^\n]*)?$)", name))
             elif name.startswith("VIEW "):
-                conn.execute(_definition(rf"CREATE VIEW {re.escape(name[5:])} AS.*?;$", name))
+                # the same columns, so a view still there (9 -> 10) is replaced where it stands
+                conn.execute(_definition(rf"CREATE VIEW {re.escape(name[5:])} AS.*?;$", name)
+                             .replace("CREATE VIEW", "CREATE OR REPLACE VIEW", 1))
             else:
                 conn.execute(_definition(rf"CREATE FUNCTION {re.escape(name)}\(.*?\$\$;$", name)
                              .replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION", 1))

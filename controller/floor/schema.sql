@@ -5,7 +5,7 @@ CREATE EXTENSION IF NOT EXISTS pgcrypto;        -- hmac(): the floor checks each
 CREATE SCHEMA floor;
 
 CREATE TABLE floor.meta (key text PRIMARY KEY, value text NOT NULL);
-INSERT INTO floor.meta VALUES ('schema_version', '9');
+INSERT INTO floor.meta VALUES ('schema_version', '10');
 
 -- Every table of the floor, and the database role it logs in as (one role per table).
 CREATE TABLE floor.tables (
@@ -316,6 +316,12 @@ BEGIN
             RAISE EXCEPTION 'table %: round %: the floor closed the claims of % generation % before this one came',
                 t, p_round, p_level, p_generation USING ERRCODE = '23J01';
         END IF;
+        IF p_generation > lv.generation THEN
+            -- not for good (schema version 10): a floor restored from an older copy, mended by its administrator
+            RAISE EXCEPTION 'table %: round %: dealt under % generation %, but the floor is at generation %: it does '
+                'not know that generation (restored from an older copy?); call the floor''s administrator', t, p_round,
+                p_level, p_generation, lv.generation USING ERRCODE = 'integrity_constraint_violation';
+        END IF;
         IF p_generation <> lv.generation THEN
             RAISE EXCEPTION 'table %: round %: dealt under % generation %, but the floor posted generation % since: '
                 'the round''s Super 6 was closed for it', t, p_round, p_level, p_generation, lv.generation
@@ -394,12 +400,26 @@ DECLARE
     lv floor.jackpot_levels%ROWTYPE;
     made boolean := false;
 BEGIN
+    IF t IS NULL THEN
+        RAISE EXCEPTION 'only a table''s role takes a lock' USING ERRCODE = 'insufficient_privilege';
+    END IF;
     SELECT group_id INTO g FROM floor.group_tables WHERE table_id = t;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'table %: the table is in no jackpot group', t USING ERRCODE = 'integrity_constraint_violation';
     END IF;
     -- after the claims of the level (they queue on its row too): a claim and the last lock cannot cross
     SELECT * INTO lv FROM floor.jackpot_levels l WHERE l.group_id = g AND l.level = p_level FOR UPDATE;
+    -- only a lock of a generation that was won (schema version 10): one taken ahead of the win would
+    -- count then as the table's lock, with rounds dealt after it still to claim
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'table %: group % has no % jackpot', t, g, p_level USING ERRCODE = 'integrity_constraint_violation';
+    ELSIF p_generation > lv.generation THEN
+        RAISE EXCEPTION 'table %: the floor is at % generation %: no lock to take of generation %', t,
+            upper(p_level), lv.generation, p_generation USING ERRCODE = 'integrity_constraint_violation';
+    ELSIF p_generation = lv.generation AND lv.state = 'open' THEN
+        RAISE EXCEPTION 'table %: % generation % is not won: no lock to take', t, upper(p_level), p_generation
+            USING ERRCODE = 'integrity_constraint_violation';
+    END IF;
     INSERT INTO floor.lock_acks (group_id, level, generation, table_id) VALUES (g, p_level, p_generation, t)
         ON CONFLICT DO NOTHING;
     -- a won generation (pending, with claims) is made final by the acknowledgement that completes the
@@ -425,17 +445,28 @@ REVOKE EXECUTE ON FUNCTION floor.claim_jackpot(bigint, text, integer, bigint, in
     floor.split_final(text, text, integer), floor.ack_lock(text, integer),
     floor.make_final(text, text, integer, text) FROM PUBLIC;
 
+-- A whole number a table wrote in a fact's body (the text ->> gives), or NULL when it is none or its size
+-- is past p_most (schema version 10). Bodies are checked for their MAC on arrival, not for what they
+-- say: the administrator's views read every table's facts together, and one table's odd fact (a
+-- generation that is a word, a bet past any integer) must show as unreadable, not stop them for all.
+CREATE FUNCTION floor.whole(p_text text, p_most bigint) RETURNS bigint LANGUAGE sql IMMUTABLE
+    SET search_path = pg_catalog
+    AS $$ SELECT CASE WHEN p_text !~ '^-?[0-9]{1,18}$' THEN NULL
+                      WHEN abs(p_text::bigint) <= p_most THEN p_text::bigint END $$;
+
 -- Every linked hit a table journaled (its jackpot_pending record, forwarded like every record) with
 -- what became of it: 'claimed' (the floor's claim and its part), 'referred' (the table's
 -- supervisor settled the round without the award after a refusal for good: the win is owed by
 -- the floor's decision, a hand pay), 'unclaimed' (no answer yet: the table is cut off or its claim
 -- is refused and waits), 'disputed' (claimed on the floor and referred at the table: the floor's
--- split counts a part the table did not pay). The group is the claim's, else the table's now.
+-- split counts a part the table did not pay). The group is the claim's, else the table's now. A field
+-- the table wrote that is no whole number of its column's size is NULL (floor.whole).
 -- The administrator's (table-floor hits, the pit).
 CREATE VIEW floor.linked_hits AS
 SELECT h.table_id, h.round_id, h.body->>'jackpot' AS level, coalesce(c.group_id, gt.group_id) AS group_id,
-       (h.body->>'generation')::integer AS generation, (h.body->>'seat')::integer AS position,
-       (h.body->>'bet')::bigint AS bet, h.at AS hit_at, c.claim_order, c.winners, c.amount,
+       floor.whole(h.body->>'generation', 2147483647)::integer AS generation,
+       floor.whole(h.body->>'seat', 2147483647)::integer AS position,
+       floor.whole(h.body->>'bet', 9223372036854775807) AS bet, h.at AS hit_at, c.claim_order, c.winners, c.amount,
        CASE WHEN c.table_id IS NULL THEN NULL ELSE floor.split_final(c.group_id, c.level, c.generation) END AS final,
        r.body->>'by' AS referred_by, r.body->>'reason' AS referral_reason, r.body->>'refused' AS refused,
        r.at AS referred_at,

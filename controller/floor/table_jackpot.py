@@ -103,8 +103,15 @@ class TableJackpot:
         self._claim(conn)
         self._recheck(conn)
         for level, generation in list(self._acks.items()):
-            final = ack_lock(conn, level, generation)
-            self.log.info("floor.lock_acked", level=level, generation=generation, final=final)
+            try:
+                final = ack_lock(conn, level, generation)
+            except psycopg.IntegrityError as err:
+                # a lock of a generation the floor has not won (a floor restored from an older copy): said
+                # and sent again at the next connect; were it the forwarder's refusal, nothing would be sent
+                self.log.error("floor.lock_ack_refused", level=level, generation=generation,
+                               reason=str(getattr(err.diag, "message_primary", None) or err))
+            else:
+                self.log.info("floor.lock_acked", level=level, generation=generation, final=final)
             if self._acks.get(level) == generation:
                 del self._acks[level]
         if self._levels_due and self._levels_retry_at <= time.monotonic():

@@ -96,8 +96,10 @@ function drawFloor(view) {
   const unpaid = document.getElementById("unpaid");
   unpaid.replaceChildren(...((view.unpaid || []).length ? [el("h2", {}, "Linked hits the floor's split does not pay")] : []),
     ...(view.unpaid || []).map((h) => el("div", { class: "hit " + h.state, "data-hit": `${h.table}/${h.round}/${h.level}` },
-      `${h.level.toUpperCase()} (group ${h.group}, generation ${h.generation}): table ${h.table}, round ${h.round}, ` +
-      `position ${h.position}, bet ${dollars(h.bet)}: ` + ({
+      // a field the table's record does not give as a whole number comes as null (schema.sql floor.whole)
+      `${(h.level || "unreadable").toUpperCase()} (group ${h.group}, generation ${h.generation ?? "unreadable"}): ` +
+      `table ${h.table}, round ${h.round}, position ${h.position ?? "unreadable"}, ` +
+      `bet ${h.bet == null ? "unreadable" : dollars(h.bet)}: ` + ({
         referred: `OWED by the floor's decision: settled at the table without the award by the ${h.referred_by} ` +
                   `(${h.reason}); the floor refused: ${h.refused}`,
         disputed: `DISPUTED: claimed on the floor and settled at the table without it by the ${h.referred_by}`,
