@@ -13,7 +13,8 @@ Owns the game's money rules (domain/rules-notes.md), all in integer cents:
   pays a fixed award per accepted bet size, or a share of a posted jackpot;
   several winners of one jackpot split it (``split_jackpot``).
 - The maximum aggregate payout caps what one seat wins on one hand, summed
-  over its winning wagers, Super 6 excluded.
+  over its winning wagers, Super 6 excluded. ``cap.paid_after_cap`` says which
+  wagers the cut comes off: the ones the dealer pays last.
 
 Each result is the player's net on that wager: the amount won (stake not
 counted), 0 for a push, minus the stake for a loss. Results are listed in the
@@ -27,6 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from controller.errors import InputError
+from controller.rules.cap import over_cap
 from controller.rules.cards import CardError, check_disjoint
 from controller.rules.hand3 import Hand3, qualifies, score3
 from controller.rules.hand6 import Hand6, Super6, evaluate6
@@ -289,7 +291,5 @@ def _apply_cap(preset: Preset, r: SeatResult) -> SeatResult:
     cap = preset.max_aggregate_payout
     if cap is None:
         return r
-    won = sum(v for k, v in r.results.items() if v > 0 and k != "super6")
-    if won <= cap:
-        return r
-    return replace(r, cap_reduction=won - cap)
+    cut = over_cap(r.results, cap)
+    return replace(r, cap_reduction=cut) if cut else r

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from controller.rules.cap import paid_after_cap
 from controller.rules.cards import RANK_NAMES, RANK_PLURALS
 from controller.rules.hand3 import Hand3, category3
 from controller.rules.spots import PAY_ORDER, label
@@ -118,7 +119,8 @@ def six_card_words(six_card: str | None, super6_hand: str | None) -> str | None:
 
 
 def settlement_lines(seat: dict[str, Any], side_bets_stay: bool = True) -> list[str]:
-    """A position's wagers in pay order, each as "Pay Play $10.00" or "Take Ante $10.00". A fold's
+    """A position's wagers in pay order, each as "Pay Play $10.00" or "Take Ante $10.00"; a wager the
+    maximum aggregate payout cuts says what is paid on it and what is not (``paid_after_cap``). A fold's
     forfeited wagers were collected with its cards before the reveal: they are not taken again;
     its 6 Card Bonus and Super 6, where they stay in action (``side_bets_stay``, the preset's), are
     settled on its cards set aside, turned up now.
@@ -132,18 +134,20 @@ def settlement_lines(seat: dict[str, Any], side_bets_stay: bool = True) -> list[
         lines.append("Turn up the cards set aside: no six-card hand with the dealer's cards" if six == NO_HAND
                      else f"Turn up the cards set aside: {six} with the dealer's cards")
     results = seat["results"]
+    paid = paid_after_cap(results, seat.get("cap_reduction", 0))
     for spot in PAY_ORDER:
         amount = results.get(spot, 0)
         if amount < 0 and spot in forfeited:
             continue
-        if amount > 0:
+        if amount > 0 and paid[spot] < amount:      # the maximum payout is reached on this wager
+            lines.append(f"Pay {label(spot)} {money(paid[spot])} (maximum payout reached: "
+                         f"{money(amount - paid[spot])} not paid)")
+        elif amount > 0:
             lines.append(f"Pay {label(spot)} {money(amount)}")
         elif amount < 0:
             lines.append(f"Take {label(spot)} {money(-amount)}")
         elif _staked(seat, spot):
             lines.append(f"Push {label(spot)}")
-    if seat.get("cap_reduction"):
-        lines.append(f"Maximum payout: reduce by {money(seat['cap_reduction'])}")
     return lines
 
 

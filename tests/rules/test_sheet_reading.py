@@ -100,3 +100,15 @@ def test_several_positions_are_capped_each_on_its_own(p004):
 def test_one_seat_checked_both_ways(p004):
     assert check_one(p004, tuple(P("Kd Qd Jd")), tuple(P("Ad Td 9d")), Wagers(501, 1000, 1000, 1000), True) == []
     assert check_one(p004, tuple(P("Kd Qd Jd")), tuple(P("Ad Td 9d")), Wagers(501, 1000, 1000, 500), False) == []
+
+
+def test_the_cut_comes_off_the_wagers_paid_last_and_never_the_super6():
+    from controller.rules.cap import paid_after_cap
+    results = {"play": 1000, "ante_bonus": 4000, "ante": 1000, "pair_plus": 40000, "six_card_bonus": 3000,
+               "super6": 75000}
+    paid = paid_after_cap(results, 45000)           # a house cap of $40.00: 49,000 won outside the Super 6
+    assert list(paid) == ["play", "ante_bonus", "ante", "pair_plus", "six_card_bonus", "super6"]
+    assert paid == {"play": 1000, "ante_bonus": 3000, "ante": 0, "pair_plus": 0, "six_card_bonus": 0,
+                    "super6": 75000}
+    assert sum(paid.values()) == sum(results.values()) - 45000
+    assert paid_after_cap({"ante": -500, "six_card_bonus": 600_000}, 100_000)["ante"] == -500   # losses stand
