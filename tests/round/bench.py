@@ -63,8 +63,12 @@ class FakePorts:
 
 
 class Bench:
-    def __init__(self, tmp_path: Path, preset: str = "sheet-004", **config: Any) -> None:
-        self.config: TableConfig = parse_config(config_text(preset, **config), "bench.toml", tmp_path)
+    def __init__(self, tmp_path: Path, preset: str = "sheet-004", paytable: Path | None = None, **config: Any) -> None:
+        """``paytable``: the table's own pay-table file instead of the preset (configured as the preset's)."""
+        text = config_text(preset, **config)
+        if paytable is not None:
+            text = text.replace(f'preset = "{preset}"', f'paytable = "{paytable}"')
+        self.config: TableConfig = parse_config(text, "bench.toml", tmp_path)
         self.journal = Journal(tmp_path / "journal.sqlite")
         self.ports = FakePorts(self.journal)
         self.clock = FakeClock()

@@ -57,3 +57,35 @@ def test_the_capped_line_is_translated_for_the_page():
     line = "Pay 6 Card Bonus $4,550.00 (maximum payout reached: $5,450.00 not paid)"
     said = Words("es").text(line)
     assert said is not None and said.startswith("Pagar ") and "$4,550.00" in said and "$5,450.00" in said
+
+
+def test_several_positions_capped_in_one_round_are_each_told_their_own_cut(tmp_path):
+    """A house pay table with a $50.00 cap (sheet 004's otherwise): three winners over it in one round."""
+    from importlib import resources
+    text = (resources.files("controller.rules") / "presets" / "sheet-004.toml").read_text(encoding="utf-8")
+    paytable = tmp_path / "house.toml"
+    paytable.write_text(text.replace('name = "sheet-004"', 'name = "house-cap"')
+                        .replace("max_aggregate_payout = 500000", "max_aggregate_payout = 5000"), encoding="utf-8")
+    bench = ready(tmp_path, paytable=paytable)
+    assert bench.config.preset.max_aggregate_payout == 5000
+    bets = {1: {"ante": 1000, "pair_plus": 1000}, 2: {"ante": 1000, "pair_plus": 500},
+            4: {"pair_plus": 1000, "six_card_bonus": 500}, 6: {"ante": 500}}
+    bench.open_and_bet(bets)
+    bench.deal("7c 7h 7s", "5d 6d 7d", "Kc Ks 2h", "Ah 2c 3d", "Qd 9s 4c")   # 1, 2, 4, 6, the dealer (Q high)
+    bench.decide({1: True, 2: True, 6: True})
+    assert bench.snap["settlement_order"] == [6, 4, 2, 1]
+    lines = {p: position(bench, p)["settlement"]["lines"] for p in (1, 2, 4, 6)}
+    assert lines[1] == ["Pay Play $10.00", "Pay Ante Bonus $30.00", "Pay Ante $10.00",             # trips
+                        "Pay Pair Plus $0.00 (maximum payout reached: $300.00 not paid)"]
+    assert lines[2] == ["Pay Play $10.00", "Pay Ante Bonus $40.00",                               # straight flush
+                        "Pay Ante $0.00 (maximum payout reached: $10.00 not paid)",
+                        "Pay Pair Plus $0.00 (maximum payout reached: $200.00 not paid)"]
+    assert lines[4] == ["Pay Pair Plus $10.00",                                                   # Kings, 6 cards
+                        "Take 6 Card Bonus $5.00"]                                                # one pair: lost
+    assert lines[6] == ["Pay Play $5.00", "Pay Ante Bonus $5.00", "Pay Ante $5.00"]               # A-2-3: under
+    for p in (1, 2, 4, 6):
+        settlement = position(bench, p)["settlement"]
+        paid = amounts(settlement["lines"], "Pay")
+        assert sum(paid.values()) == settlement["to_pay"]
+        assert settlement["to_pay"] - settlement["to_take"] == settlement["net"]
+        assert sum(paid.values()) <= 5000
