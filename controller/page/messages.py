@@ -224,6 +224,8 @@ REFUSALS = (
     N_("Super 6 {jackpot} jackpot at position {position}: a supervisor verifies the six cards before "
        "anything is paid"),
     N_("settle position {position} first (from the dealer's right)"),
+    N_("position {position} is already settled; settle position {other} next"),
+    N_("position {position} has nothing to settle; settle position {other} next"),
     N_("payments have been made; the round cannot be voided"), N_("no jackpot hit waits for verification"),
     N_("say why the jackpot values change"), N_("meters are reset between rounds, not while {state}"),
     N_("say why the meters are reset"), N_("this table's rules have no posted jackpot"),
