@@ -134,12 +134,8 @@ ALERTS = (
     N_("Past posting: position {position} {spot} removed after No more bets; not accepted (the wager stays "
        "{value})"),
     N_("Past posting: position {position} Play placed with no Ante; not accepted"),
-    N_("Position {position} Play placed after the decision (played); not accepted"),
     N_("Position {position} Play placed after the decision (folded); not accepted"),
-    N_("Position {position} Play changed after the decision (played); not accepted"),
     N_("Position {position} Play changed after the decision (folded); not accepted"),
-    N_("Position {position} Play removed after the decision (played); not accepted"),
-    N_("Position {position} Play removed after the decision (folded); not accepted"),
     N_("Position {position}: the sensor cannot read the Play chips; a supervisor reads them (override)"),
     N_("Position {position}: the Play must equal the Ante ({ante}), not {amount}"),
     N_("Super 6 closed: {why}. No new Super 6 wagers."),

@@ -356,10 +356,13 @@ class Felt:
                                   "not accepted", position)
             return
         if position in rnd.decisions:
-            played = rnd.decisions[position]
-            if e.change == "removed" or not played:
+            if rnd.decisions[position]:
+                # the Play accepted is a wager like the others: chips added or taken from it are past
+                # posting (a stack gone after the debounce), and chips put back as they were are nothing
+                self._past_posting(e)
+            elif e.change != "removed":         # chips never accepted taken back: no offence
                 self._clerk.alert("past_posting", f"Position {position} Play {e.change} after the decision "
-                                  f"({'played' if played else 'folded'}); not accepted", position)
+                                  "(folded); not accepted", position)
             return
         if self._clerk.state in procedure.DECIDING_STATES:
             self.play_chips(position, e.value, e.change != "removed")

@@ -21,3 +21,37 @@ def test_a_second_confirm_or_a_position_with_nothing_to_settle_is_refused_in_its
     assert [r.data["position"] for r in bench.records("paid")] == [3, 5]      # nothing paid twice
     bench.done("confirm", position=1)
     assert bench.state == "complete"
+
+
+def past_posting(bench) -> list[str]:
+    return [r.data["message"] for r in bench.records("alert") if r.data["kind"] == "past_posting"]
+
+
+def test_chips_taken_from_or_added_to_a_play_once_made_are_past_posting(tmp_path):
+    bench = ready(tmp_path)
+    bench.open_and_bet(BETS)
+    bench.deal(*HANDS)
+    bench.play(1)
+    bench.place(1, "play", 500)         # half the Play taken back once the decision is made
+    assert past_posting(bench) == ["Past posting: position 1 Play changed to $5.00 after No more bets; not accepted "
+                                   "(the wager stays $10.00)"]
+    bench.place(1, "play", 1000)        # put back as it was: nothing more to say
+    bench.play(5)
+    bench.remove(5, "play")
+    bench.later(1)                      # still gone after the debounce
+    assert past_posting(bench)[1:] == ["Past posting: position 5 Play removed after No more bets; not accepted "
+                                       "(the wager stays $10.00)"]
+    bench.place(5, "play", 1000)
+    bench.decide({3: False})
+    assert len(past_posting(bench)) == 2 and bench.records("settlement")[0].data["returns"] == []
+
+
+def test_a_play_put_out_after_a_fold_is_refused_and_taking_it_back_is_no_offence(tmp_path):
+    bench = ready(tmp_path)
+    bench.open_and_bet(BETS)
+    bench.deal(*HANDS)
+    bench.done("fold", position=3)
+    bench.place(3, "play", 500)
+    bench.remove(3, "play")
+    bench.later(1)
+    assert past_posting(bench) == ["Position 3 Play placed after the decision (folded); not accepted"]
