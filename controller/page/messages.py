@@ -105,6 +105,7 @@ ALERTS = (
     N_("Position {position} {spot} cannot be read ({problem}): call a technician"),
     N_("The shoe is not answering: check its power and cable, or call a technician"),
     N_("Call a technician: the bet sensors are not answering"),
+    N_("The bet sensors are back and reading every spot (asked again until they do); if it lasts, call a technician"),
     N_("The shoe reports a fault: {text} (its code {code})"), N_("The shoe reports a fault: {text}"),
     N_("Deck check failed: {problem}"),
     N_("Misdeal: {problem}. No card is dealt; return the wagers and have the deck checked and completed "

@@ -4,6 +4,7 @@ Each says what the dealer is told and what the journal holds."""
 
 from __future__ import annotations
 
+from drivers.events import DeviceOffline, DeviceOnline, FeltRead
 from tests.round.test_round_core import BETS, HANDS, ready
 
 
@@ -55,3 +56,21 @@ def test_a_play_put_out_after_a_fold_is_refused_and_taking_it_back_is_no_offence
     bench.remove(3, "play")
     bench.later(1)
     assert past_posting(bench) == ["Position 3 Play placed after the decision (folded); not accepted"]
+
+
+def test_a_round_held_for_the_sensors_goes_on_only_once_they_have_read_the_felt_again(tmp_path):
+    bench = ready(tmp_path)
+    bench.open_and_bet(BETS)
+    bench.deal(*HANDS)
+    bench.post(DeviceOffline("sensors", "fake://sensors", "cable"))
+    assert bench.state == "held"
+    # position 3 puts out its Play while the sensors are away; they come back and read the felt
+    bench.post(DeviceOnline("sensors", "fake://sensors"))
+    assert bench.state == "held" and bench.snap["holds"] == [
+        "The bet sensors are back and reading every spot (asked again until they do); if it lasts, call a technician"]
+    assert bench.act("fold", position=3).message == "fold is not possible while held"   # not on the felt before
+    bench.place(3, "play", 500)
+    bench.post(FeltRead("sensors"))
+    assert bench.state == "decisions" and bench.snap["holds"] == []
+    assert [(r.data["position"], r.data["play"]) for r in bench.records("decision")] == [(3, True)]
+    assert past_posting(bench) == []
