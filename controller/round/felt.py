@@ -202,6 +202,12 @@ class Felt:
     def start_story(self) -> None:                  # the betting's story (controller/round/story.py)
         self._story.start(self.readings())
 
+    def round_opened(self) -> None:
+        """A spot that cannot be read held the last round because that round depended on it; the new
+        one has no wager yet (the fault flags the spot while betting, as one found now would)."""
+        for position, spot in self._faults:
+            self._holds.set(f"spot {position} {spot}", None)
+
     def story(self) -> dict[str, object]:
         return self._story.told()
 

@@ -203,6 +203,7 @@ class Table:
 
     def on_enter_betting(self, event: EventData) -> None:
         rnd = self.clerk.open_round
+        self.felt.round_opened()
         self.felt.start_story()     # with the felt as it lies (after a restart: the betting before it is lost)
         self.felt.lock_for_betting()
         if not rnd.shuffled or _recovering(event):

@@ -4,7 +4,7 @@ Each says what the dealer is told and what the journal holds."""
 
 from __future__ import annotations
 
-from drivers.events import DeviceOffline, DeviceOnline, FeltRead
+from drivers.events import DeviceOffline, DeviceOnline, FeltRead, SpotFault
 from tests.round.test_round_core import BETS, HANDS, ready
 
 
@@ -74,3 +74,20 @@ def test_a_round_held_for_the_sensors_goes_on_only_once_they_have_read_the_felt_
     assert bench.state == "decisions" and bench.snap["holds"] == []
     assert [(r.data["position"], r.data["play"]) for r in bench.records("decision")] == [(3, True)]
     assert past_posting(bench) == []
+
+
+def test_a_spot_that_held_the_last_round_does_not_hold_a_round_without_a_wager_on_it(tmp_path):
+    bench = ready(tmp_path)
+    bench.open_and_bet(BETS)
+    bench.deal(*HANDS)
+    bench.decide({1: True, 3: False, 5: True})
+    bench.post(SpotFault("sensors", 1, "ante", "blocked"))     # while position 1's Ante is settled
+    bench.settle()
+    for position, spot in bench.table.felt.sensed():           # the felt cleared; spot 1 Ante reads nothing
+        if (position, spot) != (1, "ante"):
+            bench.remove(position, spot)
+    bench.open_and_bet({3: {"ante": 500}})
+    assert bench.act("no_more_bets").message.startswith("position 1 Ante: the sensor reports blocked")
+    bench.done("override_wager", role="supervisor", position=1, spot="ante", amount=0, reason="nothing on it")
+    bench.deal("2h 7d 9s", "Ks 9c 4d")
+    assert bench.state == "decisions" and bench.snap["holds"] == []
