@@ -51,6 +51,7 @@ PROMPTS = (
     N_("No PAIR PLUS, position {positions}"), N_("No PAIR PLUS, positions {positions}"),
     N_("Deal"), N_("Dealing: hand {hand} of {count}"),
     N_("Every position played"), N_("Reveal the dealer's hand"),
+    N_("No position has an Ante: nothing to play or fold"),
     N_("Collect the folded hands and their wagers: position {positions}"),
     N_("Collect the folded hands and their wagers: positions {positions}"),
     N_("Collect the forfeited wagers of position {positions}: the 6 Card Bonus and Super 6 stay in action"),

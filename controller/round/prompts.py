@@ -41,6 +41,8 @@ def _dealing(table: Table) -> list[str]:
 def _collecting(table: Table) -> list[str]:
     rnd = table.open_round
     folds = rnd.folds
+    if not rnd.deciders:                # Pair Plus and side bets only: nobody had a Play to make
+        return ["No position has an Ante: nothing to play or fold", "Reveal the dealer's hand"]
     if not folds:
         return ["Every position played", "Reveal the dealer's hand"]
     aside = set_aside(table)

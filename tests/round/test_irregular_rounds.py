@@ -91,3 +91,14 @@ def test_a_spot_that_held_the_last_round_does_not_hold_a_round_without_a_wager_o
     bench.done("override_wager", role="supervisor", position=1, spot="ante", amount=0, reason="nothing on it")
     bench.deal("2h 7d 9s", "Ks 9c 4d")
     assert bench.state == "decisions" and bench.snap["holds"] == []
+
+
+def test_a_round_of_pair_plus_alone_is_not_said_to_have_every_position_played(tmp_path):
+    bench = ready(tmp_path)
+    bench.open_and_bet({2: {"pair_plus": 500}, 4: {"pair_plus": 1000}})
+    bench.deal("As Ad 3c", "2h 7d 9s", "Ks 9c 4d")
+    assert bench.state == "collecting"      # no Ante: no decision to wait for
+    assert bench.snap["prompt"] == ["No position has an Ante: nothing to play or fold", "Reveal the dealer's hand"]
+    bench.done("reveal")
+    bench.settle()
+    assert [(r.data["position"], r.data["net"]) for r in bench.records("paid")] == [(4, -1000), (2, 500)]
