@@ -4,7 +4,7 @@ Each says what the dealer is told and what the journal holds."""
 
 from __future__ import annotations
 
-from drivers.events import DeviceOffline, DeviceOnline, FeltRead, SpotFault
+from drivers.events import DeviceOffline, DeviceOnline, FeltRead, SignShowing, SpotFault
 from tests.round.test_round_core import BETS, HANDS, ready
 
 
@@ -102,3 +102,30 @@ def test_a_round_of_pair_plus_alone_is_not_said_to_have_every_position_played(tm
     bench.done("reveal")
     bench.settle()
     assert [(r.data["position"], r.data["net"]) for r in bench.records("paid")] == [(4, -1000), (2, 500)]
+
+
+def test_a_jackpot_won_while_the_sign_is_away_is_shown_on_it_when_it_is_back(tmp_path):
+    bench = ready(tmp_path)
+    bench.post(SignShowing("sign", {"mega": 10_000_000, "major": 2_500_000, "minor": 250_000}, ""))
+    bench.open_and_bet({2: {"ante": 1000, "super6": 1000}})
+    bench.done("no_more_bets")
+    bench.done("deal")
+    bench.post(DeviceOffline("sign", "fake://sign", "cable"))      # the sign lost mid-round: play goes on
+    bench.deliver("Ad Kd Qd")
+    bench.deliver("Jd 10d 9d")
+    bench.decide({2: True})
+    bench.done("verify_jackpot", role="supervisor", reason="six cards checked")
+    bench.settle()
+    assert bench.state == "complete" and bench.records("paid")[0].data["net"] == 1000 + 4000 + 1000 + 10_000_000
+    bench.ports.sign.calls.clear()
+    bench.post(DeviceOnline("sign", "fake://sign"))
+    assert bench.ports.sign.asked("show_values") == [(10_000_000, 2_500_000, 250_000, ("mega",), ())]
+    assert bench.ports.sign.asked("show_message") == [("MEGA JACKPOT POSITION 2 $100,000.00",)]
+    # the new value posted while the sign is away again: back, it shows the values and no win
+    bench.post(DeviceOffline("sign", "fake://sign", "cable"))
+    bench.done("set_jackpots", role="supervisor", reason="reseed after the MEGA", mega=10_000_000,
+               major=2_500_000, minor=250_000)
+    bench.ports.sign.calls.clear()
+    bench.post(DeviceOnline("sign", "fake://sign"))
+    assert bench.ports.sign.asked("show_values") == [(10_000_000, 2_500_000, 250_000, (), ())]
+    assert bench.ports.sign.asked("show_message") == [("",)]
