@@ -4,7 +4,7 @@ Each says what the dealer is told and what the journal holds."""
 
 from __future__ import annotations
 
-from drivers.events import DeviceOffline, DeviceOnline, FeltRead, SignShowing, SpotFault
+from drivers.events import DeviceOffline, DeviceOnline, FeltRead, ShoeJam, ShoeMiscounted, SignShowing, SpotFault
 from tests.round.test_round_core import BETS, HANDS, ready
 
 
@@ -129,3 +129,18 @@ def test_a_jackpot_won_while_the_sign_is_away_is_shown_on_it_when_it_is_back(tmp
     bench.post(DeviceOnline("sign", "fake://sign"))
     assert bench.ports.sign.asked("show_values") == [(10_000_000, 2_500_000, 250_000, (), ())]
     assert bench.ports.sign.asked("show_message") == [("",)]
+
+
+def test_the_shoes_count_error_while_a_hold_stops_the_deal_is_still_a_misdeal(tmp_path):
+    bench = ready(tmp_path)
+    bench.open_and_bet(BETS)
+    bench.done("no_more_bets")
+    bench.done("deal")
+    bench.deliver(HANDS[0])
+    bench.post(ShoeJam("shoe", True, "card stuck at the exit", 3))
+    assert bench.state == "held"
+    bench.post(ShoeMiscounted("shoe", "count error: 50 cards"))      # the jam cost the deck a card
+    assert bench.state == "void" and bench.records("void")[0].data == {
+        "reason": "the shoe reports a count error (count error: 50 cards)", "by": "controller"}
+    assert bench.snap["prompt"][:2] == ["Round void: the shoe reports a count error (count error: 50 cards)",
+                                        "Return all wagers"]
