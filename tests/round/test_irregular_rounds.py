@@ -144,3 +144,29 @@ def test_the_shoes_count_error_while_a_hold_stops_the_deal_is_still_a_misdeal(tm
         "reason": "the shoe reports a count error (count error: 50 cards)", "by": "controller"}
     assert bench.snap["prompt"][:2] == ["Round void: the shoe reports a count error (count error: 50 cards)",
                                         "Return all wagers"]
+
+
+def test_a_round_voided_after_the_folds_were_collected_says_what_to_return_from_the_rack(tmp_path):
+    bench = ready(tmp_path)
+    bench.open_and_bet(BETS)
+    bench.deal(*HANDS)
+    bench.play(1)
+    bench.done("fold", position=3)
+    assert bench.snap["prompt"] == ["Position 5: play or fold"]
+    bench.play(5)
+    bench.remove(3, "ante")                 # collected with its cards, as the prompt says
+    bench.later(1)
+    bench.done("void_round", role="supervisor", reason="the dealer's cards were exposed")
+    assert bench.snap["prompt"] == ["Round void: the dealer's cards were exposed", "Return all wagers",
+                                    "Return $5.00 to position 3: its wagers were collected with its fold",
+                                    "Open betting"]
+    assert bench.records("paid") == []      # nothing settled
+
+
+def test_a_misdeal_before_the_folds_are_collected_returns_them_from_the_felt(tmp_path):
+    bench = ready(tmp_path)
+    bench.open_and_bet(BETS)
+    bench.deal(*HANDS)
+    bench.done("fold", position=3)
+    bench.done("misdeal", reason="a card of position 5 was exposed")
+    assert bench.snap["prompt"] == ["Round void: a card of position 5 was exposed", "Return all wagers", "Open betting"]
