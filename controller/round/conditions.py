@@ -191,6 +191,11 @@ class Conditions:
                                       + (f"settle position {expected} first" if expected not in waiting else
                                          "it is paid once every table of the group took the lock"))
         if position != expected:
+            rnd = self._clerk.open_round
+            if position in rnd.paid:        # a second touch, or a fold collected before the reveal
+                return self._clerk.refuse(f"position {position} is already settled; settle position {expected} next")
+            if position not in rnd.settlement_order:
+                return self._clerk.refuse(f"position {position} has nothing to settle; settle position {expected} next")
             return self._clerk.refuse(f"settle position {expected} first (from the dealer's right)")
         return True
 

@@ -261,7 +261,7 @@ class Dealing:
         """The shoe's own count error: before the deal a failed deck, during it a misdeal."""
         if self._clerk.state in ("betting", "closed") and self._clerk.round is not None:
             self.void_for_deck(f"the shoe reports a count error ({text})")
-        elif self._clerk.state == "dealing":
+        elif self._clerk.round_state == "dealing":         # a hold stopping the deal changes nothing
             reason = f"the shoe reports a count error ({text})"
             self._clerk.alert("misdeal", f"Misdeal: {reason}. All hands are void; return the wagers.")
             self._clerk.fire("misdeal", reason=reason)

@@ -80,6 +80,7 @@ class Round:
     floor_hits: dict[str, dict] = field(default_factory=dict)  # level -> a linked hit and the floor's answer
     alerts: list[dict] = field(default_factory=list)
     state: str = "betting"
+    reached: set[str] = field(default_factory=set)   # every state the round entered
     held_from: str | None = None
     void_reason: str | None = None
     complete: bool = False
@@ -233,6 +234,7 @@ class Round:
 
     def _on_state(self, d):
         self.state = d["state"]
+        self.reached.add(d["state"])
         self.held_from = d.get("from")
 
     def _on_void(self, d):

@@ -202,6 +202,12 @@ class Felt:
     def start_story(self) -> None:                  # the betting's story (controller/round/story.py)
         self._story.start(self.readings())
 
+    def round_opened(self) -> None:
+        """A spot that cannot be read held the last round because that round depended on it; the new
+        one has no wager yet (the fault flags the spot while betting, as one found now would)."""
+        for position, spot in self._faults:
+            self._holds.set(f"spot {position} {spot}", None)
+
     def story(self) -> dict[str, object]:
         return self._story.told()
 
@@ -356,10 +362,13 @@ class Felt:
                                   "not accepted", position)
             return
         if position in rnd.decisions:
-            played = rnd.decisions[position]
-            if e.change == "removed" or not played:
+            if rnd.decisions[position]:
+                # the Play accepted is a wager like the others: chips added or taken from it are past
+                # posting (a stack gone after the debounce), and chips put back as they were are nothing
+                self._past_posting(e)
+            elif e.change != "removed":         # chips never accepted taken back: no offence
                 self._clerk.alert("past_posting", f"Position {position} Play {e.change} after the decision "
-                                  f"({'played' if played else 'folded'}); not accepted", position)
+                                  "(folded); not accepted", position)
             return
         if self._clerk.state in procedure.DECIDING_STATES:
             self.play_chips(position, e.value, e.change != "removed")

@@ -38,6 +38,7 @@ class JackpotDesk(Protocol):
     def view(self) -> dict[str, Any]: ...
     def offers_posting(self) -> bool: ...
     def show_on_sign(self) -> None: ...
+    def sign_back(self) -> None: ...
     def on_sign_showing(self, values: dict[str, int]) -> None: ...
     def on_sign_failed(self, reason: str) -> None: ...
     def on_floor_link(self, up: bool, reason: str) -> None: ...
@@ -97,6 +98,17 @@ class LocalJackpotDesk:
             won = tuple(name for name in JACKPOTS if name in board.won_since_posting)
             pending = tuple(name for name in JACKPOTS if name in board.locks)     # a linked level won
             self._clerk.emit(ShowJackpots(values["mega"], values["major"], values["minor"], won, pending))
+
+    def sign_back(self) -> None:
+        """The sign answers again (it may have restarted, or missed what was sent while it was away):
+        the posted values, and the win of a hit verified since the last posting (the display shows the
+        winning position and amount until the new value is posted), or no message (a posting made
+        while it was away cleared the win it may still show)."""
+        self.show_on_sign()
+        board = self._board
+        if board.progressive and not board.linked:         # a linked level's win: the floor desk's words
+            won = board.won_since_posting and board.hits
+            self._clerk.emit(ShowMessage(win_message(board.hits[0]) if won else ""))
 
     def on_sign_showing(self, values: dict[str, int]) -> None:
         before = self._board.super6_closed()

@@ -29,8 +29,12 @@ OFFLINE_ADVICE = {"shoe": "The shoe is not answering: check its power and cable,
                   "sensors": "Call a technician: the bet sensors are not answering"}
 
 
-# what a device must report after each connect before the table relies on it, in the dealer's words
+# what a device must report after each connect before the table relies on it, in the dealer's words,
+# and what a round held meanwhile tells the dealer (a fold touched on the felt as it lay before the
+# link was lost would refuse the Play chips put out while it was down)
 FIRST_REPORT = {"sensors": "reading every spot"}
+AWAITING_ADVICE = {"sensors": "The bet sensors are back and reading every spot (asked again until they do); "
+                              "if it lasts, call a technician"}
 
 
 class DeviceLinks:
@@ -63,6 +67,8 @@ class DeviceLinks:
             clerk.journal.table_event("device_online", {"device": role})
         clerk.log.info("device.online", device=role, state=clerk.state, round=clerk.round_id)
         self._holds.set(role, None)
+        if role in FIRST_REPORT:            # the round goes on once the device has reported (``reported``)
+            self._holds.set(role, AWAITING_ADVICE[role])
 
     def reported(self, role: str) -> None:
         """The device's first report since it connected is in (the sensors' reading of every spot)."""
@@ -71,6 +77,7 @@ class DeviceLinks:
             self.changes += 1
             if self._online.get(role):
                 self._detail[role] = "online"
+                self._holds.set(role, None)
             self._clerk.log.info("device.reported", device=role, state=self._clerk.state, round=self._clerk.round_id)
 
     def awaiting(self, role: str) -> str | None:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from controller.round.facts import Round
 from controller.round.table import Table
 from controller.rules.spots import Spot, label
-from controller.rules.words import no_pair_plus, positions_named, return_line
+from controller.rules.words import money, no_pair_plus, positions_named, return_line
 
 
 def betting_prompt(table: Table, problems: dict | None = None) -> list[str]:
@@ -41,6 +41,8 @@ def _dealing(table: Table) -> list[str]:
 def _collecting(table: Table) -> list[str]:
     rnd = table.open_round
     folds = rnd.folds
+    if not rnd.deciders:                # Pair Plus and side bets only: nobody had a Play to make
+        return ["No position has an Ante: nothing to play or fold", "Reveal the dealer's hand"]
     if not folds:
         return ["Every position played", "Reveal the dealer's hand"]
     aside = set_aside(table)
@@ -93,6 +95,20 @@ def _settling(table: Table) -> list[str]:
     return lines
 
 
+def _void(table: Table) -> list[str]:
+    """Every wager goes back (sheet 000: all hands are void), the folds' too: once the round reached
+    collecting, the dealer took them with the cards, so they come back from the rack."""
+    rnd = table.open_round
+    lines = [f"Round void: {rnd.void_reason}", "Return all wagers"]
+    if "collecting" in rnd.reached:
+        stays = table.config.preset.side_bets_stay_after_fold       # those stayed on the layout
+        for p in rnd.folds:
+            taken = sum(v for s, v in rnd.wagers[p].items()
+                        if not (stays and s in (Spot.SIX_CARD_BONUS, Spot.SUPER6)))
+            lines.append(f"Return {money(taken)} to position {p}: its wagers were collected with its fold")
+    return lines + (_sign_in(table) or ["Open betting"])
+
+
 def _sign_in(table: Table) -> list[str]:
     """Between rounds at a table whose dealers sign in, with nobody signed in: that comes first."""
     shift = table.shift
@@ -109,8 +125,7 @@ PROMPTS: dict[str, Callable[[Table], list[str]]] = {
     "collecting": _collecting,
     "settling": _settling,
     "complete": lambda t: ["Round complete", *(_sign_in(t) or ["Open betting"])],
-    "void": lambda t: [f"Round void: {t.open_round.void_reason}", "Return all wagers",
-                       *(_sign_in(t) or ["Open betting"])],
+    "void": _void,
     "held": lambda t: ["Round held", *t.holds.reasons()],
 }
 

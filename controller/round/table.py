@@ -154,7 +154,7 @@ class Table:
         if role == "shoe":
             self.dealing.shoe_back()
         if role == "sign":
-            self.jackpots.show_on_sign()            # rewritten from the journal's posted values
+            self.jackpots.sign_back()               # rewritten from the journal: the values, a win since
 
     def on_felt_read(self, role: str) -> None:
         """The sensors' snapshot of every spot is in: the felt is read (its SpotChanged came first)."""
@@ -203,6 +203,7 @@ class Table:
 
     def on_enter_betting(self, event: EventData) -> None:
         rnd = self.clerk.open_round
+        self.felt.round_opened()
         self.felt.start_story()     # with the felt as it lies (after a restart: the betting before it is lost)
         self.felt.lock_for_betting()
         if not rnd.shuffled or _recovering(event):

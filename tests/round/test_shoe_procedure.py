@@ -9,6 +9,7 @@ from drivers.events import (
     DeckChecked,
     DeviceOffline,
     DeviceOnline,
+    FeltRead,
     HandDealt,
     ShoeCount,
     ShoeMiscounted,
@@ -153,7 +154,7 @@ def test_the_hand_asked_for_is_taken_when_it_arrives_after_a_hold_stopped_the_de
     bench.post(HandDealt("shoe", 1, hand))                              # under way before the hold
     assert [(r.data["hand_no"], r.data["target"]) for r in bench.records("hand")] == [(1, 1)]
     assert bench.ports.shoe.asked("deliver_hand") == [(1,)]             # nothing more asked while held
-    bench.post(DeviceOnline("sensors", "fake://sensors"))
+    bench.post(DeviceOnline("sensors", "fake://sensors"), FeltRead("sensors"))
     assert bench.state == "dealing" and bench.ports.shoe.asked("deliver_hand")[-1] == (2,)
     bench.post(HandDealt("shoe", 1, hand))                              # the shoe's kept report again
     bench.deliver("2c 9d Jh")
@@ -319,7 +320,7 @@ def test_the_hand_formed_before_a_restart_is_taken_while_a_hold_stops_the_deal(t
     after.post(HandDealt("shoe", 1, tuple((c, 1) for c in parse_cards("As Kd 7h"))))
     assert [(r.data["hand_no"], r.data["target"]) for r in after.records("hand")] == [(1, 1)]
     assert not [a for a in after.snap["alerts"] if a["kind"] in ("dead_hand", "misdeal")]
-    after.post(DeviceOnline("sensors", "fake://sensors"))
+    after.post(DeviceOnline("sensors", "fake://sensors"), FeltRead("sensors"))
     assert after.state == "dealing" and after.ports.shoe.asked("deliver_hand") == []   # the count first
     after.post(ShoeCount("shoe", 49, 1, True))
     assert after.ports.shoe.asked("deliver_hand") == [(2,)]

@@ -307,7 +307,8 @@ def test_a_restart_recovers_the_same_round_with_its_cards_decisions_and_payments
         assert any(a["kind"] == "recovery" for a in snap["alerts"])
         assert [(r.kind, r.data) for r in rig.records()][:len(before)] == before
         assert snap["next_to_pay"] == snap["settlement_order"][1] != first
-        assert rig.refused("confirm", position=first).startswith("settle position")   # not paid twice
+        assert rig.refused("confirm", position=first) == \
+            f"position {first} is already settled; settle position {snap['next_to_pay']} next"  # not paid twice
         for position in snap["settlement_order"][1:]:
             rig.act("confirm", position=position)
         rig.state("complete")
