@@ -34,6 +34,7 @@ from typing import Any
 import psycopg
 
 from controller.floor.schema import FloorError
+from controller.rules.cap import paid_after_cap
 from controller.rules.gaming import GamingClock, known_zone
 from controller.rules.parsheet import par_sheet
 from controller.rules.paytable import PayTableError, load_preset
@@ -144,7 +145,9 @@ def _readable(settlement: Any) -> bool:
                 or not set(seat["results"]) <= set(PAY_ORDER):
             return False
         if not all(isinstance(v, int) and not isinstance(v, bool)
-                   for v in (*seat["wagers"].values(), *seat["results"].values())):
+                   for v in (*seat["wagers"].values(), *seat["results"].values(), seat.get("cap_reduction", 0))):
+            return False
+        if seat.get("cap_reduction", 0) < 0:
             return False
     return True
 
@@ -164,7 +167,8 @@ def _add_round(t: dict[str, Any], settlement: dict[str, Any], jackpots: dict[str
     rows = t["wagers"]
     for seat in settlement["seats"]:
         stakes = dict(seat["wagers"], play=seat["wagers"]["ante"] if seat["play"] else 0)
-        for spot, result in seat["results"].items():
+        # each wager as paid: a cut of the maximum payout off the wager it was reached on (controller/rules/cap.py)
+        for spot, result in paid_after_cap(seat["results"], seat.get("cap_reduction", 0)).items():
             stake = stakes.get(spot, 0)
             edge = edges.get(f"super6/{stake}" if spot == "super6" else spot)
             if spot == "ante":              # the base game's edge is per ante, over ante, play and bonus

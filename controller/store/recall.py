@@ -27,6 +27,7 @@ import json
 from controller.round.facts import DEALER, Round
 from controller.rules.cards import cards_text
 from controller.rules.hand3 import score3
+from controller.rules.cap import paid_after_cap
 from controller.rules.spots import PAY_ORDER
 from controller.rules.words import hand_words, six_card_words
 from controller.store.journal import Journal
@@ -142,7 +143,7 @@ def meters(journal: Journal, *, lifetime: bool = False) -> dict:
         for seat in settlement["seats"]:
             caps += seat["cap_reduction"]
             stakes = dict(seat["wagers"], play=seat["wagers"]["ante"] if seat["play"] else 0)
-            for spot, result in seat["results"].items():
+            for spot, result in paid_after_cap(seat["results"], seat["cap_reduction"]).items():   # as paid
                 m = per[spot]
                 if stakes.get(spot):
                     m["wagers"] += 1

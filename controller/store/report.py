@@ -26,6 +26,7 @@ import json
 from datetime import UTC, date, datetime
 from typing import Any
 
+from controller.rules.cap import paid_after_cap
 from controller.rules.gaming import GamingClock
 from controller.rules.paytable import Preset, load_preset
 from controller.rules.spots import ANTE_BONUS, Spot
@@ -98,7 +99,8 @@ def build_report(journal: Journal, clock: GamingClock, day: date, shift: str | N
         for seat in settlement["seats"]:
             caps += seat["cap_reduction"]
             stakes = dict(seat["wagers"], play=seat["wagers"]["ante"] if seat["play"] else 0)
-            for line, result in seat["results"].items():
+            # each wager as paid: a cut of the maximum payout off the wager it was reached on (controller/rules/cap.py)
+            for line, result in paid_after_cap(seat["results"], seat["cap_reduction"]).items():
                 spot = Spot.ANTE.value if line == ANTE_BONUS else line
                 m = per[spot]
                 m["paid" if result > 0 else "taken"] += abs(result)
@@ -126,9 +128,8 @@ def build_report(journal: Journal, clock: GamingClock, day: date, shift: str | N
         wagers[spot] = dict(m, hold_percent=_pct(m["hold"], m["wagered"]),
                             theoretical_hold_percent=_round(t.hold_percent), sigma_percent=_round(t.sigma_percent),
                             theoretical_hold=round(t.held))
+    # the wagers' figures are as paid, the maximum payout's cuts in them (``cap_reductions`` says how much)
     totals: dict[str, Any] = {k: sum(w[k] for w in per.values()) for k in ("wagered", "paid", "taken", "hold")}
-    totals["hold"] += caps                          # a cap reduction is paid out less
-    totals["paid"] -= caps
     totals["hold_percent"] = _pct(totals["hold"], totals["wagered"])
     status = {s: sum(1 for r in rows if r[1] == s) for s in ("complete", "void", "open")}
     return {

@@ -93,6 +93,29 @@ def test_a_day_per_table_and_wager_type_beside_the_par_sheet(cluster, table, cap
     assert table.table_id not in json.loads(capsys.readouterr().out)["tables"]
 
 
+def test_a_capped_round_counts_each_wager_as_paid(cluster, table, capsys):
+    """The floor's report left the maximum payout's cut out: a capped 6 Card Bonus counted $10,000.00
+    paid where the dealer paid $4,530.00, and the day's hold was short by the cut."""
+    from tests.report.test_capped_wagers import CAP, capped_seat
+    capped = capped_seat()
+    rid = table.journal.open_round("sheet-004")
+    table.journal.append(rid, "settlement", {"id": rid, "preset": "sheet-004", "jackpot_hits": [], "seats": [capped]})
+    table.journal.append(rid, "complete", {})
+    fwd = Forwarder(table.settings, table.journal.path, table.journal.key).start()
+    try:
+        assert fwd.wait_confirmed(chain_end(table.journal), 20)
+    finally:
+        fwd.stop()
+    capsys.readouterr()
+    day = datetime.fromisoformat(table.journal.records(rid)[-1].at).date().isoformat()
+    assert main(["report", "--dsn", cluster.dsn(), "--day", day, "--json"]) == 0
+    w = json.loads(capsys.readouterr().out)["tables"][table.table_id]["wagers"]
+    assert w["six_card_bonus"]["paid"] == 1_000_000 - capped["cap_reduction"] and w["super6"]["paid"] == 250_000
+    assert sum(w[s]["paid"] for s in ("base_game", "pair_plus", "six_card_bonus")) == CAP
+    # two ways to the money: what the wagers lost the house is the seat's net as settled
+    assert -sum(w[s]["hold"] for s in ("base_game", "pair_plus", "six_card_bonus", "super6")) == capped["net"]
+
+
 def test_a_bad_day_is_refused_in_words(cluster, capsys):
     assert main(["report", "--dsn", cluster.dsn(), "--day", "2026-13-01"]) == 2
     assert "table-floor: --day '2026-13-01' is not a date YYYY-MM-DD" in capsys.readouterr().err
