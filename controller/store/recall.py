@@ -25,9 +25,9 @@ from __future__ import annotations
 import json
 
 from controller.round.facts import DEALER, Round
+from controller.rules.cap import paid_after_cap
 from controller.rules.cards import cards_text
 from controller.rules.hand3 import score3
-from controller.rules.cap import paid_after_cap
 from controller.rules.spots import PAY_ORDER
 from controller.rules.words import hand_words, six_card_words
 from controller.store.journal import Journal
