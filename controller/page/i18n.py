@@ -45,7 +45,7 @@ KINDS = {
                      "record", "floor_record"), r"\d+"),
     "seconds": r"\d+(?:\.\d+)?",
     "positions": r"\d+(?:, \d+)*(?: and \d+)?",
-    **dict.fromkeys(("amount", "taken", "ante", "value", "minimum", "maximum"), MONEY),
+    **dict.fromkeys(("amount", "taken", "ante", "value", "minimum", "maximum", "chip"), MONEY),
     "jackpot": r"MEGA|MAJOR|MINOR",
     "action": r"[a-z][a-z_]*(?: [a-z_]+)*",
     **dict.fromkeys(("role", "role2"), r"supervisor|technician|dealer"),
@@ -54,7 +54,7 @@ KINDS = {
 }
 KEPT = {"position", "other", "hand", "count", "round", "code", "deck", "play_deck", "expected", "seconds",
         "record", "floor_record",
-        "amount", "taken", "ante", "value", "minimum", "maximum", "jackpot", "card"}      # numbers, money, cards
+        "amount", "taken", "ante", "value", "minimum", "maximum", "chip", "jackpot", "card"}   # numbers, money, cards
 DEPTH = 4                           # a message inside a message inside ...: enough for any the table builds
 CACHED = 4096                       # the table says the same few hundred things: each is matched once
 

@@ -90,6 +90,7 @@ FLAGS = (
     N_("the Play spot stays empty until the cards are seen"),
     N_("chips seen but the sensor cannot read their value"), N_("{spot} is not offered at this table"),
     N_("{amount} is below the {minimum} minimum"), N_("{amount} is above the {maximum} maximum"),
+    N_("{amount} cannot be made of this table's chips (the smallest is {chip})"),
     N_("Super 6 closed: {why}"), N_("{amount} is not a Super 6 bet size ({sizes})"),
     N_("the jackpot sign has not confirmed the values yet"), N_("the sign has not yet confirmed the new values"),
     N_("the floor link is down ({why}): a linked jackpot takes no wagers while cut off"),

@@ -25,6 +25,8 @@ def stack_problem(preset: Preset, spot: str, value: int | None, super6_closed: s
         return "chips seen but the sensor cannot read their value"
     if not preset.offers(spot):
         return f"{label(spot)} is not offered at this table"
+    if value % preset.smallest_chip:            # no chips of the table's make that: a misread, or a foreign chip
+        return f"{money(value)} cannot be made of this table's chips (the smallest is {money(preset.smallest_chip)})"
     limit = preset.limits[spot]
     if value < limit.min:
         return f"{money(value)} is below the {money(limit.min)} minimum"

@@ -67,6 +67,7 @@ class Preset:
     side_bets_stay_after_fold: bool = True
     max_aggregate_payout: int | None = None
     decks: int = 1
+    smallest_chip: int = 1          # cents; a wager is a whole number of them (sheet 000's chips are $1 and up)
     raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def offers(self, spot: str) -> bool:
@@ -146,7 +147,7 @@ def super6_ceiling(bet: int) -> Ceiling:
 TOP_KEYS = {"preset", "rules", "limits", "pair_plus", "ante_bonus", "six_card_bonus", "super6"}
 PRESET_KEYS = {"name", "title", "rule_sheet"}
 RULE_KEYS = {"dealer_qualifies_with", "fold_loses_pair_plus", "side_bets_stay_after_fold",
-             "max_aggregate_payout", "decks", OVERRIDE}
+             "max_aggregate_payout", "decks", "smallest_chip", OVERRIDE}
 SUPER6_JACKPOT_HANDS = {Super6.SUPER_ROYAL_DIAMONDS, Super6.SUPER_ROYAL, Super6.ROYAL_FLUSH}
 
 
@@ -214,6 +215,12 @@ def parse_paytable(text: str, source: str) -> Preset:
         if spot not in limits_doc:
             raise check.fail(f"limits.{spot}", "missing")
     limits = {spot: check.limit(v, f"limits.{spot}") for spot, v in limits_doc.items()}
+    chip = check.amount(rules.get("smallest_chip", 1), "rules.smallest_chip", CEILINGS["limit"])
+    for spot, limit in sorted(limits.items()):
+        for end, amount in (("min", limit.min), ("max", limit.max)):
+            if amount % chip:
+                raise check.fail(f"limits.{spot}.{end}", f"{amount} cents cannot be made of chips of "
+                                 f"rules.smallest_chip ({chip} cents)")
     if cap is not None:
         cap = check.amount(cap, "rules.max_aggregate_payout", CEILINGS["max_aggregate_payout"])
         if cap < 2 * limits["ante"].max:
@@ -237,6 +244,10 @@ def parse_paytable(text: str, source: str) -> Preset:
     if (super6 is None) != ("super6" not in limits):
         raise check.fail("limits.super6" if super6 is None else "super6",
                          "the Super 6 needs both its limits and its bet sizes")
+    for i, bet in enumerate(super6 or {}):
+        if bet % chip:
+            raise check.fail(f"super6[{i}].bet", f"bet size {bet} cannot be made of chips of rules.smallest_chip "
+                             f"({chip} cents)")
 
     return Preset(
         name=meta["name"], title=meta["title"], rule_sheet=meta["rule_sheet"], source=source,
@@ -249,6 +260,7 @@ def parse_paytable(text: str, source: str) -> Preset:
                                              "rules.side_bets_stay_after_fold"),
         max_aggregate_payout=cap,
         decks=decks,
+        smallest_chip=chip,
         raw=doc,
     )
 

@@ -133,6 +133,10 @@ def edited(tmp_path, old, new, source="sheet-004.toml"):
     ("ante = { min = 500, max = 1000 }", f"ante = {{ min = 500, max = {ABSOLUTE_CENTS + 1} }}",
      r"key 'limits.ante.max': .* the most allowed even with house_overrides_ceilings = true$"),
     ('name = "sheet-004"', 'name = "' + "x" * 65 + '"', r"key 'preset.name': must be at most 64 characters"),
+    ("decks = 1", "decks = 1\nsmallest_chip = 300",
+     r"key 'limits.ante.min': 500 cents cannot be made of chips of rules.smallest_chip \(300 cents\)"),
+    ("decks = 1", "decks = 1\nsmallest_chip = 0", r"key 'rules.smallest_chip': must be positive"),
+    ("decks = 1", "decks = 1\nsmallest_chip = nan", r"key 'rules.smallest_chip': must be a whole number of cents"),
 ])
 def test_bad_files_are_refused_naming_file_key_and_problem(tmp_path, old, new, message):
     path = edited(tmp_path, old, new)
@@ -187,3 +191,26 @@ def test_a_house_that_overrides_the_ceilings_says_so(tmp_path):
     path.write_text(path.read_text().replace("straight_flush = 250\n", "straight_flush = 1000001\n", 1))
     with pytest.raises(PayTableError, match=r"above 1000000 to 1, the most allowed even with house_overrides"):
         load_paytable(path)
+
+
+def test_a_super6_bet_size_is_made_of_the_tables_chips(tmp_path):
+    path = edited(tmp_path, "bet = 500\n", "bet = 750\n")
+    path.write_text(path.read_text().replace("decks = 1", "decks = 1\nsmallest_chip = 250", 1))
+    assert load_paytable(path).smallest_chip == 250                       # 750 is three $2.50 chips
+    path.write_text(path.read_text().replace("smallest_chip = 250", "smallest_chip = 500", 1))
+    with pytest.raises(PayTableError, match=r"super6\[\d\]\.bet': bet size 750 cannot be made of chips"):
+        load_paytable(path)
+
+
+def test_sheet_000_takes_whole_dollars_as_its_chips_are():
+    """Sheet 000: "Gaming chips of denominations of $1, $2, $3, $4, $5, $25": a stack read as $2.50 is a
+    misread or a foreign chip, flagged like a stack under the minimum (it was taken as a wager)."""
+    from controller.round.stacks import stack_problem
+    sheet = load_preset("sheet-000")
+    assert sheet.smallest_chip == 100 and load_preset("sheet-004").smallest_chip == 1
+    assert stack_problem(sheet, "ante", 250, None) == \
+        "$2.50 cannot be made of this table's chips (the smallest is $1.00)"
+    assert stack_problem(sheet, "pair_plus", 300, None) is None
+    from controller.page.i18n import Words  # and the Spanish page says it in Spanish
+    assert Words("es").text(stack_problem(sheet, "ante", 250, None)) == \
+        "$2.50 no se puede formar con las fichas de esta mesa (la más pequeña es de $1.00)"
