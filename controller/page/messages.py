@@ -164,6 +164,10 @@ ALERTS = (
     N_("light a spot"), N_("report every spot"), N_("start talking"), N_("answer each packet (ACK/NAK)"),
     N_("set up its memory"), N_("take the display layout"), N_("show the jackpot values"),
     N_("show its message"), N_("silent for {seconds} s (heartbeat timeout)"),
+    N_("no answer in {seconds} s since its port was opened: check that the url is this device's port, its line "
+       "settings, its cable, its power and its pairing key"),
+    N_("heard, but it takes no Hello ({count} sends unacknowledged): check that it holds the pairing key of "
+       "key_file (or neither has one) and speaks this protocol"),
     N_("Recovered after a restart: round {round} continues in {state}"),
     N_("Recovered after a restart: round {round} continues in ?"), N_("Settlement refused: {reason}"),
     N_("Round voided after a restart: {reason}. Return all wagers."),

@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import pytest
 
+from controller.page.i18n import Words
 from drivers import registry
-from drivers.events import DeviceOffline
+from drivers.events import DeviceOffline, DeviceOnline
 from drivers.transport import SerialTransport, TransportError
-from tests.support.devices import Events
+from simulators.devices.ports import PtyPort
+from simulators.devices.sensors import SimulatedSensors
+from simulators.devices.sign import SimulatedSign
+from tests.support.devices import Events, running
+
+FAST = dict(heartbeat_every=0.2, silence_after=0.8, backoff=(0.05, 0.2))
 
 
 @pytest.mark.parametrize("kind", ["/dev/null", "a file"])
@@ -37,3 +43,49 @@ def test_the_table_is_told_so_and_the_driver_goes_on():
         assert drv.running
     finally:
         drv.stop()
+
+
+def test_the_signs_port_given_to_the_sensors_is_told_as_no_answer_since_it_opened():
+    """The sensors' driver on the sign's line: the Alpha sign never reads a framed Hello. It was told as
+    'silent for 0.8 s (heartbeat timeout)', the words of a device that went quiet, for a port on which
+    nothing speaking the protocol had ever answered."""
+    with running(lambda p: SimulatedSign(p), "pty", "sensors", "sensors-framed", **FAST) as (_, drv, events):
+        offline = events.of(DeviceOffline)
+        assert offline.reason.startswith("no answer in 0.8 s since its port was opened: check that the url is "
+                                         "this device's port"), offline.reason
+        assert offline.reason.endswith("its cable, its power and its pairing key")
+        assert "heartbeat" not in offline.reason and drv.running
+    spanish = Words("es").text(f"The bet sensors are not answering: {offline.reason}")
+    assert spanish is not None and "desde que se abrió su puerto" in spanish
+
+
+def test_a_device_that_answered_and_went_quiet_is_still_silent_for_its_heartbeats():
+    with running(lambda p: SimulatedSensors(p, heartbeat_every=0.2), "pty", "sensors", "sensors-framed",
+                 **FAST) as (device, _, events):
+        events.of(DeviceOnline)
+        device.silent = True
+        assert "(heartbeat timeout)" in events.of(DeviceOffline).reason
+
+
+def test_a_device_heard_that_takes_no_hello_is_told_to_check_the_pairing():
+    """A paired device still in its session (the controller restarted with the key_file line lost) keeps
+    sending, and refuses the keyless host's plain Hello: its frames kept the link alive, so the driver
+    never went offline (it was never online) and the page said 'not connected yet' for good, with no
+    alert and only an info line per Hello in the log."""
+    with running(lambda p: SimulatedSensors(p, heartbeat_every=0.2), "pty", "sensors", "sensors-framed",
+                 **FAST) as (_, paired, events):
+        events.of(DeviceOnline)
+        paired.stop()                               # the device keeps its session and its heartbeats
+        keyless = Events()
+        drv = registry.build("sensors", "sensors-framed", paired.url, keyless.post,
+                             transport_settings=dict(PtyPort.LINE), **FAST)
+        drv.start()
+        try:
+            offline = keyless.of(DeviceOffline)
+            assert offline.reason.startswith("heard, but it takes no Hello (4 sends unacknowledged): check that "
+                                             "it holds the pairing key of key_file"), offline.reason
+            assert not drv.online and drv.running
+        finally:
+            drv.stop()
+    spanish = Words("es").text(f"The bet sensors are not answering: {offline.reason}")
+    assert spanish is not None and "clave de emparejamiento de key_file" in spanish
