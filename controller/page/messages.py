@@ -160,6 +160,12 @@ ALERTS = (
        "if it repeats"),
     N_("The bet sensors are sending what the table cannot use (refused; the log has the bytes): call a "
        "technician if it repeats"),
+    N_("The jackpot sign is sending what the table cannot use (refused; the log has the bytes): call a "
+       "technician if it repeats"),
+    # drivers/sign.py: why the sign is offline
+    N_("sign silent: no answer within {seconds} s"),
+    N_("no sign's answer within {seconds} s, only bytes no Alpha sign sends: another device on this port, or a "
+       "line that is not the sign's (9600 7E1 unless configured)"),
     N_("shuffle"), N_("deal a hand"), N_("count its cards"), N_("check the deck"), N_("lock or unlock spots"),
     N_("light a spot"), N_("report every spot"), N_("start talking"), N_("answer each packet (ACK/NAK)"),
     N_("set up its memory"), N_("take the display layout"), N_("show the jackpot values"),

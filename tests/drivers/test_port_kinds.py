@@ -6,8 +6,10 @@ import pytest
 
 from controller.page.i18n import Words
 from drivers import registry
-from drivers.events import DeviceOffline, DeviceOnline
+from drivers.events import DeviceFault, DeviceOffline, DeviceOnline
+from drivers.wire import alpha
 from drivers.transport import SerialTransport, TransportError
+from simulators.devices.framed import PortDevice
 from simulators.devices.ports import PtyPort
 from simulators.devices.sensors import SimulatedSensors
 from simulators.devices.sign import SimulatedSign
@@ -89,3 +91,35 @@ def test_a_device_heard_that_takes_no_hello_is_told_to_check_the_pairing():
             drv.stop()
     spanish = Words("es").text(f"The bet sensors are not answering: {offline.reason}")
     assert spanish is not None and "clave de emparejamiento de key_file" in spanish
+
+
+class FramedChatter(PortDevice):
+    """Another device on the sign's line: it answers every packet with a frame of its own protocol, whose
+    bytes (a sequence number, a MAC) hold 06 as often as any other value."""
+
+    def step(self, data: bytes, now: float) -> None:
+        if data:
+            self.port.write(b"\x00\x08\x01\x06\x33\x06\x9f\x00")
+
+
+def test_another_devices_frames_on_the_signs_line_are_no_sign():
+    """A 06 inside another device's frame was taken for the sign's ACK: with the sign's url on the
+    sensors' line the page showed the jackpot sign online, and the posted values as shown on it."""
+    with running(FramedChatter, "pty", "sign", "sign-alpha", address="01", ack_timeout=0.2, max_attempts=2,
+                 backoff=(0.05, 0.2)) as (_, drv, events):
+        fault = events.of(DeviceFault)
+        assert fault.reason.startswith("bytes no Alpha sign sends on the sign's line (another device on this "
+                                       "port, or a line that is not the sign's (9600 7E1 unless configured))")
+        offline = events.of(DeviceOffline)
+        assert offline.reason.startswith("no sign's answer within 0.2 s, only bytes no Alpha sign sends")
+        assert not drv.online and not any(isinstance(e, DeviceOnline) for e in events.seen)
+    spanish = Words("es").text(f"The jackpot sign is not answering: {offline.reason}")
+    assert spanish is not None and "ningún panel Alpha envía" in spanish
+
+
+def test_a_sign_that_follows_its_ack_with_its_status_is_still_a_sign():
+    decoder = alpha.ResponseDecoder()
+    assert decoder.feed(b"\x06\x40\x15\x50\x06\x40") == [alpha.SignAck(), alpha.SignNak(0x50), alpha.SignAck()]
+    assert decoder.foreign == 0
+    decoder.feed(b"\x00\x08\x06\x33")          # 00 and 08 are no status; 33 after an ACK has no bit 6
+    assert decoder.foreign == 3
