@@ -164,8 +164,9 @@ class SensorsTarget(FramedDriverTarget):
 class SignTarget(DriverTarget):
     """The sign driver reading a sign's answers (ACK, NAK and a status byte, noise), with packets
     of its own in flight; after the input a new message line is still sent and, once everything
-    is ACKed (a packet after bytes no sign sends, once it is sent again), the driver is idle and says the sign shows it (unless a value update is still owed:
-    its heartbeat sends those again, which this target does not wait for)."""
+    is ACKed (a packet after bytes no sign sends, once it is sent again), the driver is idle and
+    says the sign shows it (unless a value update is still owed: its heartbeat sends those again,
+    which this target does not wait for)."""
 
     name = "SignDriver.on_bytes"
 

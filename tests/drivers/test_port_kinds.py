@@ -1,4 +1,5 @@
-"""What a technician meets when a device's url names no serial port: told what it is, in words."""
+"""What a technician meets when a device is not on the port its url names (no serial port, another
+device, a device that takes no Hello): told in words, the driver going on."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ import pytest
 from controller.page.i18n import Words
 from drivers import registry
 from drivers.events import DeviceFault, DeviceOffline, DeviceOnline
-from drivers.wire import alpha
 from drivers.transport import SerialTransport, TransportError
+from drivers.wire import alpha
 from simulators.devices.framed import PortDevice
 from simulators.devices.ports import PtyPort
 from simulators.devices.sensors import SimulatedSensors
