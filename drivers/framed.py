@@ -47,6 +47,16 @@ HELD_BACK_AFTER = 0.5
 # are counted (link.stats["refused"]) and named in the next alert. One warning and one engine event per
 # refused frame let 5,252 forged frames in 5 s hold a genuine chip reading back 10.1 s (issue 33).
 REFUSED_ALERT_EVERY = 30.0
+# Silence on a connection where no frame was ever read is not a device gone quiet: nothing that speaks
+# the protocol is on that port (a wrong url, another device's port, a wrong line, no power or cable).
+# "silent for 3.0 s (heartbeat timeout)" sent the technician after a link that never existed.
+NEVER_ANSWERED = ("no answer in {seconds} s since its port was opened: check that the url is this device's port, "
+                  "its line settings, its cable, its power and its pairing key")
+# A device heard on the line that acknowledges no Hello (a paired device refuses a keyless host's plain
+# Hello; a device in a state that takes no session) never went offline: it was never online, and its
+# frames kept the link alive, so the page said "not connected yet" with no alert, for good.
+HELLO_REFUSED = ("heard, but it takes no Hello ({count} sends unacknowledged): check that it holds the pairing key "
+                 "of key_file (or neither has one) and speaks this protocol")
 
 
 class FramedDriver(DeviceDriver):
@@ -76,6 +86,7 @@ class FramedDriver(DeviceDriver):
         self.identity: dict[str, Any] = {}      # the device's Identity as journaled (a technician's view)
         self.capabilities = 0           # what this session uses (UseCapabilities)
         self._refused_alerted_at: float | None = None   # when frames failing authentication last alerted
+        self._frames_before_open = 0    # the link's frames_in when this connection opened
         self._refused_unsaid: tuple[int, str, bytes] | None = None   # refused since: count, first reason, bytes
 
     def decode_message(self, type_code: int, payload: bytes) -> Message:
@@ -100,8 +111,14 @@ class FramedDriver(DeviceDriver):
                 return False
             return True
 
+    @property
+    def _heard(self) -> bool:
+        """A frame of the framed protocol has been read on this connection (a device was there)."""
+        return self.link.stats["frames_in"] > self._frames_before_open
+
     def on_open(self, now: float) -> bytes:
         self.link.reset(now)
+        self._frames_before_open = self.link.stats["frames_in"]
         self._before_session = []       # a new connection: what the old one held was never ACKed
         return self.say_hello(now)
 
@@ -201,11 +218,14 @@ class FramedDriver(DeviceDriver):
                 self._hello_failed = True       # a device heard from again is asked at once
             if event.message_type == self.hello.TYPE and not self.online:
                 self.log.info("device.hello_unanswered", attempts=event.attempts)   # said again later
+                if self._heard:
+                    self.went_offline(HELLO_REFUSED.format(count=event.attempts))
                 return
             self.post(CommandFailed(self.name, self._command_name(event.message_type),
                                     f"no acknowledgement after {event.attempts} attempts"))
         elif isinstance(event, PeerSilent):
-            self.went_offline(f"silent for {event.seconds:.1f} s (heartbeat timeout)")
+            self.went_offline(f"silent for {event.seconds:.1f} s (heartbeat timeout)" if self._heard else
+                              NEVER_ANSWERED.format(seconds=f"{event.seconds:.1f}"))
         elif isinstance(event, PeerAlive) and not self._hello_awaited(now):
             self._write(self.say_hello(now))                       # handshake again
 

@@ -37,6 +37,11 @@ LABELS = {"mega": "M", "major": "J", "minor": "N"}
 MESSAGE_LABEL = "W"
 LAYOUT_LABEL = "A"
 RESPONSES = "ACK/NAK responses on"
+# what the line carries when it is not a sign's: said once (a fault with the bytes), and as the reason
+# the sign is offline when a packet got no answer but these
+WHY_FOREIGN = "another device on this port, or a line that is not the sign's (9600 7E1 unless configured)"
+FOREIGN = f"bytes no Alpha sign sends on the sign's line ({WHY_FOREIGN}): no ACK among them is believed"
+NOT_A_SIGN = "no sign's answer within {seconds} s, only bytes no Alpha sign sends: " + WHY_FOREIGN
 
 
 def format_cents(cents: int) -> str:
@@ -106,6 +111,8 @@ class SignDriver(DeviceDriver):
         self._last_sent = 0.0
         self._owed: set[str] = set()        # value STRINGs not yet acknowledged since they changed
         self._unfit: set[str] = set()       # values too wide for the sign: shown by name alone
+        self._foreign = False               # bytes no sign sends since the packet in flight was sent
+        self._foreign_said = False          # and the fault said, once until a sign answers again
 
     # --- commands (controller thread) ---------------------------------------------------
 
@@ -178,6 +185,7 @@ class SignDriver(DeviceDriver):
             self._last_sent = now
             if self.acks:
                 self._in_flight, self._attempts, self._sent_at = (what, data), 1, now
+                self._foreign = False
             else:
                 self._owed.discard(what)
                 if not self._queue:
@@ -192,8 +200,15 @@ class SignDriver(DeviceDriver):
             self.post(SignShowing(self.name, shown, self.message))
 
     def on_bytes(self, data: bytes, now: float) -> None:
-        for response in self._responses.feed(data):
-            if self._in_flight is None:
+        before = self._responses.foreign
+        responses = self._responses.feed(data)
+        if self._responses.foreign > before:
+            self._foreign = True                # the packet in flight: no answer on this line is believed
+            if not self._foreign_said:
+                self._foreign_said = True
+                self.fault(FOREIGN, data)
+        for response in responses:
+            if self._in_flight is None or self._foreign:
                 continue
             what, packet = self._in_flight
             if isinstance(response, alpha.SignNak) and what == RESPONSES and response.only_illegal:
@@ -201,6 +216,7 @@ class SignDriver(DeviceDriver):
                 self.log.info("sign.responses_function_unknown", status=f"0x{response.status:02x}")
                 response = alpha.SignAck()
             if isinstance(response, alpha.SignAck):
+                self._foreign_said = False      # a sign answers on this line: say it again if it changes
                 self.went_online({"acks": True})
                 self._in_flight = None
                 self._owed.discard(what)
@@ -239,6 +255,7 @@ class SignDriver(DeviceDriver):
         if self._attempts < self.max_attempts:
             self._attempts += 1
             self._sent_at = now
+            self._foreign = False
             self._write(packet)
             return
         self._in_flight = None
@@ -246,4 +263,5 @@ class SignDriver(DeviceDriver):
         if reason.startswith("no answer"):
             # Treated as a lost connection: reopened with backoff, then rewritten in full.
             self._queue.clear()
-            self._lost(f"sign silent: {reason}")
+            self._lost(NOT_A_SIGN.format(seconds=f"{self.ack_timeout:.1f}") if self._foreign
+                       else f"sign silent: {reason}")

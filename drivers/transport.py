@@ -12,6 +12,7 @@ names the device and its URL.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import select
@@ -82,6 +83,13 @@ class SerialTransport:
 
     def _cannot_set(self, err: BaseException) -> str:
         reason = err.args[1] if len(err.args) == 2 else _reason(err)       # termios.error(errno, text)
+        code = err.args[0] if len(err.args) == 2 else None
+        if code == errno.ENOTTY or f"({errno.ENOTTY}, " in str(err):     # pyserial's text holds the errno
+            # /dev/null, a file, a disk: no line settings would help, the url names no serial port
+            whose = f"{self.device}'" if self.device.endswith("s") else f"{self.device}'s"
+            return (f"{self.device}: cannot open {self.url}: it is not a serial port ({os.strerror(errno.ENOTTY)}): "
+                    f"give the {whose} serial port as url in [devices.{self.device}] (ls -l /dev/table-* "
+                    "/dev/ttyUSB* /dev/ttyACM* /dev/ttyS*)")
         return (f"{self.device}: cannot open {self.url}: this port cannot be set to {self.framing()} "
                 f"({reason}): a pseudo-terminal or an adapter without that framing; set baudrate, bytesize, "
                 f"parity and stopbits in [devices.{self.device}] to a line both the port and the device speak")

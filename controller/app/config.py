@@ -43,7 +43,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from controller.app.device_urls import is_ip, url_problem
+from controller.app.device_urls import is_ip, shared_ports, url_problem
 from controller.app.floorconfig import parse_floor
 from controller.errors import InputError
 from controller.floor.settings import FloorSettings
@@ -270,6 +270,8 @@ def parse_config(text: str, source: str, base: Path | None = None) -> TableConfi
                 continue
             with c.part():
                 devices[role] = _device(c, role, devices_doc[role])
+        for role, problem in shared_ports({role: dev.url for role, dev in devices.items()}).items():
+            c.problem(f"devices.{role}.url", problem)
 
     floor = parse_floor(c, doc, table_id, base)
 

@@ -161,10 +161,20 @@ ALERTS = (
        "if it repeats"),
     N_("The bet sensors are sending what the table cannot use (refused; the log has the bytes): call a "
        "technician if it repeats"),
+    N_("The jackpot sign is sending what the table cannot use (refused; the log has the bytes): call a "
+       "technician if it repeats"),
+    # drivers/sign.py: why the sign is offline
+    N_("sign silent: no answer within {seconds} s"),
+    N_("no sign's answer within {seconds} s, only bytes no Alpha sign sends: another device on this port, or a "
+       "line that is not the sign's (9600 7E1 unless configured)"),
     N_("shuffle"), N_("deal a hand"), N_("count its cards"), N_("check the deck"), N_("lock or unlock spots"),
     N_("light a spot"), N_("report every spot"), N_("start talking"), N_("answer each packet (ACK/NAK)"),
     N_("set up its memory"), N_("take the display layout"), N_("show the jackpot values"),
     N_("show its message"), N_("silent for {seconds} s (heartbeat timeout)"),
+    N_("no answer in {seconds} s since its port was opened: check that the url is this device's port, its line "
+       "settings, its cable, its power and its pairing key"),
+    N_("heard, but it takes no Hello ({count} sends unacknowledged): check that it holds the pairing key of "
+       "key_file (or neither has one) and speaks this protocol"),
     N_("Recovered after a restart: round {round} continues in {state}"),
     N_("Recovered after a restart: round {round} continues in ?"), N_("Settlement refused: {reason}"),
     N_("Round voided after a restart: {reason}. Return all wagers."),

@@ -176,24 +176,35 @@ class SignNak:
 
 
 class ResponseDecoder:
-    """ACK/NAK bytes from a sign with responses enabled; other bytes are ignored and counted."""
+    """ACK/NAK bytes from a sign with responses enabled; other bytes are ignored and counted.
+
+    ``foreign`` counts the ignored bytes no sign sends: all but the status register some signs put
+    after an ACK (bit 6 set). A byte 06 among them is no sign's ACK but another device's frame or a
+    line at the wrong speed (the sensors' frames on the sign's port read as ACKs called a sign
+    online that was not there): the driver does not believe an ACK that came with them."""
 
     def __init__(self) -> None:
         self._nak_pending = False
+        self._after_ack = False
         self.ignored = 0
+        self.foreign = 0
 
     def feed(self, data: bytes) -> list[SignAck | SignNak]:
         out: list[SignAck | SignNak] = []
         for b in data:
+            after_ack, self._after_ack = self._after_ack, False
             if self._nak_pending:
                 self._nak_pending = False
                 out.append(SignNak(b))
             elif b == ACK:
                 out.append(SignAck())
+                self._after_ack = True
             elif b == NAK:
                 self._nak_pending = True
             else:
                 self.ignored += 1
+                if not (after_ack and b & NAK_ALWAYS):
+                    self.foreign += 1
         return out
 
 

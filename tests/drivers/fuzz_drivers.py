@@ -164,8 +164,9 @@ class SensorsTarget(FramedDriverTarget):
 class SignTarget(DriverTarget):
     """The sign driver reading a sign's answers (ACK, NAK and a status byte, noise), with packets
     of its own in flight; after the input a new message line is still sent and, once everything
-    is ACKed, the driver is idle and says the sign shows it (unless a value update is still owed:
-    its heartbeat sends those again, which this target does not wait for)."""
+    is ACKed (a packet after bytes no sign sends, once it is sent again), the driver is idle and
+    says the sign shows it (unless a value update is still owed: its heartbeat sends those again,
+    which this target does not wait for)."""
 
     name = "SignDriver.on_bytes"
 
@@ -186,11 +187,17 @@ class SignTarget(DriverTarget):
         text = f"M{self.serial}"
         drv.transport.writes.clear()
         drv.show_message(text)
-        for _ in range(32):                         # ACK what is in flight, ours last
+        for _ in range(64):                         # ACK what is in flight, ours last
             if drv._in_flight is None and not drv._queue:
                 break
             with drv._lock:
-                drv.on_bytes(b"\x06", self.now)
+                if drv._foreign:                    # bytes no sign sends came after this packet went out:
+                    self.now += drv.ack_timeout     # an ACK is believed once it is sent again (or the line
+                    drv.on_tick(self.now)           # is given up and reopened, as the driver's thread does)
+                if drv.connected:
+                    drv.on_bytes(b"\x06", self.now)
+            if not drv.connected:
+                self._connect()
         sent = alpha.packet(alpha.write_string(MESSAGE_LABEL, text), "01") in drv.transport.writes
         shown = any(isinstance(e, SignShowing) and e.message == text for e in self.events[start:])
         if not sent or drv._in_flight is not None or drv._queue or not (shown or drv._owed):

@@ -131,6 +131,23 @@ def test_the_service_is_hardened_and_reaches_only_its_devices():
     assert "table-controller backup /var/backups/table-controller" in backup and "User=table-controller" in backup
 
 
+def _settings(unit: str) -> dict[str, str]:
+    lines = (ROOT / "deploy" / unit).read_text().splitlines()
+    return dict(line.split("=", 1) for line in lines if "=" in line and not line.startswith("#"))
+
+
+def test_every_unit_on_the_tables_folders_keeps_them_to_the_service():
+    """systemd sets a StateDirectory's or LogsDirectory's mode at each start of a unit naming it (0755
+    when its unit gives none): the daily backup, naming both without a mode, opened the journal's and
+    the audit trail's folders to every user of the PC each morning, until the table's next restart."""
+    units = ["systemd/table-controller.service", "systemd/table-controller-backup.service"]
+    for unit in units:
+        settings = _settings(unit)
+        for kind in ("StateDirectory", "LogsDirectory"):
+            if kind in settings:
+                assert settings.get(f"{kind}Mode") == "0750", (unit, kind)
+
+
 @pytest.mark.parametrize("unit", ["systemd/table-controller.service", "systemd/table-controller-backup.service",
                                   "systemd/table-controller-backup.timer", "kiosk/table-kiosk.service"])
 def test_each_unit_passes_systemd_analyze_verify(tmp_path, unit):

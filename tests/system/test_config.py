@@ -295,3 +295,36 @@ def test_a_device_timing_that_is_not_a_number_is_refused_naming_its_key(section,
     with pytest.raises(ConfigError) as err:
         parse_config(GOOD.replace(anchor, f"{anchor}{key} = {value}\n", 1), "t.toml")
     assert f"key '{section}.{key}': {value} is not a number" in str(err.value), str(err.value)
+
+
+@pytest.mark.parametrize("sensors, sign", [
+    ('"/dev/table-sensors"', '"/dev/table-sensors"'),
+    ('"socket://10.0.0.9:7000"', '"socket://10.0.0.9:7000"'),
+    ('"socket://Sign.lan:7000"', '"rfc2217://sign.lan:7000"'),      # one device server's port, two names
+])
+def test_two_devices_on_one_port_are_refused(sensors, sign):
+    """Two roles on one port passed `config check`: both drivers opened it and each read the other's
+    device's bytes (the sensors' frames were garbage to the sign's driver and the sensors never answered
+    a Hello the sign's driver had read)."""
+    text = GOOD.replace('url = "/dev/table-sensors"', f"url = {sensors}").replace(
+        'url = "socket://10.0.0.9:7000"', f"url = {sign}")
+    with pytest.raises(ConfigError) as err:
+        parse_config(text, "t.toml")
+    said = str(err.value)
+    assert "line 17: key 'devices.sign.url': " in said and "is also the sensors' port" in said
+    assert len(said.splitlines()) == 1                  # the first device named keeps its port
+
+
+def test_two_names_of_one_serial_port_are_refused():
+    """The udev name and the ttyUSB it links to are one port (a technician's usual slip)."""
+    import os
+    import tempfile
+    with tempfile.TemporaryDirectory(dir="/dev/shm") as folder:    # a /dev path this test may create
+        os.symlink(f"{folder}/ttyUSB0", f"{folder}/table-sensors")
+        text = GOOD.replace('"/dev/table-sensors"', f'"{folder}/table-sensors"').replace(
+            '"socket://10.0.0.9:7000"', f'"{folder}/ttyUSB0"')
+        with pytest.raises(ConfigError, match=f"is also the sensors' port \\({folder}/ttyUSB0 and "
+                                              f"{folder}/table-sensors are the same port\\)"):
+            parse_config(text, "t.toml")
+    assert parse_config(GOOD.replace('"usb://1209:0001/SHOE7"', '"loop://"').replace(
+        '"/dev/table-sensors"', '"loop://"'), "t.toml")                 # loop:// is a port of its own each time
