@@ -65,6 +65,13 @@ place() {
 }
 
 if [ "$SYSTEM" = 1 ]; then
+    # An upgrade under a running table would mix the old program with the new (Python reads a module
+    # when first needed, and the install replaces them under it): the table is stopped between rounds first.
+    if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet table-controller.service; then
+        echo "install: the table is running (table-controller.service): stop it between rounds with" \
+             "'sudo systemctl stop table-controller', run the install again, then start it; nothing changed" >&2
+        exit 1
+    fi
     [ "$(id -u)" = 0 ] || { echo "install: run as root (sudo), or give --root DIR" >&2; exit 1; }
     missing=""
     for package in python3-venv chromium curl; do
@@ -73,6 +80,8 @@ if [ "$SYSTEM" = 1 ]; then
     done
     if [ -n "$missing" ] && command -v apt-get >/dev/null 2>&1; then   # none asked for when present: offline
         say "Debian packages:$missing"
+        # a fresh machine's package lists may be empty; offline, the lists as they are
+        apt-get update -qq >/dev/null 2>&1 || say "apt-get update failed (no network?): the package lists as they are"
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
     fi
     if ! id "$USER_NAME" >/dev/null 2>&1; then

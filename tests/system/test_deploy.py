@@ -83,6 +83,23 @@ def test_install_into_a_root_twice_gives_the_same_tree_and_keeps_the_technicians
     assert not journal.exists() and not config.exists() and not (root / "var/backups/table-controller").exists()
 
 
+def test_an_install_over_a_running_table_is_refused_with_nothing_changed(tmp_path):
+    """It replaced the program under the running service: a module first read after that (Python reads
+    them when first needed) came from the new version, the rest from the old."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    asked = tmp_path / "asked"
+    fake = bin_dir / "systemctl"                         # this machine's systemd says: the table is running
+    fake.write_text(f'#!/bin/sh\necho "$@" >> {asked}\n[ "$1" = is-active ]\n')
+    fake.chmod(0o755)
+    env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
+    out = subprocess.run(["bash", str(INSTALL), "--no-venv"], capture_output=True, text=True, timeout=60, env=env)
+    assert out.returncode == 1
+    assert "the table is running (table-controller.service): stop it between rounds" in out.stderr
+    assert asked.read_text().split("\n")[:-1] == ["is-active --quiet table-controller.service"]   # nothing else
+    assert "program into" not in out.stdout
+
+
 def test_the_installed_program_runs_from_its_own_virtual_environment(tmp_path):
     """The install's venv step, against the same source (a wheel build and pip install)."""
     root = tmp_path / "root"
