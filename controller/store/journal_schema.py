@@ -8,6 +8,7 @@ audit trail's head from its first keyed fact on (controller/store/audit_head.py)
 
 from __future__ import annotations
 
+import sqlite3
 from typing import TYPE_CHECKING
 
 from controller.errors import JournalError
@@ -23,8 +24,22 @@ if TYPE_CHECKING:
 
 
 def create_tables(journal: Journal) -> str | None:
-    """The tables (for a new journal); the schema version found (None: a new journal)."""
+    """The tables (for a new journal); the schema version found (None: a new journal). Made in one
+    transaction: another process reading the journal meanwhile (the floor demo watching a table start,
+    ``recall``) finds all of them or none; made a statement at a time, it found ``records`` and no
+    ``table_events``, and failed on it."""
+    try:
+        _create(journal)
+    except sqlite3.DatabaseError:
+        if journal.db.in_transaction:           # a statement failed (a full disk): nothing is left half made
+            journal.db.execute("ROLLBACK")
+        raise
+    return journal.meta("schema_version")
+
+
+def _create(journal: Journal) -> None:
     journal.db.executescript("""
+        BEGIN IMMEDIATE;
         CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
         CREATE TABLE IF NOT EXISTS rounds (
             id INTEGER PRIMARY KEY, opened_at TEXT NOT NULL, closed_at TEXT,
@@ -43,8 +58,8 @@ def create_tables(journal: Journal) -> str | None:
         -- behind the floor, the jackpot's postings) and each round's end (PIN changes since the
         -- sign-in) ask by kind; without it each of those read every table event ever kept
         CREATE INDEX IF NOT EXISTS table_events_kind ON table_events(kind, seq);
+        COMMIT;
     """)
-    return journal.meta("schema_version")
 
 
 def set_schema(journal: Journal, version: str | None) -> None:

@@ -16,6 +16,10 @@ import pytest
 
 CHROMIUM = os.environ.get("TABLE_CHROMIUM", "/usr/bin/chromium")
 VIEWPORTS = {"tablet": {"width": 1280, "height": 800}, "full-hd": {"width": 1920, "height": 1080}}
+# What No more bets needs of the devices, as the page's snapshot ``s`` shows it: the shuffle done and the
+# sensors' reading of every spot since they connected (either may come last: on a slower machine the
+# shuffle came first, and No more bets was rightly refused for the unread felt)
+CLOSABLE = "!s.prompt.includes('Shoe shuffling') && s.devices.sensors.detail === 'online'"
 
 
 def launch(playwright):
@@ -76,13 +80,14 @@ def bets_down(page, rig) -> None:
             return players.betting_done and (left_out is None or players.rounds > left_out)
     rig.eventually(this_rounds_bets, what="the players' bets")
     page.wait_for_function(
-        "bets => { const s = window.tableSnapshot; return !s.prompt.includes('Shoe shuffling') &&"
+        f"bets => {{ const s = window.tableSnapshot; return {CLOSABLE} &&"
         " Object.entries(bets).every(([p, w]) => Object.entries(w).every(([k, v]) =>"
         " s.positions[p - 1].felt[k] === v)); }", arg={str(p): w for p, w in players.bets.items()})
 
 
 def shuffled(page) -> None:
-    page.wait_for_function("() => !window.tableSnapshot.prompt.includes('Shoe shuffling')")
+    """The shuffle done and the felt read: No more bets can close the betting."""
+    page.wait_for_function(f"() => {{ const s = window.tableSnapshot; return {CLOSABLE}; }}")
 
 
 def screenshot_dir(tmp_path) -> Path:

@@ -113,7 +113,15 @@ class Rig:
         self.act("open_betting")
         self.state("betting")
         self.bet(bets)
-        return self.wait(lambda s: "Shoe shuffling" not in s["prompt"], what="the shuffle")
+        return self.closable()
+
+    def closable(self) -> dict:
+        """Wait for what No more bets needs of the devices: the shuffle done and the sensors' reading
+        of every spot since they connected. Either may come last (on CI's slower machine the shuffle
+        finished before the sensors' first reading, and No more bets was then rightly refused)."""
+        return self.wait(lambda s: "Shoe shuffling" not in s["prompt"]
+                         and s["devices"]["sensors"]["detail"] == "online",
+                         what="the shuffle and the sensors' reading of every spot")
 
     def deal(self) -> dict:
         """No more bets, then deal (two touches of the dealer's, as on the page)."""

@@ -278,10 +278,7 @@ def test_actions_are_refused_where_they_make_no_sense(tmp_path):
         assert "unknown action" in rig.refused("pay_everyone")
         rig.act("open_betting")
         rig.state("betting")
-        # the shuffle done and the sensors' first reading of every spot in (on a slow machine the shuffle
-        # can finish first, and No more bets is then refused for the unread felt, rightly)
-        rig.wait(lambda s: "Shoe shuffling" not in s["prompt"] and s["devices"]["sensors"]["detail"] == "online",
-                 what="the shuffle and the felt's first reading")
+        rig.closable()          # the shuffle and the felt's first reading: else refused for those, rightly
         assert rig.refused("no_more_bets") == "no wagers on the table"
         assert "position must be a whole number" in rig.refused("play", position="1")
 
