@@ -1,4 +1,4 @@
-"""The dealer's page laid out at a dealer's screens, measured in Chromium: 1024x768, 1280x800 and
+"""The dealer's page laid out at a dealer's screens, measured in Chromium: 1024x768, 1280x800, 1366x768 and
 1920x1080, in English and Spanish, with six busy positions (every side bet, problems in red,
 settlement lines, a past-posted spot), and the longest dialogs open.
 
@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 from tests.support.browser import open_page, snapshot, tap, wait_state
 from tests.support.rig import table
 
-SIZES = ((1024, 768), (1280, 800), (1920, 1080))
+SIZES = ((1024, 768), (1280, 800), (1366, 768), (1920, 1080))
 BUSY = {p: {"ante": 1000, "pair_plus": 1000, "six_card_bonus": 1000, "super6": 1000} for p in range(1, 7)}
 for _late in (2, 5):                 # Pair Plus put out after No more bets: a problem in red at each
     del BUSY[_late]["pair_plus"]

@@ -2,23 +2,33 @@
 // to pay and take, the six cards' hand) start a step above the page's body text and come down a step
 // at a time only while the positions do not fit in view: at 1920x1080 and 1280x800 they are read from
 // a metre away at or above the body's size; six busy positions at 1024x768 still fit, nothing scrolled
-// away (tests/page/test_page_layout.py measures it). Runs after each drawing and each resize; a few
+// away (tests/page/test_page_layout.py measures it). When even the smallest pay lines do not fit (a
+// jackpot hit waiting for the supervisor adds a prompt line and a gold band over the positions; a
+// capped win adds lines), the page's own type comes down half a pixel at a time, never under the 14px
+// it has at 1024x768 (test_page_layout_jackpot.py). Runs after each drawing and each resize; a few
 // reflows, at settlement only.
 "use strict";
 
 const PAY_LINE_SIZES = [1.15, 1.1, 1.05, 1, 0.95, 0.9, 0.85, 0.8];     // em of the body's text
+const SMALLEST_TYPE = 14;                                               // px: page.css's floor
 
 function fitPayLines() {
   const box = $("positions");
+  const root = document.documentElement;
+  root.style.removeProperty("font-size");
   if (!box.querySelector(".settle")) {
     box.style.removeProperty("--pay-lines");
     return;
   }
   const fits = () => box.scrollHeight <= box.clientHeight + 1 &&
     [...box.querySelectorAll(".pos")].every((p) => p.scrollWidth <= p.clientWidth + 1);
-  for (const size of PAY_LINE_SIZES) {
+  const fitLines = () => PAY_LINE_SIZES.some((size) => {
     box.style.setProperty("--pay-lines", `${size}em`);
-    if (fits()) return;
+    return fits();
+  });
+  for (let px = parseFloat(getComputedStyle(root).fontSize); !fitLines() && px > SMALLEST_TYPE;) {
+    px = Math.max(SMALLEST_TYPE, px - 0.5);
+    root.style.fontSize = `${px}px`;
   }
 }
 
