@@ -7,7 +7,10 @@ out of view."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from playwright.sync_api import expect
 
 from controller.rules.cards import parse_card
 from tests.page.test_page_layout import trouble_at_every_size
@@ -45,3 +48,10 @@ def test_a_jackpot_hit_waiting_beside_a_capped_win_fits_every_screen(tmp_path, p
         page.wait_for_selector("#jackpot-pending:not([hidden])")
         page.wait_for_selector(".pos.next")
         assert trouble_at_every_size(page) == {}
+        # the hit is the position's problem while it waits; verified, the position is settled as any other
+        # (its red box kept saying "a supervisor verifies the six cards before anything is paid")
+        assert snap["positions"][0]["problems"] and page.locator("#pos-1.trouble").count() == 1
+        rig.act("verify_jackpot", role="supervisor", who="supervisor Ana", reason="six cards checked")
+        assert rig.wait(lambda s: not s["jackpot_pending"], what="verified")["positions"][0]["problems"] == []
+        expect(page.locator("#pos-1 .problems")).to_have_count(0)
+        expect(page.locator("#pos-1")).not_to_have_class(re.compile(r"\btrouble\b"))
