@@ -77,16 +77,16 @@ def trouble_at_every_size(page, selector: str = PAGE) -> dict[str, list[str]]:
     return found
 
 
-def pay_line_sizes(page) -> dict[str, float]:
-    """At each size, the pay lines' text against the body's (1.0: the same size), after the page
-    has fitted them (static/fit.js)."""
+def pay_line_sizes(page, lines: str = ".settle li") -> dict[str, float]:
+    """At each size, the pay lines' (or other ``lines``') text against the body's (1.0: the same size),
+    after the page has fitted them (static/fit.js)."""
     found = {}
     for width, height in SIZES:
         page.set_viewport_size({"width": width, "height": height})
         page.wait_for_timeout(150)
         found[f"{width}x{height}"] = page.evaluate(
-            "() => parseFloat(getComputedStyle(document.querySelector('.settle li')).fontSize) /"
-            " parseFloat(getComputedStyle(document.body).fontSize)")
+            "s => parseFloat(getComputedStyle(document.querySelector(s)).fontSize) /"
+            " parseFloat(getComputedStyle(document.body).fontSize)", lines)
     page.set_viewport_size({"width": 1280, "height": 800})
     return found
 
@@ -99,6 +99,10 @@ def test_six_busy_positions_fit_every_screen_with_nothing_cut_or_scrolled_away(t
         rig.open_and_bet(BUSY)
         page.wait_for_function("() => window.tableSnapshot.positions.every(p => 'super6' in p.felt)")
         assert trouble_at_every_size(page) == {}, "betting"
+        # the wagers as large as the room allows: four lines a box leave room at every size (they were
+        # .95em, 13px at 1024x768, in boxes two-thirds empty)
+        spots = pay_line_sizes(page, ".spots li")
+        assert min(spots.values()) >= 1.2, spots
         rig.act("no_more_bets")
         rig.state("closed")
         for position in (2, 5):
