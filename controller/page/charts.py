@@ -17,7 +17,7 @@ its pictures. Every text is escaped.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from html import escape
@@ -77,12 +77,19 @@ def _nice_step(span: float) -> float:
     return next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
 
 
-def hold_chart(title: str, points: Sequence[HoldPoint]) -> str:
+# the chart's own words, in English; the report passes them in its reader's language (report_page.py)
+CHART_WORDS = {
+    "empty": "no wagers in this period", "band": "theoretical hold ±2σ", "theory": "theoretical hold {value}%",
+    "hold": "hold {value}%", "verdict": "hold {hold}% · theory {theory}% ±{band}", "outside": "OUTSIDE",
+}
+
+
+def hold_chart(title: str, points: Sequence[HoldPoint], words: Mapping[str, str] = CHART_WORDS) -> str:
     """Hold % against the theoretical line and its ±2σ band; an empty chart says so."""
     svg = _frame(title, "hold")
     if not points:
         svg.append(f'<text x="{WIDTH / 2}" y="{HEIGHT / 2}" text-anchor="middle" font-size="12" '
-                   f'font-family="sans-serif" fill="{INK}">no wagers in this period</text></svg>')
+                   f'font-family="sans-serif" fill="{INK}">{escape(words["empty"])}</text></svg>')
         return "".join(svg)
     start, end = points[0].at, points[-1].at
     if end <= start:                                   # one round: a second's width
@@ -115,19 +122,21 @@ def hold_chart(title: str, points: Sequence[HoldPoint]) -> str:
     upper = [f"{x(p.at):.1f},{y(p.theory_percent + 2 * p.sigma_percent):.1f}" for p in points]
     lower = [f"{x(p.at):.1f},{y(p.theory_percent - 2 * p.sigma_percent):.1f}" for p in reversed(points)]
     svg.append(f'<polygon class="band" points="{" ".join(upper + lower)}" fill="{BAND}" fill-opacity="0.7" '
-               'stroke="none"><title>theoretical hold ±2σ</title></polygon>')
+               f'stroke="none"><title>{escape(words["band"])}</title></polygon>')
     theory = " ".join(f"{x(p.at):.1f},{y(p.theory_percent):.1f}" for p in points)
+    theory_said = words["theory"].format(value=f"{points[-1].theory_percent:.2f}")
     svg.append(f'<polyline class="theory" points="{theory}" fill="none" stroke="{THEORY}" stroke-width="1.5" '
-               f'stroke-dasharray="5 3"><title>theoretical hold {points[-1].theory_percent:.2f}%</title></polyline>')
+               f'stroke-dasharray="5 3"><title>{escape(theory_said)}</title></polyline>')
     hold = " ".join(f"{x(p.at):.1f},{y(p.hold_percent):.1f}" for p in points)
     svg.append(f'<polyline class="hold" points="{hold}" fill="none" stroke="{HOLD}" stroke-width="2">'
-               f'<title>hold {points[-1].hold_percent:.2f}%</title></polyline>')
+               f'<title>{escape(words["hold"].format(value=f"{points[-1].hold_percent:.2f}"))}</title></polyline>')
     last = points[-1]
     outside = abs(last.hold_percent - last.theory_percent) > 2 * last.sigma_percent
+    verdict = words["verdict"].format(hold=f"{last.hold_percent:.2f}", theory=f"{last.theory_percent:.2f}",
+                                      band=f"{2 * last.sigma_percent:.2f}")
+    verdict += f' · {words["outside"]}' if outside else ""
     svg.append(f'<text class="verdict" x="{LEFT}" y="28" font-size="11" '
-               f'font-family="sans-serif" fill="{THEORY if outside else INK}">hold {last.hold_percent:.2f}% · '
-               f'theory {last.theory_percent:.2f}% ±{2 * last.sigma_percent:.2f}'
-               f'{" · OUTSIDE" if outside else ""}</text>')
+               f'font-family="sans-serif" fill="{THEORY if outside else INK}">{escape(verdict)}</text>')
     svg += _time_ticks(start, end, x)
     svg.append(f'<line x1="{LEFT}" x2="{LEFT}" y1="{TOP}" y2="{HEIGHT - BOTTOM}" stroke="{INK}"/></svg>')
     return "".join(svg)

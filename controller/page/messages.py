@@ -43,6 +43,10 @@ NAMES = (
     N_("verify jackpot"), N_("refer jackpot"), N_("call supervisor"), N_("reset meters"), N_("set jackpots"),
     N_("sign in dealer"), N_("sign out dealer"),
     N_("and"), N_("done"),
+    # the shoe's jam and fault codes by name (drivers/wire/shoe_protocol.py): "Shoe jammed ({description})"
+    N_("card stuck in the feed"), N_("elevator blocked"), N_("delivery tray blocked"), N_("card reader fault"),
+    N_("jam code {code}"), N_("no deck loaded"), N_("card recognition failure"), N_("count error"),
+    N_("hand out of sequence"), N_("shuffle failed"), N_("hardware fault"),
 )
 
 # --- the prompt, state by state (controller/round/view.py) and the dealer's words (rules/words.py)

@@ -68,11 +68,14 @@ def _local(report: dict[str, Any]):
 def pictures(report: dict[str, Any], timeline: list[dict], tr: Translate = english) -> list[str]:
     """Every chart of the report, as SVG text."""
     local = _local(report)
+    chart_words = {"empty": tr("no wagers in this period"), "band": tr("theoretical hold ±2σ"),
+                   "theory": tr("theoretical hold {value}%"), "hold": tr("hold {value}%"),
+                   "verdict": tr("hold {hold}% · theory {theory}% ±{band}"), "outside": tr("OUTSIDE")}
     out = []
     for spot, row in report["wagers"].items():
         if row["wagers"]:
             out.append(charts.hold_chart(tr("{spot}: hold % against theory ±2σ").format(spot=tr(label(spot))),
-                                         charts.hold_points(timeline, spot, local)))
+                                         charts.hold_points(timeline, spot, local), chart_words))
     slots = hours(report)
     out.append(charts.bars(tr("Rounds per hour"), [(h[-5:], report["rounds_per_hour"].get(h, 0)) for h in slots],
                            "rounds"))

@@ -159,11 +159,15 @@ def still_standing(alert: dict, rnd: Round | None) -> bool:
 
 
 def _alerts_part(table: Table, rnd: Round | None) -> tuple[list[dict[str, Any]], dict[int, list[str]]]:
-    """The alerts standing, and those of each position, once per alert or round record."""
+    """The alerts standing, and those of each position, once per alert or round record. A jackpot hit is
+    a position's problem while it waits for the supervisor; verified, neither it nor its verification is
+    (the position's red box said "a supervisor verifies the six cards" beside its pay lines)."""
     standing = table.clerk.standing_alerts()
+    waiting = {hit["seat"] for hit in table.jackpots.pending_hits()}
     at: dict[int, list[str]] = {}
     for a in standing:
-        if a.get("position") is not None and still_standing(a, rnd):
+        resolved = a["kind"] == "jackpot_verified" or (a["kind"] == "jackpot_hit" and a.get("position") not in waiting)
+        if a.get("position") is not None and still_standing(a, rnd) and not resolved:
             at.setdefault(a["position"], []).append(a["message"])
     return standing, at
 

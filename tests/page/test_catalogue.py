@@ -277,3 +277,17 @@ def test_every_alert_kind_the_table_raises_has_a_name_on_the_page():
     assert kinds and "journal_behind_floor" in raised
     named = set(re.findall(r"([a-z0-9_]+): t", kinds.group(1)))
     assert sorted(raised - named) == []
+
+
+def test_the_shoes_jam_and_fault_names_are_read_in_spanish():
+    """The shoe names its jam (the hold and its alert: "Shoe jammed (elevator blocked): ...") and its
+    faults by code; those names are the table's words (drivers/wire/shoe_protocol.py), so the Spanish
+    page said "Zapato atascado (elevator blocked)" until each had an id (pagelab)."""
+    from drivers.wire.shoe_protocol import JAM_CLEARED, JAM_CODES, SHOE_FAULTS
+    es = Words("es")
+    jams = [name for code, name in JAM_CODES.items() if code != JAM_CLEARED]     # "cleared" holds nothing
+    for name in [*jams, *SHOE_FAULTS.values()]:
+        assert es.text(name) != name, name
+    hold = es.text("Shoe jammed (elevator blocked): clear the jam and close the shoe's door")
+    assert hold == "Zapato atascado (elevador bloqueado): desatásquelo y cierre la puerta del zapato"
+    assert es.text("The shoe reports a fault: shuffle failed") == "El zapato informa de un fallo: barajado fallido"

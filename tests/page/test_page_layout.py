@@ -1,4 +1,4 @@
-"""The dealer's page laid out at a dealer's screens, measured in Chromium: 1024x768, 1280x800 and
+"""The dealer's page laid out at a dealer's screens, measured in Chromium: 1024x768, 1280x800, 1366x768 and
 1920x1080, in English and Spanish, with six busy positions (every side bet, problems in red,
 settlement lines, a past-posted spot), and the longest dialogs open.
 
@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 from tests.support.browser import open_page, snapshot, tap, wait_state
 from tests.support.rig import table
 
-SIZES = ((1024, 768), (1280, 800), (1920, 1080))
+SIZES = ((1024, 768), (1280, 800), (1366, 768), (1920, 1080))
 BUSY = {p: {"ante": 1000, "pair_plus": 1000, "six_card_bonus": 1000, "super6": 1000} for p in range(1, 7)}
 for _late in (2, 5):                 # Pair Plus put out after No more bets: a problem in red at each
     del BUSY[_late]["pair_plus"]
@@ -77,16 +77,16 @@ def trouble_at_every_size(page, selector: str = PAGE) -> dict[str, list[str]]:
     return found
 
 
-def pay_line_sizes(page) -> dict[str, float]:
-    """At each size, the pay lines' text against the body's (1.0: the same size), after the page
-    has fitted them (static/fit.js)."""
+def pay_line_sizes(page, lines: str = ".settle li") -> dict[str, float]:
+    """At each size, the pay lines' (or other ``lines``') text against the body's (1.0: the same size),
+    after the page has fitted them (static/fit.js)."""
     found = {}
     for width, height in SIZES:
         page.set_viewport_size({"width": width, "height": height})
         page.wait_for_timeout(150)
         found[f"{width}x{height}"] = page.evaluate(
-            "() => parseFloat(getComputedStyle(document.querySelector('.settle li')).fontSize) /"
-            " parseFloat(getComputedStyle(document.body).fontSize)")
+            "s => parseFloat(getComputedStyle(document.querySelector(s)).fontSize) /"
+            " parseFloat(getComputedStyle(document.body).fontSize)", lines)
     page.set_viewport_size({"width": 1280, "height": 800})
     return found
 
@@ -99,6 +99,10 @@ def test_six_busy_positions_fit_every_screen_with_nothing_cut_or_scrolled_away(t
         rig.open_and_bet(BUSY)
         page.wait_for_function("() => window.tableSnapshot.positions.every(p => 'super6' in p.felt)")
         assert trouble_at_every_size(page) == {}, "betting"
+        # the wagers as large as the room allows: four lines a box leave room at every size (they were
+        # .95em, 13px at 1024x768, in boxes two-thirds empty)
+        spots = pay_line_sizes(page, ".spots li")
+        assert min(spots.values()) >= 1.2, spots
         rig.act("no_more_bets")
         rig.state("closed")
         for position in (2, 5):

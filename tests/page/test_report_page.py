@@ -116,6 +116,10 @@ def test_the_report_speaks_the_screens_language_with_times_in_the_tables_zone(tm
         assert _ask(page, "2468", _gaming_day(rig)) == "shown"
         expect(page.locator("section.report h2")).to_contain_text("Mesa T-TEST · turno day de la jornada de juego")
         expect(page.locator("table.figures thead")).to_contain_text("apostado")
+        # the hold charts' own words too (their verdict line was English on the Spanish report)
+        verdict = page.locator("svg text.verdict").first
+        expect(verdict).to_contain_text("teórica")
+        expect(verdict).not_to_contain_text("theory")
         period = page.locator("section.report .period").text_content()
         assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d a \d{4}-\d\d-\d\d \d\d:\d\d \(UTC\) · .*", period), period
         void = page.locator(".lists li", has_text="player dispute")

@@ -197,11 +197,14 @@ function render(s) {
   $("table").textContent = s.table;
   $("preset").textContent = s.preset;
   $("round").textContent = s.round ?? "—";
-  $("state").textContent = (STATES[s.state] || [s.state])[0];
-  $("state").className = "state " + s.state;
+  // a halted table (its journal cannot be written) refuses every touch: it says so, nothing is offered
+  const halted = Boolean(s.halted);
+  document.body.dataset.halted = String(halted);
+  $("state").textContent = halted ? t("Stopped") : (STATES[s.state] || [s.state])[0];
+  $("state").className = "state " + (halted ? "held" : s.state);
   renderShift(s);                                       // who is dealing (shift.js)
 
-  const [first, ...more] = promptLines(s);
+  const [first, ...more] = halted ? [t("The table has stopped"), s.halted] : promptLines(s);
   $("prompt").innerHTML = (first ? `<div class="first">${esc(first)}</div>` : "") +
     more.map((line) => `<div class="more">${esc(line)}</div>`).join("");
   $("holds").innerHTML = s.holds.map((h) => `<div>${esc(h)}</div>`).join("");
@@ -251,12 +254,13 @@ function render(s) {
   for (const b of document.querySelectorAll("footer button")) b.disabled = !linkIsUp;
   // no dealer signed in where dealers sign in: the next step is the header's "Dealer sign in" (shift.js)
   const awaitingDealer = Boolean(s.shift && s.shift.sign_in && !s.shift.dealer);
+  const offered = halted ? [] : s.actions;
   for (const b of document.querySelectorAll("footer button[data-action]")) {
-    offer(b, s.actions.includes(b.dataset.action));
+    offer(b, offered.includes(b.dataset.action));
     b.classList.toggle("next", !awaitingDealer && NEXT_STEP[s.state] === b.dataset.action
-                               && s.actions.includes(b.dataset.action));
+                               && offered.includes(b.dataset.action));
   }
-  offer($("supervisor-menu"), s.actions.some((a) => SUPERVISOR.includes(a)));
+  offer($("supervisor-menu"), offered.some((a) => SUPERVISOR.includes(a)));
   for (const b of document.querySelectorAll("[data-sup]")) offer(b, !supervisorRefusal(s, b.dataset.sup));
   // settling without the linked award is a linked jackpot's only (the snapshot names its group)
   $("sup-choices").querySelector("[data-sup=refer_jackpot]").hidden = !(s.jackpot && s.jackpot.group);

@@ -35,6 +35,7 @@ function toast(message, ok) {
 // why an action cannot be touched now ("" when the table offers it)
 function notNow(action) {
   if (!snap || !linkIsUp) return t("Not now: the page is not connected to the table");
+  if (snap.halted) return t("The table has stopped: {why}", { why: snap.halted });
   return snap.actions.includes(action) ? "" : t("Not now: {why}", { why: stateWords(snap.state) });
 }
 
