@@ -41,10 +41,15 @@ def test_a_dealer_signs_in_and_is_relieved_between_rounds_with_one_touch_and_a_p
         open_page(page, rig)
         header = page.locator("#on-duty")
         expect(header).to_have_text("Dealer sign in")
-        expect(header).to_have_class("on-duty nobody")
+        expect(header).to_have_class("on-duty nobody next")
         expect(page.locator("#prompt .first")).to_have_text("Dealer: sign in with your PIN (Dealer sign in)")
-        # the one obvious next step is the header's sign-in, not Open betting (which would be refused)
+        # the one obvious next step is the header's sign-in, ringed, not Open betting (which would be refused)
         expect(page.locator("footer button.next")).to_have_count(0)
+        expect(header).to_have_class(re.compile(r"\bnext\b"))
+        tap(page, "#prompt")                                     # the prompt saying so opens it too
+        expect(page.locator("#shift-dialog")).to_be_visible()
+        page.keyboard.press("Escape")
+        expect(page.locator("#shift-dialog")).to_be_hidden()
         touch(page, "button[data-action=open_betting]")         # nobody dealing: refused in words
         expect(page.locator("#toast")).to_contain_text("no dealer is signed in")
         assert rig.journal.last_round() is None
@@ -56,6 +61,7 @@ def test_a_dealer_signs_in_and_is_relieved_between_rounds_with_one_touch_and_a_p
         page.locator("#shift-submit").click()
         expect(page.locator("#shift-dialog")).to_be_hidden()
         expect(header).to_have_text("Dealer: Ana")
+        expect(header).not_to_have_class(re.compile(r"\bnext\b"))
         expect(page.locator("#prompt .first")).to_have_text("Open betting")
         expect(page.locator("button[data-action=open_betting]")).to_have_class(re.compile(r"\bnext\b"))
 

@@ -11,8 +11,17 @@ function renderShift(s) {
   if (!shift.sign_in) return;
   button.textContent = shift.dealer ? t("Dealer: {name}", { name: shift.dealer }) : t("Dealer sign in");
   button.classList.toggle("nobody", !shift.dealer);
+  // nobody dealing: signing in is the one next step (ringed as the footer's is), and the prompt that says
+  // so opens it too: the header's button alone was small beside an Open betting that looked ready
+  const awaiting = !shift.dealer && !s.halted && s.actions.includes("sign_in_dealer");
+  button.classList.toggle("next", awaiting);
+  $("prompt").classList.toggle("opens-sign-in", awaiting);
   button.title = shift.since ? t("Signed in at {time}", { time: clock(shift.since) }) : "";
 }
+
+$("prompt").addEventListener("click", () => {
+  if ($("prompt").classList.contains("opens-sign-in")) $("on-duty").click();
+});
 
 $("on-duty").addEventListener("click", () => {
   if (!snap || !linkIsUp) {
