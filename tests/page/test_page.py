@@ -324,10 +324,16 @@ def test_every_position_and_action_fits_the_screen(tmp_path, browser, viewport):
         with table(tmp_path, "sheet-004", page=True, players=True, seed=7, positions=7) as rig:
             _open(tab, rig)
             _bets_down(tab, rig)
-            for selector in ["#prompt", "#pos-1", "#pos-7", "button[data-action=no_more_bets]",
-                             "button[data-action=deal]", "button[data-action=reveal]", "#supervisor-menu",
-                             "#recall-open", "#alerts"]:
-                box = tab.locator(selector).bounding_box()
+            selectors = ["#prompt", "#pos-1", "#pos-7", "button[data-action=no_more_bets]",
+                         "button[data-action=deal]", "button[data-action=reveal]", "#supervisor-menu",
+                         "#recall-open", "#alerts"]
+            # every box measured in one go: each snapshot redraws the positions, and one arriving between
+            # finding #pos-7 and measuring it (the sign's hello, say) left no box to measure
+            boxes = tab.evaluate("sels => sels.map(s => { const e = document.querySelector(s);"
+                                 " if (!e || !e.getClientRects().length) return null;"
+                                 " const r = e.getBoundingClientRect();"
+                                 " return {x: r.x, y: r.y, width: r.width, height: r.height}; })", selectors)
+            for selector, box in zip(selectors, boxes, strict=True):
                 assert box and box["x"] >= 0 and box["y"] >= 0, selector
                 assert box["x"] + box["width"] <= size["width"] + 1, selector
                 assert box["y"] + box["height"] <= size["height"] + 1, selector
