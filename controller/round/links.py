@@ -111,9 +111,12 @@ class DeviceLinks:
                        "identity": self._identity.get(role)} for role, online in self._online.items()}
 
     def _status(self, role: str) -> str:
-        """One word for a device's indicator: online, offline, jammed or door open."""
+        """One word for a device's indicator: online, reading (the sensors' first reading of every spot
+        since they connected not yet in: No more bets waits for it), offline, jammed or door open."""
         if not self._online[role]:
             return "offline"
+        if role in self._awaited:
+            return "reading"
         if role == "shoe" and "shoe-jam" in self._holds:
             return "jammed"
         if role == "shoe" and "shoe-door" in self._holds:

@@ -32,7 +32,7 @@ def test_a_device_back_online_is_journaled_with_who_answered_and_lifts_its_hold(
     assert desk.journal.table_events[-1] == ("device_identity", {"device": "sensors", **IDENTITY,
                                                                  "protocol_version": 2, "capabilities_used": []})
     # answering, but the felt is not read until their snapshot of every spot is in
-    assert links.view()["sensors"] == {"online": True, "detail": "online, reading every spot", "status": "online",
+    assert links.view()["sensors"] == {"online": True, "detail": "online, reading every spot", "status": "reading",
                                        "identity": desk.journal.table_events[-1][1]}
     assert links.awaiting("sensors") == "reading every spot"
     links.reported("sensors")

@@ -86,8 +86,8 @@ const KINDS = {
   jackpot_final_differs: t("jackpot claim changed"), dealer_signed_out: t("dealer signed out"),
 };
 const DEVICES = { shoe: t("shoe"), sensors: t("sensors"), sign: t("sign") };
-const STATUS = { online: t("online"), offline: t("offline"), jammed: t("jammed"), "door open": t("door open"),
-                 unknown: t("unknown") };
+const STATUS = { online: t("online"), reading: t("reading"), offline: t("offline"), jammed: t("jammed"),
+                 "door open": t("door open"), unknown: t("unknown") };
 // the footer button that is the dealer's next step in each state
 const NEXT_STEP = { ready: "open_betting", complete: "open_betting", void: "open_betting",
                     betting: "no_more_bets", closed: "deal", collecting: "reveal" };
