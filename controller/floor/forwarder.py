@@ -250,6 +250,9 @@ class Forwarder:
                 # thread: a dead forwarder would leave the table's facts unsent with nobody told
                 self._changed(refused=f"unexpected: {type(err).__name__}: {err}", connected=False)
                 self.log.exception("floor.unexpected", reason=str(err))
+                # the connection is closed: the table is told the link is down (a linked Super 6 closes)
+                # until it connects again, as for any other loss of the link
+                self._link(False, f"unexpected: {type(err).__name__}: {err}")
                 _close(conn)
                 conn = None
                 if journal is not None:

@@ -54,12 +54,17 @@ def test_a_journal_read_that_fails_is_said_and_tried_again(admin, table, monkeyp
 
     monkeypatch.setattr(forwarder_module, "facts_after", flaky)
     monkeypatch.setattr(forwarder_module, "REFUSED_RETRY", 0.1)
-    fwd = Forwarder(table.settings, table.journal.path, table.journal.key).start()
+    told: list[tuple[bool, str]] = []
+    fwd = Forwarder(table.settings, table.journal.path, table.journal.key,
+                    on_link=lambda up, why: told.append((up, why))).start()
     try:
         assert fwd.wait_confirmed(chain_end(table.journal), 10), fwd.status()
     finally:
         fwd.stop()
     assert not failures
+    # the table was told the link went down (its linked Super 6 closed meanwhile) and came back
+    assert [up for up, _ in told] == [True, False, True]
+    assert told[1][1] == "unexpected: OperationalError: disk I/O error"
 
 
 def test_a_lock_the_floor_refuses_to_take_does_not_stop_the_forwarding(admin, table):
