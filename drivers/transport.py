@@ -59,10 +59,16 @@ class SerialTransport:
         import serial
         from serial import serialposix
         try:
-            self._port = serial.serial_for_url(self.url, **self.settings)
+            # exclusive: a second program on the port (a terminal a technician left open, another
+            # controller) would take half of each stream; it is refused at open instead (POSIX flock)
+            self._port = serial.serial_for_url(self.url, exclusive=True, **self.settings)
         except (serial.SerialException, OSError, ValueError) as err:
             if str(err).startswith("Could not configure port"):
                 raise TransportError(self._cannot_set(err)) from None
+            if "Could not exclusively lock port" in str(err):
+                raise TransportError(f"{self.device}: cannot open {self.url}: another program has it open (a "
+                                     "terminal program, a second controller?): close it, and the table connects "
+                                     "by itself") from None
             raise TransportError(f"{self.device}: cannot open {self.url}: {_reason(err)}") from None
         except Exception as err:
             # termios.error (not an OSError): the port refuses the framing asked, as a pseudo-terminal

@@ -124,3 +124,23 @@ def test_a_sign_that_follows_its_ack_with_its_status_is_still_a_sign():
     assert decoder.foreign == 0
     decoder.feed(b"\x00\x08\x06\x33")          # 00 and 08 are no status; 33 after an ACK has no bit 6
     assert decoder.foreign == 3
+
+
+def test_a_port_another_program_has_open_is_refused_in_words():
+    """A terminal program a technician left on the sensors' port (or a second controller) took half
+    of each stream and no-one was told: the port is opened exclusively, and the second opener is
+    told who to look for; once the first lets go, it opens."""
+    port = PtyPort()
+    first = SerialTransport("sensors", port.path, **PtyPort.LINE)
+    first.open()
+    try:
+        with pytest.raises(TransportError) as err:
+            SerialTransport("sensors", port.path, **PtyPort.LINE).open()
+        assert str(err.value) == (f"sensors: cannot open {port.path}: another program has it open (a terminal "
+                                  "program, a second controller?): close it, and the table connects by itself")
+    finally:
+        first.close()
+    again = SerialTransport("sensors", port.path, **PtyPort.LINE)
+    again.open()
+    again.close()
+    port.close()
