@@ -179,6 +179,8 @@ ALERTS = (
        "settings, its cable, its power and its pairing key"),
     N_("heard, but it takes no Hello ({count} sends unacknowledged): check that it holds the pairing key of "
        "key_file (or neither has one) and speaks this protocol"),
+    N_("{device}: cannot open {url}: another program has it open (a terminal program, a second controller?): "
+       "close it, and the table connects by itself"),
     N_("Recovered after a restart: round {round} continues in {state}"),
     N_("Recovered after a restart: round {round} continues in ?"), N_("Settlement refused: {reason}"),
     N_("Round voided after a restart: {reason}. Return all wagers."),

@@ -138,6 +138,9 @@ def test_a_port_another_program_has_open_is_refused_in_words():
             SerialTransport("sensors", port.path, **PtyPort.LINE).open()
         assert str(err.value) == (f"sensors: cannot open {port.path}: another program has it open (a terminal "
                                   "program, a second controller?): close it, and the table connects by itself")
+        assert Words("es").text(f"The bet sensors are not answering: {err.value}") == (
+            f"Los sensores de apuestas no responden: sensores: no se puede abrir {port.path}: otro programa lo tiene "
+            "abierto (¿un programa de terminal, un segundo controlador?): ciérrelo y la mesa se conecta sola")
     finally:
         first.close()
     again = SerialTransport("sensors", port.path, **PtyPort.LINE)
