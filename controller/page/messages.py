@@ -142,6 +142,10 @@ ALERTS = (
        "wager stays {value})"),
     N_("Past posting: position {position} {spot} removed after No more bets; not accepted (the wager stays "
        "{value})"),
+    N_("Past posting: position {position} {spot} placed {amount} after No more bets; not accepted (no wager there "
+       "this round)"),
+    N_("Past posting: position {position} {spot} changed to {amount} after No more bets; not accepted (no wager "
+       "there this round)"),
     N_("Past posting: position {position} Play placed with no Ante; not accepted"),
     N_("Position {position} Play placed after the decision (folded); not accepted"),
     N_("Position {position} Play changed after the decision (folded); not accepted"),

@@ -337,8 +337,9 @@ class Felt:
         if e.value == accepted:
             return                                      # back as it was: nothing to alert
         what = {"placed": f"placed {money(e.value or 0)}", "changed": f"changed to {money(e.value or 0)}"}
+        stays = f"the wager stays {money(accepted)}" if accepted else "no wager there this round"
         self._clerk.alert("past_posting", f"Past posting: position {e.position} {label(e.spot)} {what[e.change]} "
-                          f"after No more bets; not accepted (the wager stays {money(accepted)})", e.position)
+                          f"after No more bets; not accepted ({stays})", e.position)
 
     def on_stack_gone(self, position: int, spot: str) -> None:
         """The debounce timer of a removed stack: still gone, so it is past posting."""

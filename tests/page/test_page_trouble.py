@@ -123,7 +123,7 @@ def test_past_posting_during_settlement_shows_in_that_positions_box(tmp_path, pa
         rig.sim.sensors.place(late, "pair_plus", 500)
         box = page.locator(f"#pos-{late} .problems li")
         expect(box).to_have_text(f"Past posting: position {late} Pair Plus placed $5.00 after No more bets; "
-                                 "not accepted (the wager stays $0.00)")
+                                 "not accepted (no wager there this round)")
         expect(page.locator(f"#pos-{late}")).to_have_class("pos trouble")
         for other in set(order) - {late}:
             expect(page.locator(f"#pos-{other} .problems")).to_have_count(0)

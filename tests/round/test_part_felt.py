@@ -74,7 +74,7 @@ def test_once_the_spots_are_locked_a_change_is_past_posting_and_a_stack_gone_is_
     desk, felt = felt_at("closed", wagers=True)
     felt.on_spot(chips(1, "super6", 500))
     assert desk.alerts("past_posting") == ["Past posting: position 1 Super 6 placed $5.00 after No more bets; "
-                                           "not accepted (the wager stays $0.00)"]
+                                           "not accepted (no wager there this round)"]
     felt.on_spot(chips(3, "ante", None, "removed"))
     assert desk.timers == {"removed 3 ante": 0.5}       # a blinking sensor is not an offence
     felt.on_stack_gone(3, "ante")
