@@ -34,7 +34,7 @@ import time
 from collections import deque
 from datetime import datetime
 
-from controller.rules.paytable import JACKPOTS, Preset
+from controller.rules.paytable import ABSOLUTE_CENTS, JACKPOTS, Preset
 from controller.rules.words import SIGN_NEW_UNCONFIRMED, SIGN_UNCONFIRMED, money
 from controller.store.journal import Journal
 
@@ -64,6 +64,7 @@ class JackpotBoard:
         self.locks: dict[str, int] = {}             # linked: level -> generation won on the floor (PENDING)
         self.locks_taken: set[tuple[str, int]] = set()      # locks the floor was told this table took
         self.offer: dict[str, dict] | None = None   # linked: the floor's newest levels, not yet taken
+        self.floor_values_problem: str | None = None    # linked: why the floor's values cannot be taken
         if self.progressive:
             self._load(opening)
 
@@ -174,7 +175,10 @@ class JackpotBoard:
                      and d["generation"] >= self.generations.get(lv, 0)]
         differs = any(d["generation"] != self.generations.get(lv) or d["value"] != self.values.get(lv)
                       for lv, d in levels.items())
-        self.offer = dict(levels) if differs else None
+        # the table's own rules for values, as for its own postings: a floor edited by hand (the floor's
+        # functions refuse such values) must not have this table pay them; Super 6 stays closed meanwhile
+        self.floor_values_problem = floor_values_problem(levels)
+        self.offer = dict(levels) if differs and self.floor_values_problem is None else None
         return new_locks
 
     def lock(self, level: str, generation: int) -> None:
@@ -215,6 +219,9 @@ class JackpotBoard:
         if self.floor_problem:
             return f"the floor link is down ({self.floor_problem}): a linked jackpot takes no wagers while cut off"
         if self.linked:
+            if self.floor_values_problem:
+                return (f"the floor's jackpot values cannot be taken ({self.floor_values_problem}): call the floor's "
+                        "administrator")
             if self.locks:
                 names = " and ".join(n.upper() for n in JACKPOTS if n in self.locks)
                 return (f"JACKPOT PENDING: {names} won on the floor; Super 6 reopens when the new value is "
@@ -294,3 +301,18 @@ def win_message(hit: dict) -> str:
 def _hours(seconds: float) -> str:
     hours, rest = divmod(int(seconds), 3600)
     return f"{hours} h {rest // 60:02d} min"
+
+
+def floor_values_problem(levels: dict[str, dict]) -> str | None:
+    """Why the floor's values for the levels cannot be this table's (None: they can): each a whole number
+    of cents above 0 and at most the ceiling of any amount, MEGA >= MAJOR >= MINOR."""
+    values: dict[str, int] = {}
+    for lv in JACKPOTS:
+        value = levels[lv].get("value")
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= ABSOLUTE_CENTS:
+            return f"{lv.upper()} is {value!r}, not a whole number of cents from 1 to {ABSOLUTE_CENTS}"
+        values[lv] = value
+    if not values["mega"] >= values["major"] >= values["minor"]:
+        return f"MEGA {money(values['mega'])}, MAJOR {money(values['major'])}, MINOR {money(values['minor'])} " \
+               "are not MEGA >= MAJOR >= MINOR"
+    return None

@@ -229,3 +229,23 @@ def test_a_journal_found_behind_the_floor_halts_the_table_in_words(tmp_path):
     assert not verdict.ok and verdict.message == f"The table has stopped: {bench.snap['halted']}"
     # the page in Spanish says the halt's ending in Spanish too (the words before it are the alert's)
     assert Words("es").text(bench.snap["halted"]).endswith("No se registra ni se paga nada más; llame a un técnico")
+
+
+def test_values_the_table_would_never_post_are_not_taken_from_the_floor(tmp_path):
+    """A floor edited by hand (its own functions refuse such values) posted MINOR above MAJOR: the table
+    took it, shown and paid. It keeps its values now, closes Super 6 saying why, in English and Spanish,
+    and takes the floor's values once they are right again."""
+    bench = on_the_floor(tmp_path)
+    postings = len(bench.table_events("jackpot_posted"))
+    bench.post(FloorJackpots(levels((2, 9_000_000, "open"), reason="typo")))
+    closed = bench.snap["jackpot"]["super6_closed"]
+    assert closed == ("the floor's jackpot values cannot be taken (MEGA $100,000.00, MAJOR $25,000.00, MINOR "
+                      "$90,000.00 are not MEGA >= MAJOR >= MINOR): call the floor's administrator")
+    assert Words("es").text(closed).startswith("no se pueden tomar los valores del jackpot de la sala (MEGA")
+    assert bench.snap["jackpots"]["minor"] == 250_000 and len(bench.table_events("jackpot_posted")) == postings
+    bench.post(FloorJackpots(levels((3, 0, "open"), reason="zero")))
+    assert "MINOR is 0, not a whole number of cents from 1 to 1000000000000" in bench.snap["jackpot"]["super6_closed"]
+    bench.post(FloorJackpots(levels((4, 300_000, "open"), reason="mended")))       # right again: taken
+    assert bench.table_events("jackpot_posted")[-1]["values"]["minor"] == 300_000
+    bench.sign_shows_values()
+    assert bench.snap["jackpot"]["super6_closed"] is None
