@@ -315,7 +315,8 @@ class Engine:
             table.alert("command_failed", device_says(event.device, f"not taking the command to "
                                                           f"{command_words(event.command)}: {event.reason}"))
             if event.device == "sign":
-                table.on_sign_failed(f"the sign did not take {event.command}: {event.reason}")
+                table.on_sign_failed(f"the sign did not take the command to {command_words(event.command)}: "
+                                     f"{event.reason}")
             else:
                 table.on_command_failed(event.device, event.command)
         elif isinstance(event, FLOOR_EVENTS):

@@ -104,6 +104,7 @@ FLAGS = (
     N_("{jackpots} was won; Super 6 reopens when the supervisor posts the new value"),
     N_("the jackpot sign is not showing the posted values ({why})"),
     N_("sign offline: {reason}"), N_("the sign did not take {command}: {reason}"),
+    N_("the sign did not take the command to {command}: {reason}"),
 )
 
 # --- holds and alerts (controller/round, controller/engine.py, controller/app/clock.py) -----------
@@ -175,7 +176,8 @@ ALERTS = (
     N_("The jackpot sign is sending what the table cannot use (refused; the log has the bytes): call a "
        "technician if it repeats"),
     # drivers/sign.py: why the sign is offline
-    N_("sign silent: no answer within {seconds} s"),
+    N_("sign silent: no answer within {seconds} s"), N_("keep its message shown"),
+    N_("no answer within {seconds} s after {count} attempts"),
     N_("no sign's answer within {seconds} s, only bytes no Alpha sign sends: another device on this port, or a "
        "line that is not the sign's (9600 7E1 unless configured)"),
     N_("shuffle"), N_("deal a hand"), N_("count its cards"), N_("check the deck"), N_("lock or unlock spots"),

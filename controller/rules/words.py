@@ -32,7 +32,7 @@ COMMANDS = {"Shuffle": "shuffle", "DeliverHand": "deal a hand", "StatusRequest":
             "DeckCheck": "check the deck", "Lock": "lock or unlock spots", "Lamp": "light a spot",
             "SnapshotRequest": "report every spot", "Hello": "start talking",
             "ACK/NAK responses on": "answer each packet (ACK/NAK)", "memory configuration": "set up its memory",
-            "layout": "take the display layout"}
+            "layout": "take the display layout", "heartbeat": "keep its message shown"}
 # A device's detail before its first connection, and why Super 6 waits on the jackpot sign after the
 # values were sent to it (at the start; after a posting): the table's words (controller/round/links.py,
 # controller/store/jackpot.py), which the scripted dealer also reads (simulators/dealer.py)

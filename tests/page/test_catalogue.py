@@ -291,3 +291,19 @@ def test_the_shoes_jam_and_fault_names_are_read_in_spanish():
     hold = es.text("Shoe jammed (elevator blocked): clear the jam and close the shoe's door")
     assert hold == "Zapato atascado (elevador bloqueado): desatásquelo y cierre la puerta del zapato"
     assert es.text("The shoe reports a fault: shuffle failed") == "El zapato informa de un fallo: barajado fallido"
+
+
+def test_a_sign_that_stops_answering_is_told_in_spanish_without_an_english_word():
+    """Its keep-alive was 'heartbeat' and its reason 'no answer within 0.5 s after 3 attempts', both English
+    on the Spanish page (the alert and the Super 6 closed reason), the command named by its wire name."""
+    from controller.page.i18n import Words
+    from controller.rules.words import command_words, device_says
+    reason = "no answer within 0.5 s after 3 attempts"
+    alert = device_says("sign", f"not taking the command to {command_words('heartbeat')}: {reason}")
+    assert Words("es").text(alert) == ("El panel del jackpot no acepta la orden de mantener su mensaje en pantalla: "
+                                       "ninguna respuesta en 0.5 s tras 3 intentos")
+    closed = f"the jackpot sign is not showing the posted values (the sign did not take the command to " \
+             f"{command_words('heartbeat')}: {reason})"
+    assert Words("es").text(closed) == ("el panel del jackpot no muestra los valores publicados (el panel no aceptó "
+                                        "la orden de mantener su mensaje en pantalla: ninguna respuesta en 0.5 s "
+                                        "tras 3 intentos)")
