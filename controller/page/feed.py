@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
 import json
 import sqlite3
 from pathlib import Path
@@ -28,6 +29,7 @@ from typing import Any, Protocol
 from aiohttp import web
 
 from controller.page.streams import HIGH_WATER, KEEPALIVE, STALL, TICK, send_bounded
+from controller.store.chain import GENESIS, keyed_digest
 from controller.store.readers import FeedReaders
 
 MOST = 16                       # feeds at once: the surveillance rooms and the casino systems, as many as pages
@@ -36,6 +38,10 @@ BATCH = 500                     # facts read from the journal per query (a reade
 FACTS_AFTER = (
     "SELECT chain, round_id, at, kind, data, digest FROM records WHERE chain > :after "
     "UNION ALL SELECT chain, NULL, at, kind, data, digest FROM table_events WHERE chain > :after "
+    "ORDER BY 1 LIMIT :most")
+KEYED_AFTER = (                 # each fact as its digest was computed (controller/store/chain.py)
+    "SELECT chain, 'records', round_id, at, kind, data, digest FROM records WHERE chain > :after "
+    "UNION ALL SELECT chain, 'table_events', NULL, at, kind, data, digest FROM table_events WHERE chain > :after "
     "ORDER BY 1 LIMIT :most")
 
 
@@ -59,13 +65,22 @@ class FactSource(Protocol):
     def after(self, connection: Any, after: int, most: int) -> list[tuple[Any, ...]]: ...
 
 
+class FactAltered(sqlite3.DatabaseError):
+    """A fact of the journal does not hold on the table's keyed chain: the feed stops before it."""
+
+
 class JournalFacts:
-    """The table's own journal, read-only (SQLite ``mode=ro``)."""
+    """The table's own journal, read-only (SQLite ``mode=ro``). With the table's ``key`` each fact is
+    checked on the keyed chain before it is sent (controller/store/chain.py): the start-up check
+    walked the journal once, and a row edited in the file while the table plays would otherwise
+    reach surveillance as a fact. The facts before an altered one are sent; it and what follows
+    are not (``FactAltered``: the stream ends, a reader resuming is refused at the same fact)."""
     errors: tuple[type[Exception], ...] = (sqlite3.Error,)
 
-    def __init__(self, journal_path: Path, table_id: str):
+    def __init__(self, journal_path: Path, table_id: str, key: bytes | None = None):
         self.journal_path = journal_path
         self.table_id = table_id
+        self.key = key
 
     def open(self) -> sqlite3.Connection:
         return sqlite3.connect(f"{self.journal_path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
@@ -76,7 +91,33 @@ class JournalFacts:
         return int(row[0] or 0)
 
     def after(self, connection: sqlite3.Connection, after: int, most: int) -> list[tuple[Any, ...]]:
-        return connection.execute(FACTS_AFTER, {"after": after, "most": most}).fetchall()
+        if self.key is None:
+            return connection.execute(FACTS_AFTER, {"after": after, "most": most}).fetchall()
+        rows = connection.execute(KEYED_AFTER, {"after": after, "most": most}).fetchall()
+        previous, expected = _digest_of(connection, after), after + 1
+        held: list[tuple[Any, ...]] = []
+        for chain, stored_in, round_id, at, kind, data, digest in rows:
+            if chain != expected or not hmac.compare_digest(
+                    keyed_digest(self.key, previous, chain, stored_in, round_id, at, kind, data), digest):
+                if held:
+                    break                       # what holds is sent; the next read stops here
+                raise FactAltered(f"{self.journal_path}: fact {expected} of the chain is missing or altered: "
+                                  "the feed stops before it (table-controller verify names it)")
+            held.append((chain, round_id, at, kind, data, digest))
+            previous, expected = digest, expected + 1
+        return held
+
+
+def _digest_of(connection: sqlite3.Connection, chain: int) -> str:
+    """The digest fact ``chain + 1`` follows: fact ``chain``'s, or before fact 1 the unkeyed part's last."""
+    if chain > 0:
+        row = connection.execute("SELECT digest FROM records WHERE chain = ? UNION ALL "
+                                 "SELECT digest FROM table_events WHERE chain = ?", (chain, chain)).fetchone()
+    else:
+        row = connection.execute("SELECT digest FROM records WHERE chain IS NULL ORDER BY seq DESC LIMIT 1").fetchone()
+    if chain > 0 and row is None:
+        raise FactAltered(f"fact {chain} of the chain is missing: the feed stops after it")
+    return str(row[0]) if row else GENESIS
 
 
 def fact_event(table: str, row: tuple[Any, ...]) -> bytes:
@@ -191,7 +232,8 @@ class Feed:
         except ConnectionError:
             pass
         except source.errors as err:            # the journal or floor unreadable: the reader resumes later
-            self.log.warning("feed.read_failed", reader=reader, error=str(err))
+            self.log.warning("feed.altered" if isinstance(err, FactAltered) else "feed.read_failed",
+                             reader=reader, error=str(err))
         finally:
             self.listeners.pop(wake, None)
             if db is not None:

@@ -103,7 +103,10 @@ class DealerPage:
         self._stopping: asyncio.Event | None = None
         self.streams = Streams(self.log)
         self.feed = Feed(readers, self.log)
-        self.facts = JournalFacts(journal_path, table_id) if journal_path is not None else None
+        # each fact checked under the table's key before it is sent (a row edited while the table plays)
+        key = getattr(getattr(engine, "journal", None), "key", None)
+        self.facts = JournalFacts(journal_path, table_id, key if isinstance(key, bytes) else None) \
+            if journal_path is not None else None
         self.words = Languages(language)        # what each reader reads, in the language their browser chose
         self._pending: tuple[dict, float] = (engine.snapshot, time.monotonic())   # see _published
         self._wake_due = False

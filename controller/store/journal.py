@@ -43,7 +43,7 @@ from controller.store.audit_head import AT_COMMIT
 from controller.store.audit_head import bind as bind_audit_head
 from controller.store.chain import GENESIS, keyed_digest, load_key
 from controller.store.failpoints import Failpoints
-from controller.store.journal_schema import DOWNGRADED, create_tables, set_schema
+from controller.store.journal_schema import DOWNGRADED, check_no_foreign_objects, create_tables, set_schema
 
 # a fact's data as journaled (and digested): json.dumps with these options builds a new encoder per call
 RECORD_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
@@ -91,6 +91,7 @@ class Journal:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
             version = create_tables(self)
+            check_no_foreign_objects(self)      # before anything is written: a trigger would run in it
             # a key is made only with a new journal, or to key a schema-1 journal for the first time
             made = False
             if key is not None:
@@ -313,13 +314,16 @@ class Journal:
         self._begun = True
         try:
             version = self.db.execute("PRAGMA data_version").fetchone()[0]
-            if version != self._data_version:  # another connection committed since: re-read the chain
+            if version != self._data_version:  # another connection committed since: re-read the chain,
+                check_no_foreign_objects(self)  # and refuse a trigger it added (it would run in this commit)
                 self._read_chain_head()
                 self._data_version = version   # only once the head was read
-        except sqlite3.DatabaseError as err:
-            self._begun = False
+        except (sqlite3.DatabaseError, JournalError) as err:
+            self._begun = False                 # nothing of this transaction is kept, the head as it was
             with contextlib.suppress(sqlite3.DatabaseError):
                 self.db.execute("ROLLBACK")
+            if isinstance(err, JournalError):
+                raise
             raise JournalError(f"{self.path}: cannot read the journal's chain head: {err}") from None
         self._digest_at_begin, self._head_at_begin = self._last_digest, self.head
         self._chain_at_begin = self._next_chain

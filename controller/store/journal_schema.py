@@ -62,6 +62,18 @@ def _create(journal: Journal) -> None:
     """)
 
 
+def check_no_foreign_objects(journal: Journal) -> None:
+    """The journal holds no trigger and no view: it never makes one. A trigger put in by someone with
+    the file runs inside the table's own commits (rewriting a payment as it is written, or a fact
+    once the start-up check has passed), and a view can stand where a table's name is read: refused
+    by name before anything is written or shown."""
+    row = journal.db.execute("SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view') "
+                             "ORDER BY type, name LIMIT 1").fetchone()
+    if row:
+        raise JournalError(f"{journal.path}: the journal holds a {row[0]} {row[1]!r}, which the table never "
+                           "makes: someone changed the database's schema; call a technician")
+
+
 def set_schema(journal: Journal, version: str | None) -> None:
     if version not in (None, "1", str(SCHEMA_VERSION)):
         raise JournalError(f"{journal.path}: journal schema version {version}, this controller "

@@ -6,7 +6,8 @@ all of it (``table-controller verify``, and ``recall``, ``meters`` and
 plays on a journal ``verify`` rejects); ``verify_from`` walks from a chain
 number on. Each raises JournalError naming the first fact that does not
 hold: an edited, removed, inserted or reordered record or table event, a
-round whose status its records do not give.
+round whose status, pay table or void reason its records do not give, a trigger or a
+view in the database (controller/store/journal_schema.py).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING
 from controller.errors import JournalError
 from controller.store.audit_head import KEYED_FROM, keyed_from
 from controller.store.chain import GENESIS, boundary_mac, keyed_digest, plain_digest
+from controller.store.journal_schema import check_no_foreign_objects
 
 if TYPE_CHECKING:
     from controller.store.journal import Journal
@@ -29,6 +31,14 @@ if TYPE_CHECKING:
 KEYED = ("SELECT chain, 'records', seq, round_id, at, kind, data, digest FROM records WHERE chain >= ? "
          "UNION ALL SELECT chain, 'table_events', seq, NULL, at, kind, data, digest FROM table_events "
          "WHERE chain >= ? ORDER BY 1")
+# each round's columns beside what its records say: its first record's kind, the opening's preset,
+# the last closing record's kind and reason (journal.py writes the columns from those records)
+ROUNDS = ("SELECT r.id, r.status, r.preset, r.void_reason, f.kind, "
+          "CASE f.kind WHEN 'opened' THEN json_extract(f.data, '$.preset') END, c.kind, "
+          "json_extract(c.data, '$.reason') FROM rounds r "
+          "LEFT JOIN records f ON f.seq = (SELECT MIN(seq) FROM records WHERE round_id = r.id) "
+          "LEFT JOIN records c ON c.seq = (SELECT MAX(seq) FROM records WHERE round_id = r.id "
+          "AND kind IN ('complete', 'void')) ORDER BY r.id")
 PROGRESS_EVERY = 1000        # facts between two reports to a progress line
 OPENED_BEFORE = 1.0          # seconds: a round's time before its opening record's, in older journals
 Progress = Callable[[int, int], None]
@@ -46,6 +56,7 @@ def verify_journal(journal: Journal, progress: Progress | None = None) -> Verifi
     """All of it, as of one commit (a table may be playing meanwhile); ``progress(done, total)`` is
     told of the keyed facts checked now and then."""
     with journal.reading():
+        check_no_foreign_objects(journal)
         legacy_records, previous = _verify_legacy(journal)
         keyed = verify_from(journal, 1, previous, progress)
         rounds = _verify_rounds(journal)
@@ -164,15 +175,20 @@ def _verify_rounds(journal: Journal) -> int:
                                f"say {at}")
     _verify_openings(journal, keyed_from(journal.meta("keyed_boundary")))
     count = 0
-    for round_id, status, first, last in journal.db.execute(
-            "SELECT r.id, r.status, (SELECT kind FROM records WHERE round_id = r.id ORDER BY seq LIMIT 1), "
-            "(SELECT kind FROM records WHERE round_id = r.id AND kind IN ('complete', 'void') "
-            "ORDER BY seq DESC LIMIT 1) FROM rounds r ORDER BY r.id"):
+    for round_id, status, preset, void_reason, first, opened_preset, last, reason in journal.db.execute(ROUNDS):
         if first not in (None, "opened"):
             raise JournalError(f"{journal.path}: round {round_id} does not begin with its opening record")
         if status != (last or "open"):
             raise JournalError(f"{journal.path}: round {round_id} is marked {status}, but its records "
                                f"say {last or 'open'}")
+        # the report reads a round's pay table (its theoretical hold) and a void's reason from these
+        # columns: each is what the round's records say, or an edit of them would be shown as true
+        if opened_preset is not None and preset != opened_preset:
+            raise JournalError(f"{journal.path}: round {round_id} is marked as played under {preset}, but its "
+                               f"records say {opened_preset}")
+        if void_reason != reason:
+            raise JournalError(f"{journal.path}: round {round_id}'s void reason is {void_reason!r}, but its "
+                               f"records say {reason!r}")
         count += 1
     return count
 

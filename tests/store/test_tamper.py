@@ -77,6 +77,16 @@ TAMPERINGS = {
     "a round marked complete": [("UPDATE rounds SET status = 'void' WHERE id = 1", ())],
     "a round's row deleted": [("DELETE FROM rounds WHERE id = 2", ())],
     "a record's time edited": [("UPDATE records SET at = '2020-01-01T00:00:00.000+00:00' WHERE seq = 3", ())],
+    # columns the report reads beside the chained records (session 18): the pay table its theory is
+    # computed with, a void's reason
+    "a round's pay table changed": [("UPDATE rounds SET preset = 'sheet-003' WHERE id = 2", ())],
+    "a void reason given to a complete round": [("UPDATE rounds SET void_reason = 'misdeal' WHERE id = 2", ())],
+    # schema objects the table never makes (session 18): a trigger runs inside the table's own commits,
+    # this one once the start-up check has passed; a view stands where a table's name is read
+    "a trigger added": [("CREATE TRIGGER pay_more AFTER UPDATE ON meta BEGIN UPDATE records SET "
+                         "data = replace(data, '\"net\":', '\"net\":1') WHERE kind = 'paid'; END", ())],
+    "a view in a table's place": [("ALTER TABLE rounds RENAME TO rounds_kept", ()),
+                                  ("CREATE VIEW rounds AS SELECT * FROM rounds_kept WHERE id > 1", ())],
     "the journal's boundary removed": [("DELETE FROM meta WHERE key = 'keyed_boundary'", ())],
     # the first two records next to each other on the chain: which facts come first depends on the devices
     # (chains 5 and 6 were two records when four table events came before the round; with a slow sign's
