@@ -49,6 +49,7 @@ from controller.cli import (
     report,
     rules,
     table,
+    upgrade,
     verify,
 )
 from controller.cli.common import STATUS_INPUT, STATUS_INTEGRITY, Command, refuse
@@ -56,7 +57,7 @@ from controller.errors import IntegrityError, TableError
 
 # --help's order
 GROUPS = (rules, table, records, replay, report, config, jackpot, devices, pins, feed, audit, verify, backup,
-          behind, program)
+          behind, upgrade, program)
 
 __all__ = ["build_parser", "main"]
 

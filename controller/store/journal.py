@@ -41,9 +41,15 @@ from typing import Any, Literal
 from controller.errors import JournalError
 from controller.store.audit_head import AT_COMMIT
 from controller.store.audit_head import bind as bind_audit_head
-from controller.store.chain import GENESIS, keyed_digest, load_key
+from controller.store.chain import GENESIS, key_path, keyed_digest, load_key
 from controller.store.failpoints import Failpoints
-from controller.store.journal_schema import DOWNGRADED, check_no_foreign_objects, create_tables, set_schema
+from controller.store.journal_schema import (
+    DOWNGRADED,
+    UNKEYED,
+    check_no_foreign_objects,
+    create_tables,
+    set_schema,
+)
 
 # a fact's data as journaled (and digested): json.dumps with these options builds a new encoder per call
 RECORD_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
@@ -81,7 +87,8 @@ def _inserted_id(cur: sqlite3.Cursor) -> int:
 
 
 class Journal:
-    def __init__(self, path: str | Path, key: bytes | None = None, *, key_file: Path | None = None):
+    def __init__(self, path: str | Path, key: bytes | None = None, *, key_file: Path | None = None,
+                 upgrade_unkeyed: bool = False):
         self.path = Path(path)
         self._depth = 0                         # transactions open: only the outermost commits
         self._begun = False                     # the open transaction has written (SQLite's is open)
@@ -92,12 +99,19 @@ class Journal:
             self.db.execute("PRAGMA synchronous=FULL")
             version = create_tables(self)
             check_no_foreign_objects(self)      # before anything is written: a trigger would run in it
-            # a key is made only with a new journal, or to key a schema-1 journal for the first time
+            # a key is made only with a new journal, or to key a schema-1 journal for the first time, and
+            # that only when a technician asks (`upgrade-journal`): without the key nothing tells a journal
+            # of the older, unkeyed form from one rewritten into it, key and trail deleted, so the table
+            # never keys one on its own
             made = False
+            if version == "1" and key is None and not upgrade_unkeyed and not key_path(
+                    self.path.parent, key_file).exists():
+                raise JournalError(f"{self.path}: {UNKEYED}")
             if key is not None:
                 self.key = key
             else:
-                self.key, made = load_key(self.path.parent, key_file, create=version in (None, "1"))
+                self.key, made = load_key(self.path.parent, key_file,
+                                          create=version is None or (version == "1" and upgrade_unkeyed))
             if version == "1" and key is None and not made:
                 raise JournalError(f"{self.path}: {DOWNGRADED}")
             set_schema(self, version)

@@ -18,6 +18,9 @@ from controller.store.chain import GENESIS, boundary_mac
 SCHEMA_VERSION = 2
 DOWNGRADED = ("a schema 1 journal beside this table's key: the journal was rewritten in the older, "
               "unkeyed form (or is another table's)")
+UNKEYED = ("a schema 1 journal (from before the keyed chain) and no key: it is keyed once, by a technician, with "
+           "`table-controller upgrade-journal`, after checking it is this table's own (a journal rewritten into "
+           "that form, its key and trail deleted, would look the same); nothing is played on it meanwhile")
 
 if TYPE_CHECKING:
     from controller.store.journal import Journal

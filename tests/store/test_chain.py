@@ -41,7 +41,7 @@ def _schema_1(path):
 def test_a_schema_1_journal_is_upgraded_and_the_keyed_chain_follows_its_records(tmp_path):
     path = tmp_path / "journal.sqlite"
     _schema_1(path)
-    journal = Journal(path)
+    journal = Journal(path, upgrade_unkeyed=True)
     assert journal.meta("schema_version") == "2"
     round_id = journal.open_round("sheet-002")
     journal.append(round_id, "opened", {"preset": "sheet-002", "deck": 1})
@@ -89,3 +89,29 @@ def test_a_journal_read_with_another_key_does_not_verify(tmp_path):
     (tmp_path / "journal.key").write_bytes(b"k" * 32)
     with pytest.raises(JournalError, match=r"unkeyed part ends is missing or altered"):
         verify_journal(Journal(path))
+
+
+def test_a_schema_1_journal_is_keyed_only_by_a_technician_never_by_the_table(tmp_path, capsys):
+    """Without the key nothing tells a genuine old journal from one rewritten into the older form, its
+    key and audit trail deleted: the table keyed either on its own and played on (the integrity lab's
+    noticed item). Now it refuses, makes no key, and `upgrade-journal` keys it, journaled with who and why."""
+    from controller.cli import main
+    data = tmp_path / "data"
+    data.mkdir()
+    path = data / "journal.sqlite"
+    _schema_1(path)
+    with pytest.raises(JournalError, match=r"a schema 1 journal \(from before the keyed chain\) and no key: it is "
+                       r"keyed once, by a technician, with `table-controller upgrade-journal`"):
+        Journal(path)
+    assert not (data / "journal.key").exists()
+    capsys.readouterr()
+    assert main(["upgrade-journal", "--by", "Tom", "--reason", "matches last week's backup",
+                 "--data-dir", str(data)]) == 0
+    assert "keyed (schema 2) by Tom: 2 records and 1 table events of the older form" in capsys.readouterr().out
+    assert (data / "journal.key").exists()
+    journal = Journal(path)                                     # keyed now: the table opens it as any
+    assert json.loads(journal.db.execute("SELECT data FROM table_events WHERE kind = 'journal_upgraded'")
+                      .fetchone()[0]) == {"by": "Tom", "from_schema": 1, "reason": "matches last week's backup"}
+    journal.close()
+    assert main(["upgrade-journal", "--by", "Tom", "--reason", "again", "--data-dir", str(data)]) == 1
+    assert "the journal is keyed already (schema 2): nothing to upgrade" in capsys.readouterr().err
