@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from controller.cli.common import add_journal_options, refuse, table_config
-from controller.errors import InputError
+from controller.errors import InputError, IntegrityError
 from controller.rules.typed_text import text_problem
 
 if TYPE_CHECKING:
@@ -52,6 +52,8 @@ def cmd_upgrade(args: argparse.Namespace) -> int:
             row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         except sqlite3.DatabaseError as err:
             raise InputError(f"{path}: cannot read the journal: {err}") from None
+        if row is not None and row[0] == "1":
+            _old_chain_holds(db, path)      # before anything is made: a key, the new columns, the event
     if row is None or row[0] != "1":
         refuse(f"{path}: the journal is keyed already (schema {row[0] if row else 'unknown'}): nothing to upgrade")
         return 1
@@ -62,3 +64,17 @@ def cmd_upgrade(args: argparse.Namespace) -> int:
     print(f"{path}: keyed (schema {schema}) by {by}: {result.legacy_records} records and {result.legacy_events} "
           f"table events of the older form, {result.keyed} facts under the key")
     return 0
+
+
+def _old_chain_holds(db: sqlite3.Connection, path: Path) -> None:
+    """The schema-1 records on their plain SHA-256 chain, read as they are: an altered one refuses the
+    upgrade with nothing changed (keyed first, it was then found altered, and the journal was left
+    keyed and upgraded, its retry told there was nothing to upgrade)."""
+    from controller.store.chain import GENESIS, plain_digest
+    previous, expected = GENESIS, 1
+    for seq, round_id, kind, text, digest in db.execute(
+            "SELECT seq, round_id, kind, data, digest FROM records ORDER BY seq"):
+        if seq != expected or plain_digest(previous, round_id, kind, text) != digest:
+            raise IntegrityError(f"{path}: record {seq} (round {round_id}, {kind}) was altered, removed or "
+                                 "inserted: the journal is not keyed; nothing changed")
+        previous, expected = digest, seq + 1

@@ -41,15 +41,9 @@ from typing import Any, Literal
 from controller.errors import JournalError
 from controller.store.audit_head import AT_COMMIT
 from controller.store.audit_head import bind as bind_audit_head
-from controller.store.chain import GENESIS, key_path, keyed_digest, load_key
+from controller.store.chain import GENESIS, key_path, keyed_digest
 from controller.store.failpoints import Failpoints
-from controller.store.journal_schema import (
-    DOWNGRADED,
-    UNKEYED,
-    check_no_foreign_objects,
-    create_tables,
-    set_schema,
-)
+from controller.store.journal_schema import check_no_foreign_objects, create_tables, journal_key, set_schema
 
 # a fact's data as journaled (and digested): json.dumps with these options builds a new encoder per call
 RECORD_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
@@ -99,22 +93,13 @@ class Journal:
             self.db.execute("PRAGMA synchronous=FULL")
             version = create_tables(self)
             check_no_foreign_objects(self)      # before anything is written: a trigger would run in it
-            # a key is made only with a new journal, or to key a schema-1 journal for the first time, and
-            # that only when a technician asks (`upgrade-journal`): without the key nothing tells a journal
-            # of the older, unkeyed form from one rewritten into it, key and trail deleted, so the table
-            # never keys one on its own
-            made = False
-            if version == "1" and key is None and not upgrade_unkeyed and not key_path(
-                    self.path.parent, key_file).exists():
-                raise JournalError(f"{self.path}: {UNKEYED}")
-            if key is not None:
-                self.key = key
-            else:
-                self.key, made = load_key(self.path.parent, key_file,
-                                          create=version is None or (version == "1" and upgrade_unkeyed))
-            if version == "1" and key is None and not made:
-                raise JournalError(f"{self.path}: {DOWNGRADED}")
-            set_schema(self, version)
+            self.key, made = journal_key(self, version, key, key_file, upgrade_unkeyed)
+            try:
+                set_schema(self, version)
+            except BaseException:           # a key made for this journal goes with the failed upgrade
+                if made:
+                    key_path(self.path.parent, key_file).unlink(missing_ok=True)
+                raise
             row = self.db.execute("SELECT seq, digest FROM records ORDER BY seq DESC LIMIT 1").fetchone()
             self.head: tuple[int, str] = (row[0], row[1]) if row else (0, GENESIS)   # the last record
             self._next_chain, self._last_digest = 1, GENESIS

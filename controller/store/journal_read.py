@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from controller.errors import JournalError
 from controller.store.chain import GENESIS, load_key
-from controller.store.journal_schema import DOWNGRADED, SCHEMA_VERSION
+from controller.store.journal_schema import DOWNGRADED, SCHEMA_VERSION, UNKEYED
 
 if TYPE_CHECKING:
     from controller.store.journal import Journal
@@ -37,8 +37,7 @@ def open_read_only(self: Journal, path: Path, key_file: Path | None, keyed: bool
                 try:
                     load_key(self.path.parent, key_file, create=False)
                 except ValueError:          # no key yet: a journal of the previous release
-                    raise JournalError(f"{self.path}: a journal of schema 1: the controller upgrades it "
-                                       f"to {SCHEMA_VERSION} when it next starts on it") from None
+                    raise JournalError(f"{self.path}: {UNKEYED}") from None
                 raise JournalError(f"{self.path}: {DOWNGRADED}")
             if version != str(SCHEMA_VERSION):
                 raise JournalError(f"{self.path}: journal schema version {version}, this controller "

@@ -13,16 +13,20 @@ from typing import TYPE_CHECKING
 
 from controller.errors import JournalError
 from controller.store.audit_head import boundary_with_marker
-from controller.store.chain import GENESIS, boundary_mac
+from controller.store.chain import GENESIS, boundary_mac, key_path, load_key
 
 SCHEMA_VERSION = 2
 DOWNGRADED = ("a schema 1 journal beside this table's key: the journal was rewritten in the older, "
               "unkeyed form (or is another table's)")
+NO_VERSION = ("a journal holding facts but no schema version: a new journal holds none, so it was altered "
+              "(its version removed, to have the table key it as new); call a technician")
 UNKEYED = ("a schema 1 journal (from before the keyed chain) and no key: it is keyed once, by a technician, with "
            "`table-controller upgrade-journal`, after checking it is this table's own (a journal rewritten into "
            "that form, its key and trail deleted, would look the same); nothing is played on it meanwhile")
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from controller.store.journal import Journal
 
 
@@ -63,6 +67,26 @@ def _create(journal: Journal) -> None:
         CREATE INDEX IF NOT EXISTS table_events_kind ON table_events(kind, seq);
         COMMIT;
     """)
+
+
+def journal_key(journal: Journal, version: str | None, key: bytes | None, key_file: Path | None,
+                upgrade_unkeyed: bool) -> tuple[bytes, bool]:
+    """The journal's key, and whether it was made now. A key is made only for a new journal (no version
+    and no fact), or to key a schema-1 journal when a technician asks (`upgrade-journal`): without the
+    key nothing tells a journal of the older, unkeyed form, or one without its version, from one
+    rewritten so with its key and trail deleted, so the table never keys one on its own."""
+    if key is not None:
+        return key, False
+    if version is None and any(journal.db.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchone()
+                               for table in ("rounds", "records", "table_events")):
+        raise JournalError(f"{journal.path}: {NO_VERSION}")
+    if version == "1" and not upgrade_unkeyed and not key_path(journal.path.parent, key_file).exists():
+        raise JournalError(f"{journal.path}: {UNKEYED}")
+    made_key, made = load_key(journal.path.parent, key_file,
+                              create=version is None or (version == "1" and upgrade_unkeyed))
+    if version == "1" and not made:
+        raise JournalError(f"{journal.path}: {DOWNGRADED}")
+    return made_key, made
 
 
 def check_no_foreign_objects(journal: Journal) -> None:

@@ -115,3 +115,48 @@ def test_a_schema_1_journal_is_keyed_only_by_a_technician_never_by_the_table(tmp
     journal.close()
     assert main(["upgrade-journal", "--by", "Tom", "--reason", "again", "--data-dir", str(data)]) == 1
     assert "the journal is keyed already (schema 2): nothing to upgrade" in capsys.readouterr().err
+
+
+def test_a_journal_with_facts_and_no_version_is_not_keyed_as_new(tmp_path):
+    """Its schema_version row deleted (with the key and the trail), a journal of any form was taken for
+    a new one: the table made a key, keyed where the old part ended and played on (the review's finding)."""
+    path = tmp_path / "journal.sqlite"
+    _schema_1(path)
+    db = sqlite3.connect(path)
+    db.execute("DELETE FROM meta WHERE key = 'schema_version'")
+    db.commit()
+    db.close()
+    with pytest.raises(JournalError, match="a journal holding facts but no schema version"):
+        Journal(path)
+    assert not (tmp_path / "journal.key").exists()
+    Journal(tmp_path / "new" / "journal.sqlite").close()                 # a new journal is still made and keyed
+    assert (tmp_path / "new" / "journal.key").exists()
+
+
+def test_an_upgrade_that_cannot_be_made_leaves_no_key_and_nothing_changed(tmp_path, capsys):
+    from controller.cli import main
+    data = tmp_path / "data"
+    data.mkdir()
+    path = data / "journal.sqlite"
+    _schema_1(path)
+    db = sqlite3.connect(path)
+    db.execute("UPDATE records SET data = '{}' WHERE seq = 2")           # an old record altered
+    db.commit()
+    db.close()
+    before = path.read_bytes()
+    assert main(["upgrade-journal", "--by", "Tom", "--reason", "x", "--data-dir", str(data)]) == 3
+    assert "record 2 (round 1, void) was altered, removed or inserted: the journal is not keyed; nothing " \
+           "changed" in capsys.readouterr().err
+    assert path.read_bytes() == before and not (data / "journal.key").exists()
+    # a failure inside the upgrade itself (a full disk): the key made for it goes with it
+    _schema_1(tmp_path / "other.sqlite")
+    db = sqlite3.connect(tmp_path / "other.sqlite")
+    db.execute("CREATE INDEX records_chain ON records(round_id)")       # the upgrade's own index name, taken
+    db.commit()
+    db.close()
+    with pytest.raises(JournalError):
+        Journal(tmp_path / "other.sqlite", upgrade_unkeyed=True)
+    assert not (tmp_path / "journal.key").exists()
+    # and a schema-1 journal read without its key names the command that keys it
+    with pytest.raises(JournalError, match="keyed once, by a technician, with `table-controller upgrade-journal`"):
+        Journal.read_only(tmp_path / "other.sqlite")
