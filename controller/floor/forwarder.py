@@ -225,6 +225,7 @@ class Forwarder:
                 # sending the same again soon would only be refused again
                 self._changed(refused=_message(err), connected=False)
                 self.log.error("floor.refused", reason=self.refused)
+                self._link(False, f"the floor refused: {self.refused}")    # nothing is forwarded meanwhile
                 _close(conn)
                 conn = None
                 self._stop.wait(REFUSED_RETRY)
@@ -241,6 +242,7 @@ class Forwarder:
             except JournalError as err:
                 self._changed(refused=str(err), connected=False)
                 self.log.error("floor.journal", reason=str(err))
+                self._link(False, str(err))
                 _close(conn)
                 conn = None
                 self._stop.wait(REFUSED_RETRY)
@@ -251,7 +253,7 @@ class Forwarder:
                 self._changed(refused=f"unexpected: {type(err).__name__}: {err}", connected=False)
                 self.log.exception("floor.unexpected", reason=str(err))
                 # the connection is closed: the table is told the link is down (a linked Super 6 closes)
-                # until it connects again, as for any other loss of the link
+                # until it connects again, as for the floor's refusals and any other loss of the link
                 self._link(False, f"unexpected: {type(err).__name__}: {err}")
                 _close(conn)
                 conn = None

@@ -4,6 +4,8 @@ floor itself, naming the table and seq; each table fenced to its own rows."""
 
 from __future__ import annotations
 
+import time
+
 import psycopg
 import pytest
 from psycopg import sql
@@ -119,11 +121,20 @@ def test_a_forged_record_a_gap_and_a_reordering_are_refused_on_arrival(admin, ta
 def test_a_forwarder_refused_by_the_floor_says_so_and_sends_nothing_past_it(admin, table):
     play(table.journal, 1)
     # a forwarder with the wrong key: the floor refuses record 1 on arrival (its MAC) and keeps nothing
-    fwd = Forwarder(table.settings, table.journal.path, b"k" * 32).start()
+    told: list[tuple[bool, str]] = []
+    fwd = Forwarder(table.settings, table.journal.path, b"k" * 32,
+                    on_link=lambda up, why: told.append((up, why))).start()
     try:
         assert fwd.wait_until(lambda: fwd.refused is not None, 10)
         assert f"table {table.table_id}: record 1 is forged or damaged" in fwd.status()["refused"]
         assert fwd.status()["confirmed"] == 0 and fwd.status()["behind"] is None
+        # nothing is forwarded while the floor refuses: the table is told the link is down (a linked Super 6
+        # closes), as for any loss of it; it was told nothing and stayed open
+        deadline = time.monotonic() + 5
+        while [up for up, _ in told][:2] != [True, False] and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert [up for up, _ in told][:2] == [True, False], told
+        assert told[1][1].startswith(f"the floor refused: table {table.table_id}: record 1 is forged or damaged")
     finally:
         fwd.stop()
     assert floor_rows(admin, table.table_id) == []
