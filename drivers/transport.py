@@ -12,11 +12,14 @@ names the device and its URL.
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import fcntl
 import os
 import re
 import select
 import socket
+import termios
 import urllib.parse
 from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
@@ -81,6 +84,11 @@ class SerialTransport:
         # frames: a few dozen bytes into a kernel buffer of kilobytes); a port of another kind
         # (loop://, spy://, rfc2217://) keeps pyserial's
         self._direct = type(self._port).write is serialposix.Serial.write
+        if self._direct:
+            # the flock above binds only programs that lock too (picocom does; cat, screen and minicom's
+            # default do not): the terminal's own exclusive mode refuses every other user's open (EBUSY)
+            with contextlib.suppress(OSError):
+                fcntl.ioctl(self._port.fileno(), termios.TIOCEXCL)
 
     def framing(self) -> str:
         """The line asked for, as written on a device's label: ``9600 7E1``."""
@@ -129,6 +137,9 @@ class SerialTransport:
     def close(self) -> None:
         port, self._port = self._port, None
         if port is not None:
+            if self._direct:                # a terminal another end holds open stays exclusive past our close
+                with contextlib.suppress(OSError, ValueError, TypeError):
+                    fcntl.ioctl(port.fileno(), termios.TIOCNXCL)
             try:
                 port.close()
             except Exception:               # closing a vanished port must not mask why it vanished

@@ -147,3 +147,32 @@ def test_a_port_another_program_has_open_is_refused_in_words():
     again.open()
     again.close()
     port.close()
+
+
+
+def test_the_port_is_the_terminals_alone_while_the_table_has_it():
+    """The flock binds only programs that lock too (picocom; not cat, screen or minicom's default): the
+    terminal's exclusive mode (TIOCEXCL) refuses every other user's open with EBUSY while the table has
+    the port, and is gone once it closes it. Read back with TIOCGEXCL (Linux 3.8 and later)."""
+    import array
+    import fcntl
+    tiocgexcl = getattr(__import__("termios"), "TIOCGEXCL", 0x80045440)
+
+    def exclusive(fd: int) -> bool:
+        flag = array.array("i", [0])
+        fcntl.ioctl(fd, tiocgexcl, flag, True)
+        return bool(flag[0])
+    port = PtyPort()
+    transport = SerialTransport("sensors", port.path, **PtyPort.LINE)
+    transport.open()
+    try:
+        assert exclusive(transport._require().fileno())
+    finally:
+        transport.close()
+    import os
+    fd = os.open(port.path, os.O_RDWR | os.O_NOCTTY)           # free again: anyone may open it
+    try:
+        assert not exclusive(fd)
+    finally:
+        os.close(fd)
+        port.close()
