@@ -324,6 +324,9 @@ LINKED = (
        "settle the round without the linked award, which the floor then holds as owed to the player"),
     N_("the floor's refusal of the {jackpot} claim can be mended by the floor's administrator: the claim is sent "
        "again until it stands; call the administrator"),
+    N_("its answer cannot be paid ({why})"),
+    N_("it answers generation {given}, the round was dealt under generation {expected}"),
+    N_("its amount {given} is not from $0.01 to the {amount} the hit wins alone"),
     N_("{jackpot} claim of position {position} referred to the floor by the {by}: Super 6 wager returned, the rest "
        "paid as settled"),
     N_("no linked jackpot claim of this round was refused by the floor"),

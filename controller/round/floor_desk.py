@@ -118,6 +118,10 @@ class LinkedJackpotDesk(LocalJackpotDesk):
             self._clerk.log.info("jackpot.claim_answer_ignored", round=round_id, level=level, answer=answer,
                                  state=self._clerk.state)
             return
+        if refused is None and answer is not None and (problem := self._answer_problem(rnd, level, answer)):
+            # the floor's answer is paid as it stands: one this table could never owe (a floor edited by
+            # hand) is refused, to be mended on the floor, as a claim the floor itself refused
+            refused, for_good = f"its answer cannot be paid ({problem})", False
         if refused is not None:
             if hit["refused"] != refused:
                 self._clerk.fact("jackpot_claimed", jackpot=level, seat=hit["seat"], refused=refused,
@@ -138,6 +142,20 @@ class LinkedJackpotDesk(LocalJackpotDesk):
                           f"part {money(answer['amount'])}{final}", hit["seat"])
         if answer["final"]:
             self._state_again(level, answer)
+
+    @staticmethod
+    def _answer_problem(rnd: Any, level: str, answer: dict) -> str | None:
+        """Why the floor's answer to a hit's claim cannot be this table's to pay: another generation than
+        the round was dealt under, or an amount that is no whole number of cents up to the hit's part of
+        the value the round was dealt under (a split is less)."""
+        hit, amount = rnd.floor_hits[level], answer.get("amount")
+        if answer.get("generation") != hit.get("generation"):
+            return (f"it answers generation {answer.get('generation')}, the round was dealt under generation "
+                    f"{hit.get('generation')}")
+        most = rnd.jackpots.get(level, 0) * hit.get("share_percent", 100) // 100
+        if isinstance(amount, bool) or not isinstance(amount, int) or not 0 < amount <= most:
+            return f"its amount {amount!r} is not from $0.01 to the {money(most)} the hit wins alone"
+        return None
 
     def refer_problem(self) -> str | None:
         """refer_jackpot's condition: a linked hit of this round the floor refused for good. A refusal

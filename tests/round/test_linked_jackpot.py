@@ -249,3 +249,33 @@ def test_values_the_table_would_never_post_are_not_taken_from_the_floor(tmp_path
     assert bench.table_events("jackpot_posted")[-1]["values"]["minor"] == 300_000
     bench.sign_shows_values()
     assert bench.snap["jackpot"]["super6_closed"] is None
+
+
+def test_a_floor_answer_the_table_could_never_owe_is_refused_not_paid(tmp_path):
+    """The floor's final answer was paid as it stood: a claim answer edited by hand on the floor (an amount
+    past the hit's part of the value it was dealt under, another generation) would have been paid. It is
+    refused now, to be mended on the floor, and a right answer afterwards is paid."""
+    bench = on_the_floor(tmp_path)
+    bench.open_and_bet({1: {"ante": 500}, 2: {"ante": 500, "super6": 1000}})
+    bench.deal("2d 3c 5s", "Ah Kh Qh", "Jh 10h 2c")
+    bench.decide({1: True, 2: True})
+    round_id = bench.snap["round"]
+    bench.done("verify_jackpot", role="supervisor", reason="cards checked")
+    bench.done("confirm", position=1)
+    bench.post(JackpotClaimed(round_id, "minor", answer(amount=25_000_000, final=True)))
+    refused = bench.records("jackpot_claimed")[-1].data
+    assert refused["refused"] == ("its answer cannot be paid (its amount 25000000 is not from $0.01 to the "
+                                  "$2,500.00 the hit wins alone)") and "for_good" not in refused
+    alert = bench.snap["alerts"][-1]["message"]
+    assert alert.startswith("The floor refused the MINOR claim of position 2: its answer cannot be paid")
+    assert "no se puede pagar" in Words("es").text(alert)
+    assert bench.records("settlement")[-1].data["seats"][1]["results"]["super6"] != 25_000_000
+    wrong = dict(answer(final=True), generation=7)
+    bench.post(JackpotClaimed(round_id, "minor", wrong))
+    assert "it answers generation 7, the round was dealt under generation 1" in \
+        bench.records("jackpot_claimed")[-1].data["refused"]
+    bench.post(JackpotClaimed(round_id, "minor", answer(final=True)))          # mended on the floor: paid
+    seat = next(s for s in bench.records("settlement")[-1].data["seats"] if s["seat"] == 2)
+    assert seat["results"]["super6"] == 250_000
+    bench.done("confirm", position=2)
+    assert bench.state == "complete"
