@@ -177,7 +177,11 @@ ALERTS = (
        "technician if it repeats"),
     # drivers/sign.py: why the sign is offline
     N_("sign silent: no answer within {seconds} s"), N_("keep its message shown"),
-    N_("no answer within {seconds} s after {count} attempts"),
+    N_("no answer within {seconds} s after {count} attempts"), N_("NAK ({reason}) after {count} attempts"),
+    N_("parity error"), N_("framing error"), N_("serial timeout"), N_("buffer overflow"), N_("checksum error"),
+    N_("illegal command or file label"),
+    N_("{values} cannot be shown whole on a {width}-character line: the sign shows the name alone (a wider sign, "
+       "or devices.sign.width, is needed)"),
     N_("no sign's answer within {seconds} s, only bytes no Alpha sign sends: another device on this port, or a "
        "line that is not the sign's (9600 7E1 unless configured)"),
     N_("shuffle"), N_("deal a hand"), N_("count its cards"), N_("check the deck"), N_("lock or unlock spots"),

@@ -307,3 +307,19 @@ def test_a_sign_that_stops_answering_is_told_in_spanish_without_an_english_word(
     assert Words("es").text(closed) == ("el panel del jackpot no muestra los valores publicados (el panel no aceptó "
                                         "la orden de mantener su mensaje en pantalla: ninguna respuesta en 0.5 s "
                                         "tras 3 intentos)")
+
+
+
+def test_a_sign_that_refuses_or_cannot_fit_a_value_is_told_in_spanish():
+    """A NAK's reason and the too-wide value stayed English on the Spanish page (the last review)."""
+    from controller.page.i18n import Words
+    from drivers.wire import alpha
+    es = Words("es")
+    for reason in alpha.NAK_BITS.values():
+        said = es.text(f"The jackpot sign is not taking the command to show the jackpot values: NAK ({reason}) "
+                       "after 3 attempts")
+        assert said.startswith("El panel del jackpot no acepta") and reason not in said and "after" not in said
+    assert es.text("MEGA $1,000,000.00 cannot be shown whole on a 16-character line: the sign shows the name alone "
+                   "(a wider sign, or devices.sign.width, is needed)") == (
+        "MEGA $1,000,000.00 no cabe entero en una línea de 16 caracteres: el panel muestra solo el nombre (hace "
+        "falta un panel más ancho, o devices.sign.width)")
