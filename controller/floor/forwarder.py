@@ -170,6 +170,12 @@ class Forwarder:
             if self.on_link is not None:
                 self.on_link(up, reason)
 
+    def _lost(self, conn: psycopg.Connection | None, why: str) -> None:
+        """The connection is closed, whatever closed it: the table is told the link is down (a linked
+        Super 6 closes) until it connects again, since nothing is forwarded or claimed meanwhile."""
+        self._link(False, why)
+        _close(conn)
+
     def _confirm(self, seq: int) -> None:
         self._changed(confirmed=seq)
 
@@ -225,16 +231,14 @@ class Forwarder:
                 # sending the same again soon would only be refused again
                 self._changed(refused=_message(err), connected=False)
                 self.log.error("floor.refused", reason=self.refused)
-                self._link(False, f"the floor refused: {self.refused}")    # nothing is forwarded meanwhile
-                _close(conn)
+                self._lost(conn, f"the floor refused: {self.refused}")
                 conn = None
                 self._stop.wait(REFUSED_RETRY)
             except (psycopg.Error, OSError) as err:
                 if self.connected or self.last_error is None:
                     self.log.warning("floor.link_down", error=_message(err), confirmed=self.confirmed)
                 self._changed(last_error=_message(err), connected=False, link_failures=self.link_failures + 1)
-                self._link(False, self.last_error or "unreachable")
-                _close(conn)
+                self._lost(conn, self.last_error or "unreachable")
                 conn = None
                 pause = self.backoff.next()
                 self.pauses = [*self.pauses[-9:], pause]
@@ -242,8 +246,7 @@ class Forwarder:
             except JournalError as err:
                 self._changed(refused=str(err), connected=False)
                 self.log.error("floor.journal", reason=str(err))
-                self._link(False, str(err))
-                _close(conn)
+                self._lost(conn, str(err))
                 conn = None
                 self._stop.wait(REFUSED_RETRY)
             except Exception as err:
@@ -252,10 +255,7 @@ class Forwarder:
                 # thread: a dead forwarder would leave the table's facts unsent with nobody told
                 self._changed(refused=f"unexpected: {type(err).__name__}: {err}", connected=False)
                 self.log.exception("floor.unexpected", reason=str(err))
-                # the connection is closed: the table is told the link is down (a linked Super 6 closes)
-                # until it connects again, as for the floor's refusals and any other loss of the link
-                self._link(False, f"unexpected: {type(err).__name__}: {err}")
-                _close(conn)
+                self._lost(conn, f"unexpected: {type(err).__name__}: {err}")
                 conn = None
                 if journal is not None:
                     with contextlib.suppress(Exception):

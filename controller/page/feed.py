@@ -35,11 +35,7 @@ from controller.store.readers import FeedReaders
 MOST = 16                       # feeds at once: the surveillance rooms and the casino systems, as many as pages
 PER_READER = 4                  # of them one reader's: a leaked or looping client cannot take every slot
 BATCH = 500                     # facts read from the journal per query (a reader far behind catches up in steps)
-FACTS_AFTER = (
-    "SELECT chain, round_id, at, kind, data, digest FROM records WHERE chain > :after "
-    "UNION ALL SELECT chain, NULL, at, kind, data, digest FROM table_events WHERE chain > :after "
-    "ORDER BY 1 LIMIT :most")
-KEYED_AFTER = (                 # each fact as its digest was computed (controller/store/chain.py)
+FACTS_AFTER = (                 # each fact, with what its digest was computed over (controller/store/chain.py)
     "SELECT chain, 'records', round_id, at, kind, data, digest FROM records WHERE chain > :after "
     "UNION ALL SELECT chain, 'table_events', NULL, at, kind, data, digest FROM table_events WHERE chain > :after "
     "ORDER BY 1 LIMIT :most")
@@ -91,9 +87,9 @@ class JournalFacts:
         return int(row[0] or 0)
 
     def after(self, connection: sqlite3.Connection, after: int, most: int) -> list[tuple[Any, ...]]:
+        rows = connection.execute(FACTS_AFTER, {"after": after, "most": most}).fetchall()
         if self.key is None:
-            return connection.execute(FACTS_AFTER, {"after": after, "most": most}).fetchall()
-        rows = connection.execute(KEYED_AFTER, {"after": after, "most": most}).fetchall()
+            return [(chain, round_id, at, kind, data, digest) for chain, _, round_id, at, kind, data, digest in rows]
         previous, expected = _digest_of(connection, after), after + 1
         held: list[tuple[Any, ...]] = []
         for chain, stored_in, round_id, at, kind, data, digest in rows:
