@@ -70,11 +70,9 @@ def _old_chain_holds(db: sqlite3.Connection, path: Path) -> None:
     """The schema-1 records on their plain SHA-256 chain, read as they are: an altered one refuses the
     upgrade with nothing changed (keyed first, it was then found altered, and the journal was left
     keyed and upgraded, its retry told there was nothing to upgrade)."""
-    from controller.store.chain import GENESIS, plain_digest
-    previous, expected = GENESIS, 1
-    for seq, round_id, kind, text, digest in db.execute(
-            "SELECT seq, round_id, kind, data, digest FROM records ORDER BY seq"):
-        if seq != expected or plain_digest(previous, round_id, kind, text) != digest:
-            raise IntegrityError(f"{path}: record {seq} (round {round_id}, {kind}) was altered, removed or "
-                                 "inserted: the journal is not keyed; nothing changed")
-        previous, expected = digest, seq + 1
+    from controller.store.verify import plain_chain
+    _, _, broken = plain_chain(db.execute("SELECT seq, round_id, kind, data, digest FROM records ORDER BY seq"))
+    if broken is not None:
+        seq, round_id, kind = broken
+        raise IntegrityError(f"{path}: record {seq} (round {round_id}, {kind}) was altered, removed or "
+                             "inserted: the journal is not keyed; nothing changed")

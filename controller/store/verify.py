@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -137,13 +137,11 @@ def _verify_legacy(journal: Journal) -> tuple[int, str]:
         # the first thing a key that is not this journal's fails: say so, it is what a technician meets
         raise JournalError(f"{journal.path}: where the journal's unkeyed part ends is missing or altered, or the "
                            "key it is read with is not this journal's (another table's key?)")
-    previous, count, last_seq = GENESIS, 0, 0
-    for seq, round_id, kind, text, digest in journal.db.execute(
-            "SELECT seq, round_id, kind, data, digest FROM records WHERE chain IS NULL ORDER BY seq"):
-        if plain_digest(previous, round_id, kind, text) != digest or seq != last_seq + 1:
-            raise JournalError(f"{journal.path}: {_where('records', seq, round_id, kind)} was altered, "
-                               "removed or inserted (before the chain was keyed)")
-        previous, count, last_seq = digest, count + 1, seq
+    count, previous, broken = plain_chain(journal.db.execute(
+        "SELECT seq, round_id, kind, data, digest FROM records WHERE chain IS NULL ORDER BY seq"))
+    if broken is not None:
+        raise JournalError(f"{journal.path}: {_where('records', *broken)} was altered, "
+                           "removed or inserted (before the chain was keyed)")
     for table in ("records", "table_events"):
         row = journal.db.execute(f"SELECT MIN(seq) FROM {table} WHERE chain IS NOT NULL").fetchone()
         late = row[0] is not None and journal.db.execute(
@@ -157,6 +155,17 @@ def _verify_legacy(journal: Journal) -> tuple[int, str]:
                            f"chain began ({boundary.split('|')[0]} records then, {count} now): facts were "
                            "rewritten in the older, unkeyed form")
     return count, previous
+
+
+def plain_chain(rows: Iterable[tuple[int, int, str, str, str]]) -> tuple[int, str, tuple[int, int, str] | None]:
+    """Schema-1 records ``(seq, round_id, kind, data, digest)`` in order on their plain SHA-256 chain:
+    how many hold, the last digest, and the first that does not (``(seq, round_id, kind)``), or None."""
+    previous, count = GENESIS, 0
+    for seq, round_id, kind, text, digest in rows:
+        if plain_digest(previous, round_id, kind, text) != digest or seq != count + 1:
+            return count, previous, (seq, round_id, kind)
+        previous, count = digest, count + 1
+    return count, previous, None
 
 
 def _verify_rounds(journal: Journal) -> int:
