@@ -253,11 +253,11 @@ function render(s) {
 
   for (const b of document.querySelectorAll("footer button")) b.disabled = !linkIsUp;
   // no dealer signed in where dealers sign in: the next step is the header's "Dealer sign in" (shift.js)
-  const awaitingDealer = Boolean(s.shift && s.shift.sign_in && !s.shift.dealer);
+  const awaiting = awaitingDealer(s);
   const offered = halted ? [] : s.actions;
   for (const b of document.querySelectorAll("footer button[data-action]")) {
     offer(b, offered.includes(b.dataset.action));
-    b.classList.toggle("next", !awaitingDealer && NEXT_STEP[s.state] === b.dataset.action
+    b.classList.toggle("next", !awaiting && NEXT_STEP[s.state] === b.dataset.action
                                && offered.includes(b.dataset.action));
   }
   offer($("supervisor-menu"), offered.some((a) => SUPERVISOR.includes(a)));

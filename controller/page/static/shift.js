@@ -13,10 +13,15 @@ function renderShift(s) {
   button.classList.toggle("nobody", !shift.dealer);
   // nobody dealing: signing in is the one next step (ringed as the footer's is), and the prompt that says
   // so opens it too: the header's button alone was small beside an Open betting that looked ready
-  const awaiting = !shift.dealer && !s.halted && s.actions.includes("sign_in_dealer");
-  button.classList.toggle("next", awaiting);
-  $("prompt").classList.toggle("opens-sign-in", awaiting);
+  button.classList.toggle("next", awaitingDealer(s));
+  $("prompt").classList.toggle("opens-sign-in", awaitingDealer(s));
   button.title = shift.since ? t("Signed in at {time}", { time: clock(shift.since) }) : "";
+}
+
+// nobody dealing where dealers sign in: signing in is the one next step (page.js rings no footer
+// button meanwhile); a halted table offers nothing
+function awaitingDealer(s) {
+  return Boolean(s.shift && s.shift.sign_in && !s.shift.dealer && !s.halted);
 }
 
 $("prompt").addEventListener("click", () => {
