@@ -96,11 +96,8 @@ def test_a_day_per_table_and_wager_type_beside_the_par_sheet(cluster, table, cap
 def test_a_capped_round_counts_each_wager_as_paid(cluster, table, capsys):
     """The floor's report left the maximum payout's cut out: a capped 6 Card Bonus counted $10,000.00
     paid where the dealer paid $4,530.00, and the day's hold was short by the cut."""
-    from tests.report.test_capped_wagers import CAP, capped_seat
-    capped = capped_seat()
-    rid = table.journal.open_round("sheet-004")
-    table.journal.append(rid, "settlement", {"id": rid, "preset": "sheet-004", "jackpot_hits": [], "seats": [capped]})
-    table.journal.append(rid, "complete", {})
+    from tests.report.test_capped_wagers import CAP, settle_capped
+    rid, capped = settle_capped(table.journal)
     fwd = Forwarder(table.settings, table.journal.path, table.journal.key).start()
     try:
         assert fwd.wait_confirmed(chain_end(table.journal), 20)

@@ -27,18 +27,19 @@ def capped_seat() -> dict:
             "results": dict(RESULTS)}
 
 
-def settle_capped(journal: Journal) -> dict:
+def settle_capped(journal: Journal) -> tuple[int, dict]:
+    """The capped round journaled, settled and complete: its id and its seat."""
     seat = capped_seat()
     rid = journal.open_round("sheet-004")
     journal.append(rid, "settlement", {"id": rid, "preset": "sheet-004", "jackpot_hits": [], "seats": [seat]})
     journal.append(rid, "complete", {})
-    return seat
+    return rid, seat
 
 
 def test_the_tables_report_and_meters_count_each_wager_as_paid(tmp_path):
     journal = Journal(tmp_path / "journal.sqlite")
     try:
-        seat = settle_capped(journal)
+        _, seat = settle_capped(journal)
         report = build_report(journal, GamingClock(), datetime.now(UTC).date())
         held = meters(journal)
     finally:

@@ -17,7 +17,7 @@ import pytest
 
 from controller.rules.cards import card_text
 from controller.rules.paytable import load_preset
-from tests.round.test_settlement_words import position, ready
+from tests.round.test_settlement_words import check_money, position, ready
 from tests.rules.sheet_reading import PAY_ORDER, SHEETS, settle_seat
 
 POSTED = {"mega": 10000000, "major": 2500000, "minor": 250000}      # what ready() shows on the sign
@@ -96,7 +96,6 @@ def test_rounds_settle_as_the_sheet_reads(tmp_path, name):
             said = read_lines(settlement["lines"])
             assert sum(c for verb, _, c in said if verb == "Pay") == settlement["to_pay"], where
             assert sum(c for verb, _, c in said if verb == "Take") == settlement["to_take"], where
-            assert settlement["to_pay"] - settlement["to_take"] - settlement["collected"] == settlement["net"]
-            assert settlement["net"] == sum(results.values()) - cut, where
+            check_money(settlement, sum(results.values()) - cut)
         bench.settle()
         assert bench.state == "complete"
